@@ -1,0 +1,169 @@
+package neardup
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Cascade composes detectors: the first stage finds candidates through its own
+// index, and each later stage only verifies the survivors of the one before it
+// (seed 000 §3: sentence count, then SimHash). A document is a near-duplicate
+// when it survives every stage; the matches returned carry the last stage's
+// scores.
+//
+// Add keeps a document in every stage. Match calls may run concurrently with
+// each other; Add and MatchOrAdd are serialised, so MatchOrAdd is an atomic
+// "add if new". A Cascade is safe for concurrent use.
+type Cascade struct {
+	mu     sync.RWMutex
+	first  Detector
+	stages []stage
+}
+
+type stage struct {
+	Detector
+	Verifier
+}
+
+// NewCascade returns a Cascade of the given stages, in order. Every stage after
+// the first must also implement Verifier. At least one stage is required.
+func NewCascade(stages ...Detector) (*Cascade, error) {
+	if len(stages) == 0 {
+		return nil, fmt.Errorf("neardup: NewCascade: no stages: %w", ErrInvalidOption)
+	}
+	c := &Cascade{first: stages[0]}
+	for i, s := range stages {
+		if s == nil {
+			return nil, fmt.Errorf("neardup: NewCascade: stage %d is nil: %w", i, ErrInvalidOption)
+		}
+		if i == 0 {
+			continue
+		}
+		v, ok := s.(Verifier)
+		if !ok {
+			return nil, fmt.Errorf("neardup: NewCascade: stage %d (%T) does not implement Verifier: %w", i, s, ErrInvalidOption)
+		}
+		c.stages = append(c.stages, stage{s, v})
+	}
+	return c, nil
+}
+
+// Match returns the kept documents that survive every stage, best first by the
+// last stage's score.
+func (c *Cascade) Match(d *Document) ([]Match, error) {
+	if err := Check(d); err != nil {
+		return nil, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.match(d)
+}
+
+func (c *Cascade) match(d *Document) ([]Match, error) {
+	ms, err := c.first.Match(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range c.stages {
+		if len(ms) == 0 {
+			return nil, nil
+		}
+		if ms, err = s.Verify(d, ms); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
+}
+
+// Verify lets a Cascade be a stage of another Cascade: the candidates pass
+// through the first stage (which must then implement Verifier) and every later
+// one.
+func (c *Cascade) Verify(d *Document, candidates []Match) ([]Match, error) {
+	if err := Check(d); err != nil {
+		return nil, err
+	}
+	v, ok := c.first.(Verifier)
+	if !ok {
+		return nil, fmt.Errorf("neardup: Cascade.Verify: first stage %T does not implement Verifier: %w", c.first, ErrInvalidOption)
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ms, err := v.Verify(d, candidates)
+	for _, s := range c.stages {
+		if err != nil || len(ms) == 0 {
+			return ms, err
+		}
+		ms, err = s.Verify(d, ms)
+	}
+	return ms, err
+}
+
+// Add keeps d in every stage. When a stage fails, the stages that had already
+// kept d forget it again if they implement Remover, and the error is returned.
+func (c *Cascade) Add(d *Document) error {
+	if err := Check(d); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.add(d)
+}
+
+func (c *Cascade) add(d *Document) error {
+	all := c.all()
+	for i, s := range all {
+		if err := s.Add(d); err != nil {
+			for _, done := range all[:i] {
+				if r, ok := done.(Remover); ok {
+					_ = r.Remove(d.ID) // best effort: the Add error is the one to report
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cascade) all() []Detector {
+	all := make([]Detector, 0, 1+len(c.stages))
+	all = append(all, c.first)
+	for _, s := range c.stages {
+		all = append(all, s.Detector)
+	}
+	return all
+}
+
+// MatchOrAdd returns the matches of d; when there are none it keeps d. No
+// other Add or MatchOrAdd runs in between, so two concurrent copies of a page
+// are never both kept.
+func (c *Cascade) MatchOrAdd(d *Document) ([]Match, bool, error) {
+	if err := Check(d); err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ms, err := c.match(d)
+	if err != nil || len(ms) > 0 {
+		return ms, false, err
+	}
+	if err := c.add(d); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// Remove forgets id in every stage that implements Remover. It returns the
+// first error, after trying every stage.
+func (c *Cascade) Remove(id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first error
+	for _, s := range c.all() {
+		if r, ok := s.(Remover); ok {
+			if err := r.Remove(id); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

@@ -1,0 +1,168 @@
+package neardup
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/neardup/neardup/preprocess"
+)
+
+// Errors shared by every method. Packages wrap them with their own prefix and
+// the document ID, so callers test them with errors.Is.
+var (
+	// ErrNilDocument reports a nil *Document or a Document without a Page.
+	ErrNilDocument = errors.New("neardup: nil document")
+	// ErrNoFeatures reports a document from which a method can extract no
+	// features (no keywords, no sentences, no 。 ...): the method cannot decide.
+	ErrNoFeatures = errors.New("neardup: document has no features")
+	// ErrInvalidOption reports a constructor option outside its documented range.
+	ErrInvalidOption = errors.New("neardup: invalid option")
+	// ErrDuplicateID reports an Add of an ID that is already kept.
+	ErrDuplicateID = errors.New("neardup: duplicate document id")
+	// ErrUnknownID reports a Remove or lookup of an ID that is not kept.
+	ErrUnknownID = errors.New("neardup: unknown document id")
+)
+
+// Analyzer turns a fetched page into a preprocess.Page.
+// *preprocess.Pipeline implements it.
+type Analyzer interface {
+	Process(raw []byte) (*preprocess.Page, error)
+}
+
+// Document is one page, preprocessed once. Detectors read its features through
+// Feature, which computes each of them once however many stages ask.
+//
+// A Document is safe for concurrent use by detectors; it must not be copied
+// after first use. Raw and Page must not be modified once the document has
+// been handed to a detector.
+type Document struct {
+	// ID is the caller's key for the page: a URL, a content hash, a row id.
+	ID string
+	// Host is the page's host name, lower-cased, for same-host rules.
+	Host string
+	// Raw is the page as fetched, for size rules and for methods that skip
+	// content extraction.
+	Raw []byte
+	// Page is the preprocessed page: text, sentences, tokens, term frequencies.
+	Page *preprocess.Page
+
+	mu       sync.Mutex
+	features map[any]*feature
+}
+
+type feature struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// NewDocument preprocesses raw with a and returns the Document. rawURL may be
+// empty; when it parses, its host becomes Document.Host. The errors of a
+// (empty, invalid UTF-8, too large, ...) are returned wrapped with id.
+func NewDocument(a Analyzer, id, rawURL string, raw []byte) (*Document, error) {
+	if a == nil {
+		return nil, fmt.Errorf("neardup: NewDocument %q: nil Analyzer: %w", id, ErrInvalidOption)
+	}
+	page, err := a.Process(raw)
+	if err != nil {
+		return nil, fmt.Errorf("neardup: document %q: %w", id, err)
+	}
+	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
+}
+
+// HostOf returns the lower-cased host name of rawURL without its port, or ""
+// when rawURL has none.
+func HostOf(rawURL string) string {
+	if rawURL == "" {
+		return ""
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// Feature returns the feature of d stored under key, computing it with compute
+// the first time any caller asks. Concurrent callers with the same key wait for
+// the one computation and share its result (or its error). key must be
+// comparable; packages use an unexported key type, as with context.Context
+// values, so features of different packages never collide.
+func Feature[T any](d *Document, key any, compute func(*Document) (T, error)) (T, error) {
+	d.mu.Lock()
+	if d.features == nil {
+		d.features = make(map[any]*feature)
+	}
+	f, ok := d.features[key]
+	if !ok {
+		f = new(feature)
+		d.features[key] = f
+	}
+	d.mu.Unlock()
+	f.once.Do(func() { f.v, f.err = compute(d) })
+	if f.err != nil {
+		var zero T
+		return zero, f.err
+	}
+	v, _ := f.v.(T)
+	return v, nil
+}
+
+// Check returns ErrNilDocument (wrapped) when d is nil or has no Page, and nil
+// otherwise. Detectors call it first.
+func Check(d *Document) error {
+	if d == nil {
+		return ErrNilDocument
+	}
+	if d.Page == nil {
+		return fmt.Errorf("neardup: document %q has no Page: %w", d.ID, ErrNilDocument)
+	}
+	return nil
+}
+
+// Match is one kept document that a new document nearly duplicates.
+type Match struct {
+	// ID is the kept document's ID.
+	ID string
+	// Score is the strength of the match in the method's own unit: Hamming
+	// bits for simhash, dissimilarity for shingle, SSM for ssm, overlap for
+	// editdist, sentence-count difference for sentence. Lower is closer
+	// except where the method's documentation says otherwise.
+	Score float64
+}
+
+// Detector keeps documents and finds the kept ones that a new document nearly
+// duplicates. Implementations in this module are safe for concurrent use.
+type Detector interface {
+	// Match returns the kept documents that d nearly duplicates, best first.
+	// It returns no matches and a nil error when there are none.
+	Match(d *Document) ([]Match, error)
+	// Add keeps d for later comparisons. Adding an ID twice is an error
+	// wrapping ErrDuplicateID.
+	Add(d *Document) error
+}
+
+// Verifier is the second entry point a Cascade stage needs: given candidates
+// found by an earlier stage, it returns those that d nearly duplicates by its
+// own measure, with its own scores, best first. Candidates the verifier does
+// not keep are not matches.
+type Verifier interface {
+	Verify(d *Document, candidates []Match) ([]Match, error)
+}
+
+// Remover is implemented by detectors that can forget a kept document.
+// Removing an ID that is not kept returns an error wrapping ErrUnknownID.
+type Remover interface {
+	Remove(id string) error
+}
+
+// MatchAdder is implemented by detectors with an atomic "add if new": it
+// returns the matches of d, and when there are none it keeps d, with no other
+// Add in between. Two concurrent near-duplicate pages can therefore never both
+// be kept.
+type MatchAdder interface {
+	MatchOrAdd(d *Document) (matches []Match, added bool, err error)
+}

@@ -1,0 +1,31 @@
+package preprocess
+
+// Page is one document after preprocessing: its visible text, its sentences and
+// its analysed terms. A Page is immutable once returned by a Pipeline and may be
+// shared by any number of goroutines.
+type Page struct {
+	// Text is the visible text. Block-level boundaries (paragraphs, headings,
+	// list items, table cells, <br>) are kept as '\n'.
+	Text string
+	// Sentences are the sentences of Text in order, trimmed, never empty.
+	Sentences []string
+	// Tokens are the analysed tokens in document order: lower-cased,
+	// stop words removed, stemmed. Han, Kana and Hangul runs become
+	// overlapping character bigrams (a lone character stays a unigram).
+	Tokens []string
+	// Terms are the distinct Tokens with their counts, sorted by count
+	// descending, then by text ascending (a deterministic tie-break).
+	Terms []Term
+	// Language is the language the page was analysed as.
+	Language Language
+}
+
+// Term is one distinct analysed token and its frequency in a page.
+type Term struct {
+	Text  string
+	Count int
+}
+
+// Language names the language a page is analysed as: a BCP 47 primary tag
+// such as "en" or "zh". The zero value means "detect from the text".
+type Language string
