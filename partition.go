@@ -1,0 +1,180 @@
+package neardup
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Partitioner sends a document to the parts of the repository it should be
+// compared within (cluster.KModes, ssm's domain x size buckets). The first part
+// is the document's home, where Add keeps it; further parts are only probed by
+// Match (for example the second-nearest cluster, or a neighbouring size bucket),
+// trading speed for recall.
+type Partitioner interface {
+	Partition(d *Document) ([]int, error)
+}
+
+// Partitioned is a Detector that keeps one detector per part of a Partitioner,
+// so a new document is compared only within its parts. Detectors for parts are
+// created on first use by the function given to NewPartitioned. It is safe for
+// concurrent use when the part detectors are.
+type Partitioned struct {
+	p     Partitioner
+	newFn func(part int) (Detector, error)
+
+	mu    sync.RWMutex
+	parts map[int]Detector
+	home  map[string]int // kept ID -> home part, for Remove
+	addMu sync.Mutex     // serialises MatchOrAdd
+}
+
+// NewPartitioned returns a Detector that partitions with p and keeps a detector
+// made by newDetector in each part.
+func NewPartitioned(p Partitioner, newDetector func(part int) (Detector, error)) (*Partitioned, error) {
+	if p == nil || newDetector == nil {
+		return nil, fmt.Errorf("neardup: NewPartitioned: nil Partitioner or constructor: %w", ErrInvalidOption)
+	}
+	return &Partitioned{p: p, newFn: newDetector, parts: make(map[int]Detector), home: make(map[string]int)}, nil
+}
+
+func (pd *Partitioned) part(i int, create bool) (Detector, error) {
+	pd.mu.RLock()
+	det := pd.parts[i]
+	pd.mu.RUnlock()
+	if det != nil || !create {
+		return det, nil
+	}
+	pd.mu.Lock()
+	defer pd.mu.Unlock()
+	if det = pd.parts[i]; det != nil {
+		return det, nil
+	}
+	det, err := pd.newFn(i)
+	if err != nil {
+		return nil, fmt.Errorf("neardup: part %d: %w", i, err)
+	}
+	if det == nil {
+		return nil, fmt.Errorf("neardup: part %d: constructor returned nil: %w", i, ErrInvalidOption)
+	}
+	pd.parts[i] = det
+	return det, nil
+}
+
+func (pd *Partitioned) partition(d *Document) ([]int, error) {
+	parts, err := pd.p.Partition(d)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("neardup: document %q: partitioner returned no part: %w", d.ID, ErrNoFeatures)
+	}
+	return parts, nil
+}
+
+// Match returns the matches of d in each of its parts, best first (lowest
+// Score first, then by ID).
+func (pd *Partitioned) Match(d *Document) ([]Match, error) {
+	if err := Check(d); err != nil {
+		return nil, err
+	}
+	parts, err := pd.partition(d)
+	if err != nil {
+		return nil, err
+	}
+	var all []Match
+	for _, i := range parts {
+		det, _ := pd.part(i, false)
+		if det == nil {
+			continue
+		}
+		ms, err := det.Match(d)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ms...)
+	}
+	SortMatches(all)
+	return all, nil
+}
+
+// Add keeps d in its home part (the first part the Partitioner returns).
+func (pd *Partitioned) Add(d *Document) error {
+	if err := Check(d); err != nil {
+		return err
+	}
+	parts, err := pd.partition(d)
+	if err != nil {
+		return err
+	}
+	pd.mu.RLock()
+	_, dup := pd.home[d.ID]
+	pd.mu.RUnlock()
+	if dup {
+		return fmt.Errorf("neardup: document %q: %w", d.ID, ErrDuplicateID)
+	}
+	det, err := pd.part(parts[0], true)
+	if err != nil {
+		return err
+	}
+	if err := det.Add(d); err != nil {
+		return err
+	}
+	pd.mu.Lock()
+	pd.home[d.ID] = parts[0]
+	pd.mu.Unlock()
+	return nil
+}
+
+// MatchOrAdd is the atomic "add if new" of MatchAdder: MatchOrAdd calls are
+// serialised with each other (plain Add calls are not).
+func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	ms, err := pd.Match(d)
+	if err != nil || len(ms) > 0 {
+		return ms, false, err
+	}
+	if err := pd.Add(d); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// Remove forgets id in its home part, when that part's detector is a Remover.
+func (pd *Partitioned) Remove(id string) error {
+	pd.mu.Lock()
+	defer pd.mu.Unlock()
+	i, ok := pd.home[id]
+	if !ok {
+		return fmt.Errorf("neardup: document %q: %w", id, ErrUnknownID)
+	}
+	r, ok := pd.parts[i].(Remover)
+	if !ok {
+		return fmt.Errorf("neardup: part %d detector %T cannot remove: %w", i, pd.parts[i], ErrInvalidOption)
+	}
+	if err := r.Remove(id); err != nil {
+		return err
+	}
+	delete(pd.home, id)
+	return nil
+}
+
+// Parts returns the number of parts that hold a detector.
+func (pd *Partitioned) Parts() int {
+	pd.mu.RLock()
+	defer pd.mu.RUnlock()
+	return len(pd.parts)
+}
+
+// SortMatches orders ms best first for methods whose Score is a distance:
+// ascending Score, then ascending ID, so results are deterministic.
+func SortMatches(ms []Match) {
+	slices.SortFunc(ms, func(a, b Match) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
