@@ -1,0 +1,60 @@
+package simhash
+
+import (
+	"os"
+	"testing"
+
+	"github.com/neardup/neardup/preprocess"
+)
+
+func loadText(b *testing.B) string {
+	data, err := os.ReadFile("testdata/en-10k.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(data)
+}
+
+// BenchmarkSimhashText10KB measures FromText on 10 KB of English prose.
+func BenchmarkSimhashText10KB(b *testing.B) {
+	text := loadText(b)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromText(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSimhashTerms measures Sum over the distinct words of the same text
+// with their counts (what a Detector computes from preprocess.Page.Terms).
+func BenchmarkSimhashTerms(b *testing.B) {
+	text := loadText(b)
+	counts := map[string]int{}
+	for _, w := range refWords(text) {
+		counts[w]++
+	}
+	terms := make([]preprocess.Term, 0, len(counts))
+	for w, c := range counts {
+		terms = append(terms, preprocess.Term{Text: w, Count: c})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Sum(terms); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(terms)), "terms")
+}
+
+// BenchmarkSimhashDistance measures the Hamming distance of two fingerprints.
+func BenchmarkSimhashDistance(b *testing.B) {
+	fs := [4]Fingerprint{0x0123456789abcdef, 0xfedcba9876543210, 0xdeadbeefcafebabe, 7}
+	var sink int
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		sink += Distance(fs[i&3], fs[(i+1)&3])
+	}
+	_ = sink
+}

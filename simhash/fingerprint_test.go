@@ -1,0 +1,285 @@
+package simhash
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// Seed 000 Table 3 (Wp2, Wp3) and Table 5 (Wp_new), 64 bits each.
+const (
+	tableWpNew = "0101111000110101011010100010101101010001000011010010010101000100"
+	tableWp2   = "0101111000110101011010100010101101010001000011010010010101000011"
+	tableWp3   = "0100010001011010010011000011110000011101000101000010100101000011"
+	// tableWp1 is printed with 71 digits in Table 3: it is not a 64-bit
+	// fingerprint and cannot be compared.
+	tableWp1 = "00011000001011110010100000001110010111000011010001100100011001000010100"
+)
+
+func mustParse(t testing.TB, s string) Fingerprint {
+	t.Helper()
+	f, err := ParseBinary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestSeed000Section33Example: §3.3, 110010 vs 101010 differ in the second
+// and third bits, b_f = 2 ≤ T_B = 3: near-duplicates. The second pair,
+// 100110 vs 111011, differs in 4 bits > T_B: not near-duplicates.
+func TestSeed000Section33Example(t *testing.T) {
+	const tb = 3
+	for _, c := range []struct {
+		a, b string
+		bf   int
+		dup  bool
+	}{
+		{"110010", "101010", 2, true},
+		{"100110", "111011", 4, false},
+	} {
+		bf := Distance(mustParse(t, c.a), mustParse(t, c.b))
+		if bf != c.bf || (bf <= tb) != c.dup {
+			t.Errorf("b_f(%s, %s) = %d (dup %v), want %d (dup %v)", c.a, c.b, bf, bf <= tb, c.bf, c.dup)
+		}
+	}
+}
+
+// TestSeed000Tables3And5: b_f(Wp_new, Wp2) = 3 and b_f(Wp_new, Wp3) = 27.
+// Wp1 is printed with 71 bits and ParseBinary rejects it.
+//
+// Note the paper then calls Wp_new "not a near duplicate" because the
+// difference "exceeds the threshold": that holds for Wp2 only with T_B ≤ 2,
+// while §3.3's example uses T_B = 3 (with which Wp2 would be a match).
+func TestSeed000Tables3And5(t *testing.T) {
+	nw, wp2, wp3 := mustParse(t, tableWpNew), mustParse(t, tableWp2), mustParse(t, tableWp3)
+	if got := Distance(nw, wp2); got != 3 {
+		t.Errorf("b_f(new, Wp2) = %d, want 3", got)
+	}
+	if got := Distance(nw, wp3); got != 27 {
+		t.Errorf("b_f(new, Wp3) = %d, want 27", got)
+	}
+	for _, s := range []string{tableWpNew, tableWp2, tableWp3} {
+		if got := mustParse(t, s).String(); got != s {
+			t.Errorf("String round trip: %s != %s", got, s)
+		}
+	}
+	if _, err := ParseBinary(tableWp1); !errors.Is(err, ErrSyntax) {
+		t.Errorf("ParseBinary(71-bit Wp1) error = %v, want ErrSyntax", err)
+	}
+}
+
+func TestParseBinaryErrors(t *testing.T) {
+	for _, s := range []string{"", "2", "01x", strings.Repeat("1", 65)} {
+		if _, err := ParseBinary(s); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseBinary(%q) error = %v, want ErrSyntax", s, err)
+		}
+	}
+	if f := mustParse(t, strings.Repeat("1", 64)); f != ^Fingerprint(0) {
+		t.Errorf("all ones = %x", uint64(f))
+	}
+}
+
+func TestDistanceZeroAlloc(t *testing.T) {
+	a, b := Fingerprint(0xdeadbeef), Fingerprint(0x12345678)
+	var sink int
+	if n := testing.AllocsPerRun(100, func() { sink += Distance(a, b) }); n != 0 {
+		t.Errorf("Distance allocates %v times", n)
+	}
+	_ = sink
+}
+
+// TestBuilderMatchesPseudoCode checks Builder against a literal transcription
+// of seed 000 Fig. 2.
+func TestBuilderMatchesPseudoCode(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for it := 0; it < 200; it++ {
+		var terms []preprocess.Term
+		for j := r.IntN(30) + 1; j > 0; j-- {
+			terms = append(terms, preprocess.Term{Text: randWord(r), Count: r.IntN(9) + 1})
+		}
+		var sim [64]int
+		for _, kw := range terms {
+			x := Hash(kw.Text)
+			for i := 0; i < 64; i++ {
+				if x>>i&1 == 1 {
+					sim[i] += kw.Count
+				} else {
+					sim[i] -= kw.Count
+				}
+			}
+		}
+		var want Fingerprint
+		for i := 0; i < 64; i++ {
+			if sim[i] > 0 {
+				want |= 1 << i
+			}
+		}
+		got, err := Sum(terms)
+		if err != nil || got != want {
+			t.Fatalf("Sum = %v, %v; want %v", got, err, want)
+		}
+		// Order does not matter.
+		r.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
+		if got2, _ := Sum(terms); got2 != got {
+			t.Fatalf("Sum depends on order")
+		}
+	}
+}
+
+func TestNoFeatures(t *testing.T) {
+	for _, s := range []string{"", "   ", "!?.,;: -- \u2014 \u00a0", "\xff\xfe"} {
+		if _, err := FromText(s); !errors.Is(err, neardup.ErrNoFeatures) {
+			t.Errorf("FromText(%q) error = %v, want ErrNoFeatures", s, err)
+		}
+	}
+	if _, err := Sum(nil); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Sum(nil) error = %v", err)
+	}
+	if _, err := Sum([]preprocess.Term{{Text: "a", Count: 0}}); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Sum(zero counts) error = %v", err)
+	}
+	var b Builder
+	if _, err := b.Fingerprint(); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("empty Builder error = %v", err)
+	}
+}
+
+// refWords is the reference tokenizer FromText must agree with, written
+// independently with the standard library.
+func refWords(text string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range text { // invalid bytes decode to U+FFFD, not a word rune
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+			flush()
+			words = append(words, string(unicode.ToLower(r)))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return words
+}
+
+// refSum is Sum over the word counts of text.
+func refSum(text string) (Fingerprint, error) {
+	counts := map[string]int{}
+	for _, w := range refWords(text) {
+		counts[w]++
+	}
+	terms := make([]preprocess.Term, 0, len(counts))
+	for w, c := range counts {
+		terms = append(terms, preprocess.Term{Text: w, Count: c})
+	}
+	return Sum(terms)
+}
+
+func checkAgree(t *testing.T, text string) {
+	t.Helper()
+	got, gerr := FromText(text)
+	want, werr := refSum(text)
+	if (gerr == nil) != (werr == nil) || got != want {
+		t.Fatalf("FromText(%q) = %v, %v; Sum over word counts = %v, %v", text, got, gerr, want, werr)
+	}
+}
+
+var alphabet = []string{
+	"a", "b", "c", "Z", "Q", "0", "7", " ", " ", "\n", ".", ",", "'", "-",
+	"é", "É", "ß", "ẞ", "İ", "K", "Σ", "ς", "ж", "Ж", "日", "本", "語", "の", "カ", "한", "글",
+	"\u0301", "\u00a0", "\u2014", "“", "”", "\xff", "\xc3", "١", "ﬁ",
+}
+
+func randWord(r *rand.Rand) string {
+	var b strings.Builder
+	for i := r.IntN(8) + 1; i > 0; i-- {
+		b.WriteByte(byte('a' + r.IntN(26)))
+	}
+	return b.String()
+}
+
+func TestFromTextAgreesWithSum(t *testing.T) {
+	for _, s := range []string{
+		"Hello hello HELLO world", "a", "A", "x1 X1 1x", "Ünïcödé ÜNÏCÖDÉ words",
+		"日本語のテキスト", "Straße STRASSE", "İstanbul", "σίσυφος ΣΊΣΥΦΟΣ",
+		"mixedCASEwordé—next", strings.Repeat("Long", 40) + " " + strings.Repeat("long", 40),
+		strings.Repeat("Ä", 40), "naïve cafe\u0301", "word\xffword", "tab\tsep\r\nline",
+	} {
+		checkAgree(t, s)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for it := 0; it < 2000; it++ {
+		var b strings.Builder
+		// Many repeats of a few words, so that counts exceed 255 and the
+		// SWAR lanes are flushed.
+		n := r.IntN(40)
+		if it%50 == 0 {
+			n = 3000
+		}
+		vocab := []string{randWord(r), strings.ToUpper(randWord(r)), randWord(r)}
+		for i := 0; i < n; i++ {
+			if r.IntN(3) == 0 {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			} else {
+				b.WriteString(vocab[r.IntN(len(vocab))])
+				b.WriteByte(" \n,."[r.IntN(4)])
+			}
+		}
+		checkAgree(t, b.String())
+	}
+}
+
+func TestFromTextTestdata(t *testing.T) {
+	b, err := os.ReadFile("testdata/en-10k.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgree(t, string(b))
+	text := string(b)
+	if n := testing.AllocsPerRun(20, func() { _, _ = FromText(text) }); n != 0 {
+		t.Errorf("FromText allocates %v times per run", n)
+	}
+	// A near-duplicate (one sentence edited) stays close; an unrelated
+	// text does not.
+	f1, _ := FromText(text)
+	f2, _ := FromText(strings.Replace(text, "The primary message should be short", "The main message ought to be brief", 1))
+	if d := Distance(f1, f2); d > 3 {
+		t.Errorf("one edited sentence moved the fingerprint by %d bits", d)
+	}
+	f3, _ := FromText(strings.Repeat("completely unrelated words about gardening and tomatoes ", 20))
+	if d := Distance(f1, f3); d < 10 {
+		t.Errorf("unrelated text only %d bits away", d)
+	}
+}
+
+func TestStringSorted(t *testing.T) {
+	// String is fixed-width, so string order is numeric order.
+	fs := []Fingerprint{5, 1 << 63, 0, 77}
+	ss := make([]string, len(fs))
+	for i, f := range fs {
+		ss[i] = f.String()
+	}
+	slices.Sort(fs)
+	slices.Sort(ss)
+	for i := range fs {
+		if fs[i].String() != ss[i] {
+			t.Fatal("String order differs from numeric order")
+		}
+	}
+}
