@@ -1,0 +1,225 @@
+package simhash
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+func doc(id string, terms ...preprocess.Term) *neardup.Document {
+	return &neardup.Document{ID: id, Page: &preprocess.Page{Terms: terms}}
+}
+
+// wordsDoc makes a document whose terms are the given words, each once.
+func wordsDoc(id string, words ...string) *neardup.Document {
+	terms := make([]preprocess.Term, len(words))
+	for i, w := range words {
+		terms[i] = preprocess.Term{Text: w, Count: 1}
+	}
+	return doc(id, terms...)
+}
+
+func TestNewOptions(t *testing.T) {
+	for _, c := range []struct {
+		in, want int
+		ok       bool
+	}{
+		{0, DefaultMaxDistance, true}, {ExactMatch, 0, true}, {1, 1, true}, {64, 64, true},
+		{65, 0, false}, {-2, 0, false},
+	} {
+		det, err := New(Options{MaxDistance: c.in})
+		if !c.ok {
+			if !errors.Is(err, neardup.ErrInvalidOption) {
+				t.Errorf("New(%d) error = %v, want ErrInvalidOption", c.in, err)
+			}
+			continue
+		}
+		if err != nil || det.MaxDistance() != c.want {
+			t.Errorf("New(%d) = T_B %d, %v; want %d", c.in, det.MaxDistance(), err, c.want)
+		}
+	}
+}
+
+func mustNew(t testing.TB, opts Options) *Detector {
+	t.Helper()
+	det, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return det
+}
+
+func TestDetectorErrors(t *testing.T) {
+	det := mustNew(t, Options{})
+	if _, err := det.Match(nil); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Match(nil) = %v", err)
+	}
+	if err := det.Add(&neardup.Document{ID: "x"}); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Add(no page) = %v", err)
+	}
+	if err := det.Add(doc("empty")); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Add(no terms) = %v", err)
+	}
+	if err := det.Add(wordsDoc("a", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := det.Add(wordsDoc("a", "y")); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("Add(dup) = %v", err)
+	}
+	if err := det.Remove("nope"); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("Remove(unknown) = %v", err)
+	}
+	if err := det.Remove("a"); err != nil || det.Len() != 0 {
+		t.Errorf("Remove(a) = %v, Len %d", err, det.Len())
+	}
+}
+
+// linear is the obvious oracle: every kept fingerprint within T_B.
+func linear(kept map[string]Fingerprint, fp Fingerprint, tb int) []neardup.Match {
+	var ms []neardup.Match
+	for id, g := range kept {
+		if d := Distance(fp, g); d <= tb {
+			ms = append(ms, neardup.Match{ID: id, Score: float64(d)})
+		}
+	}
+	sortMatches(ms)
+	return ms
+}
+
+func TestDetectorAgainstOracle(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	det := mustNew(t, Options{MaxDistance: 6})
+	kept := map[string]Fingerprint{}
+	vocab := make([]string, 40)
+	for i := range vocab {
+		vocab[i] = randWord(r)
+	}
+	randDoc := func(id string) *neardup.Document {
+		var terms []preprocess.Term
+		for _, w := range vocab[:8+r.IntN(4)] { // overlapping vocabularies: near fingerprints
+			terms = append(terms, preprocess.Term{Text: w, Count: 1 + r.IntN(3)})
+		}
+		terms = append(terms, preprocess.Term{Text: vocab[r.IntN(len(vocab))], Count: 1})
+		return doc(id, terms...)
+	}
+	for i := 0; i < 400; i++ {
+		id := fmt.Sprintf("d%03d", i)
+		d := randDoc(id)
+		fp, _ := Of(d)
+		got, err := det.Match(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := linear(kept, fp, 6); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: Match = %v, want %v", id, got, want)
+		}
+		// Verify over every kept ID equals Match.
+		var all []neardup.Match
+		for k := range kept {
+			all = append(all, neardup.Match{ID: k, Score: -1})
+		}
+		all = append(all, neardup.Match{ID: "never-added"})
+		if v, _ := det.Verify(d, all); !reflect.DeepEqual(v, got) {
+			t.Fatalf("%s: Verify = %v, Match = %v", id, v, got)
+		}
+		if err := det.Add(d); err != nil {
+			t.Fatal(err)
+		}
+		kept[id] = fp
+		if r.IntN(5) == 0 { // remove a random kept document
+			for k := range kept {
+				if err := det.Remove(k); err != nil {
+					t.Fatal(err)
+				}
+				delete(kept, k)
+				break
+			}
+		}
+		if det.Len() != len(kept) {
+			t.Fatalf("Len = %d, want %d", det.Len(), len(kept))
+		}
+	}
+	for k, fp := range kept {
+		if g, ok := det.Lookup(k); !ok || g != fp {
+			t.Fatalf("Lookup(%s) = %v, %v", k, g, ok)
+		}
+	}
+}
+
+// TestDetectorSeed000Tables3And5 replays the paper's second filter with the
+// printed fingerprints of Wp2, Wp3 (Table 3) and Wp_new (Table 5).
+func TestDetectorSeed000Tables3And5(t *testing.T) {
+	for _, c := range []struct {
+		tb   int
+		want []neardup.Match
+	}{
+		{3, []neardup.Match{{ID: "Wp2", Score: 3}}},
+		{2, nil}, // the paper's conclusion ("not a near duplicate") needs T_B ≤ 2
+		{27, []neardup.Match{{ID: "Wp2", Score: 3}, {ID: "Wp3", Score: 27}}},
+	} {
+		det := mustNew(t, Options{MaxDistance: c.tb})
+		det.add("Wp2", mustParse(t, tableWp2))
+		det.add("Wp3", mustParse(t, tableWp3))
+		if got := det.match(mustParse(t, tableWpNew)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("T_B = %d: matches %v, want %v", c.tb, got, c.want)
+		}
+	}
+}
+
+func TestDetectorConcurrent(t *testing.T) {
+	det := mustNew(t, Options{})
+	var wg sync.WaitGroup
+	var added atomic.Int32
+	const workers = 8
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				// Every worker offers the same page under its own ID: only one
+				// MatchOrAdd may keep it.
+				same := wordsDoc(fmt.Sprintf("same-w%d-%d", w, i), "page", fmt.Sprint(i), "shared", "text")
+				if _, ok, err := det.MatchOrAdd(same); err != nil {
+					t.Error(err)
+				} else if ok {
+					added.Add(1)
+				}
+				own := wordsDoc(fmt.Sprintf("own-w%d-%d", w, i), fmt.Sprintf("w%d", w), fmt.Sprint(i), "x", "y", "z")
+				if _, err := det.Match(own); err != nil {
+					t.Error(err)
+				}
+				_ = det.Add(own) // may be a near-duplicate of another; Add keeps it anyway
+				if i%10 == 0 {
+					_ = det.Remove(own.ID)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// The copies of page i all have one fingerprint, so at most one of them
+	// may be kept, whichever worker won.
+	perPage := map[string]int{}
+	kept := 0
+	for _, id := range det.ids {
+		var w, i int
+		if _, err := fmt.Sscanf(id, "same-w%d-%d", &w, &i); err == nil {
+			perPage[fmt.Sprint(i)]++
+			kept++
+		}
+	}
+	for i, n := range perPage {
+		if n > 1 {
+			t.Errorf("page %s kept %d times", i, n)
+		}
+	}
+	if int(added.Load()) != kept {
+		t.Errorf("MatchOrAdd reported %d adds, %d kept", added.Load(), kept)
+	}
+}
