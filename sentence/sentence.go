@@ -1,0 +1,245 @@
+package sentence
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup"
+)
+
+// DefaultThreshold is T_s when Options.Threshold is zero: 1 sentence, the
+// value of seed 000's worked example (Table 4).
+const DefaultThreshold = 1
+
+// SameCount, as Options.Threshold, asks for T_s = 0: only pages with exactly
+// the same number of sentences are candidates. (A zero Threshold means
+// DefaultThreshold.)
+const SameCount = -1
+
+// Options configures a Detector. The zero value gives the paper's default.
+type Options struct {
+	// Threshold is T_s: a kept page d is a candidate for a new page k when
+	// |S_d − S_k| ≤ Threshold. Zero means DefaultThreshold; SameCount means 0.
+	// Any other negative value is invalid.
+	Threshold int
+}
+
+type featureKey struct{}
+
+// Count returns S, the number of sentences of d's page
+// (len(d.Page.Sentences)), computed once per Document through
+// neardup.Feature. A nil document or page returns an error wrapping
+// neardup.ErrNilDocument; a page with no sentence, one wrapping
+// neardup.ErrNoFeatures.
+func Count(d *neardup.Document) (int, error) {
+	if err := neardup.Check(d); err != nil {
+		return 0, err
+	}
+	return neardup.Feature(d, featureKey{}, func(d *neardup.Document) (int, error) {
+		n := len(d.Page.Sentences)
+		if n == 0 {
+			return 0, fmt.Errorf("sentence: document %q has no sentences: %w", d.ID, neardup.ErrNoFeatures)
+		}
+		return n, nil
+	})
+}
+
+// Detector keeps the sentence counts of documents and finds the kept ones
+// whose count is within T_s of a new document's. It implements
+// neardup.Detector, neardup.Verifier, neardup.Remover and neardup.MatchAdder.
+// Scores are |S_d − S_k| in sentences; lower is closer.
+//
+// A Detector is safe for concurrent use: Match and Verify run in parallel,
+// Add, Remove and MatchOrAdd exclusively.
+type Detector struct {
+	threshold int
+
+	mu      sync.RWMutex
+	count   map[string]int              // ID -> S
+	byCount map[int]map[string]struct{} // S -> IDs with that count
+	counts  []int                       // distinct counts in byCount, ascending
+}
+
+// New returns a Detector configured by opts. A negative Threshold other
+// than SameCount returns an error wrapping neardup.ErrInvalidOption.
+func New(opts Options) (*Detector, error) {
+	t := opts.Threshold
+	switch {
+	case t == 0:
+		t = DefaultThreshold
+	case t == SameCount:
+		t = 0
+	case t < 0:
+		return nil, fmt.Errorf("sentence: New: Threshold %d is negative: %w", opts.Threshold, neardup.ErrInvalidOption)
+	}
+	return &Detector{
+		threshold: t,
+		count:     make(map[string]int),
+		byCount:   make(map[int]map[string]struct{}),
+	}, nil
+}
+
+// Threshold returns the detector's T_s in sentences.
+func (det *Detector) Threshold() int { return det.threshold }
+
+// Len returns the number of kept documents.
+func (det *Detector) Len() int {
+	det.mu.RLock()
+	defer det.mu.RUnlock()
+	return len(det.count)
+}
+
+// Lookup returns the sentence count kept for id, and whether id is kept.
+func (det *Detector) Lookup(id string) (int, bool) {
+	det.mu.RLock()
+	defer det.mu.RUnlock()
+	s, ok := det.count[id]
+	return s, ok
+}
+
+// Match returns the kept documents with |S_d − S_k| ≤ T_s, closest first
+// (ties by ID), with Score = |S_d − S_k|.
+func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
+	s, err := Count(d)
+	if err != nil {
+		return nil, err
+	}
+	det.mu.RLock()
+	defer det.mu.RUnlock()
+	return det.match(s), nil
+}
+
+// match answers the range query [s − T_s, s + T_s] from the sorted counts.
+// The caller holds det.mu.
+func (det *Detector) match(s int) []neardup.Match {
+	lo, hi := s-det.threshold, s+det.threshold
+	i, _ := slices.BinarySearch(det.counts, lo)
+	var ms []neardup.Match
+	for ; i < len(det.counts) && det.counts[i] <= hi; i++ {
+		c := det.counts[i]
+		score := float64(abs(c - s))
+		for id := range det.byCount[c] {
+			ms = append(ms, neardup.Match{ID: id, Score: score})
+		}
+	}
+	sortMatches(ms)
+	return ms
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func sortMatches(ms []neardup.Match) {
+	slices.SortFunc(ms, func(a, b neardup.Match) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// Verify returns the candidates whose kept sentence counts are within T_s of
+// d's, closest first (ties by ID), scored with |S_d − S_k|. The candidates'
+// incoming scores are ignored; candidates this detector does not keep are
+// dropped, since they cannot be compared.
+func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	s, err := Count(d)
+	if err != nil {
+		return nil, err
+	}
+	det.mu.RLock()
+	defer det.mu.RUnlock()
+	var ms []neardup.Match
+	for _, c := range candidates {
+		sd, ok := det.count[c.ID]
+		if !ok {
+			continue
+		}
+		if delta := abs(sd - s); delta <= det.threshold {
+			ms = append(ms, neardup.Match{ID: c.ID, Score: float64(delta)})
+		}
+	}
+	sortMatches(ms)
+	return ms, nil
+}
+
+// Add keeps d's sentence count. An ID already kept returns an error wrapping
+// neardup.ErrDuplicateID.
+func (det *Detector) Add(d *neardup.Document) error {
+	s, err := Count(d)
+	if err != nil {
+		return err
+	}
+	det.mu.Lock()
+	defer det.mu.Unlock()
+	return det.add(d.ID, s)
+}
+
+func (det *Detector) add(id string, s int) error {
+	if _, ok := det.count[id]; ok {
+		return fmt.Errorf("sentence: Add %q: %w", id, neardup.ErrDuplicateID)
+	}
+	det.count[id] = s
+	ids, ok := det.byCount[s]
+	if !ok {
+		ids = make(map[string]struct{})
+		det.byCount[s] = ids
+		i, _ := slices.BinarySearch(det.counts, s)
+		det.counts = slices.Insert(det.counts, i, s)
+	}
+	ids[id] = struct{}{}
+	return nil
+}
+
+// MatchOrAdd returns the matches of d; when there are none it keeps d, with
+// no other Add in between, and reports added = true.
+func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	s, err := Count(d)
+	if err != nil {
+		return nil, false, err
+	}
+	det.mu.Lock()
+	defer det.mu.Unlock()
+	if ms := det.match(s); len(ms) > 0 {
+		return ms, false, nil
+	}
+	if err := det.add(d.ID, s); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// Remove forgets id. An ID that is not kept returns an error wrapping
+// neardup.ErrUnknownID.
+func (det *Detector) Remove(id string) error {
+	det.mu.Lock()
+	defer det.mu.Unlock()
+	s, ok := det.count[id]
+	if !ok {
+		return fmt.Errorf("sentence: Remove %q: %w", id, neardup.ErrUnknownID)
+	}
+	delete(det.count, id)
+	ids := det.byCount[s]
+	delete(ids, id)
+	if len(ids) == 0 {
+		delete(det.byCount, s)
+		if i, found := slices.BinarySearch(det.counts, s); found {
+			det.counts = slices.Delete(det.counts, i, i+1)
+		}
+	}
+	return nil
+}
+
+// Interface checks.
+var (
+	_ neardup.Detector   = (*Detector)(nil)
+	_ neardup.Verifier   = (*Detector)(nil)
+	_ neardup.Remover    = (*Detector)(nil)
+	_ neardup.MatchAdder = (*Detector)(nil)
+)

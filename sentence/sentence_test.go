@@ -1,0 +1,194 @@
+package sentence
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// doc makes a document with n sentences.
+func doc(id string, n int) *neardup.Document {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = fmt.Sprintf("Sentence %d.", i)
+	}
+	return &neardup.Document{ID: id, Page: &preprocess.Page{Text: strings.Join(s, " "), Sentences: s}}
+}
+
+func mustNew(t testing.TB, opts Options) *Detector {
+	t.Helper()
+	det, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return det
+}
+
+// TestSeed000Tables2And4: Table 2 keeps Wp1 = 6, Wp2 = 5, Wp3 = 4 sentences;
+// Table 4's new page has 4 and T_s = 1. The paper keeps Wp2 and Wp3 and drops
+// Wp1, which needs |S_d − S_k| ≤ T_s (the text's "< T_s" would keep only Wp3).
+func TestSeed000Tables2And4(t *testing.T) {
+	det := mustNew(t, Options{Threshold: 1})
+	for _, d := range []*neardup.Document{doc("Wp1", 6), doc("Wp2", 5), doc("Wp3", 4)} {
+		if err := det.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := det.Match(doc("Wp_new", 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []neardup.Match{{ID: "Wp3", Score: 0}, {ID: "Wp2", Score: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Match = %v, want %v", got, want)
+	}
+	// Verify gives the same answer from the whole repository as candidates.
+	all := []neardup.Match{{ID: "Wp1"}, {ID: "Wp2"}, {ID: "Wp3"}}
+	if v, err := det.Verify(doc("Wp_new", 4), all); err != nil || !reflect.DeepEqual(v, want) {
+		t.Errorf("Verify = %v, %v; want %v", v, err, want)
+	}
+}
+
+func TestNewOptions(t *testing.T) {
+	for _, c := range []struct{ in, want int }{{0, DefaultThreshold}, {SameCount, 0}, {1, 1}, {7, 7}} {
+		det, err := New(Options{Threshold: c.in})
+		if err != nil || det.Threshold() != c.want {
+			t.Errorf("New(%d): T_s %v, %v; want %d", c.in, det.Threshold(), err, c.want)
+		}
+	}
+	if _, err := New(Options{Threshold: -2}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("New(-2) error = %v, want ErrInvalidOption", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	det := mustNew(t, Options{})
+	if _, err := det.Match(nil); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Match(nil) = %v", err)
+	}
+	if err := det.Add(&neardup.Document{ID: "x"}); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Add(no page) = %v", err)
+	}
+	if err := det.Add(doc("zero", 0)); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Add(0 sentences) = %v", err)
+	}
+	if _, err := det.Verify(doc("zero", 0), nil); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Verify(0 sentences) = %v", err)
+	}
+	if err := det.Add(doc("a", 3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := det.Add(doc("a", 9)); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("Add(dup) = %v", err)
+	}
+	if err := det.Remove("b"); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("Remove(unknown) = %v", err)
+	}
+	if err := det.Remove("a"); err != nil || det.Len() != 0 || len(det.counts) != 0 {
+		t.Errorf("Remove(a) = %v; Len %d, counts %v", err, det.Len(), det.counts)
+	}
+}
+
+// TestAgainstScan compares the index with a scan of every kept page, through
+// adds and removes.
+func TestAgainstScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, ts := range []int{SameCount, 1, 3} {
+		det := mustNew(t, Options{Threshold: ts})
+		tsv := det.Threshold()
+		kept := map[string]int{}
+		for i := 0; i < 500; i++ {
+			n := 1 + r.IntN(30)
+			d := doc(fmt.Sprintf("d%03d", i), n)
+			var want []neardup.Match
+			for id, s := range kept {
+				if abs(s-n) <= tsv {
+					want = append(want, neardup.Match{ID: id, Score: float64(abs(s - n))})
+				}
+			}
+			sortMatches(want)
+			got, err := det.Match(d)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("T_s %d, %s: Match = %v, %v; want %v", tsv, d.ID, got, err, want)
+			}
+			if err := det.Add(d); err != nil {
+				t.Fatal(err)
+			}
+			kept[d.ID] = n
+			if r.IntN(3) == 0 {
+				for id := range kept {
+					if err := det.Remove(id); err != nil {
+						t.Fatal(err)
+					}
+					delete(kept, id)
+					break
+				}
+			}
+		}
+		distinct := map[int]bool{}
+		for _, s := range kept {
+			distinct[s] = true
+		}
+		if len(det.counts) != len(distinct) || det.Len() != len(kept) {
+			t.Fatalf("counts %v for %d distinct; Len %d, want %d", det.counts, len(distinct), det.Len(), len(kept))
+		}
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	det := mustNew(t, Options{Threshold: SameCount})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	added := map[int]int{}
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 1; i <= 50; i++ {
+				d := doc(fmt.Sprintf("w%d-%d", w, i), i)
+				if _, ok, err := det.MatchOrAdd(d); err != nil {
+					t.Error(err)
+				} else if ok {
+					mu.Lock()
+					added[i]++
+					mu.Unlock()
+				}
+				if _, err := det.Match(doc("probe", i)); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 1; i <= 50; i++ {
+		if added[i] != 1 {
+			t.Errorf("count %d kept %d times, want once", i, added[i])
+		}
+	}
+}
+
+// BenchmarkDetectorMatch measures Match in a repository of 100,000 pages
+// with 1 to 200 sentences and T_s = 1 (about 1,500 candidates each).
+func BenchmarkDetectorMatch(b *testing.B) {
+	det := mustNew(b, Options{})
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 100000; i++ {
+		if err := det.Add(doc(fmt.Sprint(i), 1+r.IntN(200))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q := doc("q", 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := det.Match(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
