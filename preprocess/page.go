@@ -29,3 +29,13 @@ type Term struct {
 // Language names the language a page is analysed as: a BCP 47 primary tag
 // such as "en" or "zh". The zero value means "detect from the text".
 type Language string
+
+// Top returns the n most frequent terms of the page (count descending, then
+// text ascending), or all of them when the page has fewer. The slice is a
+// copy: changing it does not change the Page. Top returns nil when n <= 0.
+func (p *Page) Top(n int) []Term {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	return append([]Term(nil), p.Terms[:min(n, len(p.Terms))]...)
+}

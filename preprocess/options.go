@@ -1,0 +1,104 @@
+package preprocess
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Defaults used for zero Options fields.
+const (
+	// DefaultMaxBytes is the largest page accepted when Options.MaxBytes is 0.
+	DefaultMaxBytes = 8 << 20
+	// DefaultMinTokenLen is the shortest word token (in runes) kept when
+	// Options.MinTokenLen is 0.
+	DefaultMinTokenLen = 1
+	// DefaultMaxTokenLen is the longest word token (in bytes) kept when
+	// Options.MaxTokenLen is 0. Longer "words" are almost always base64,
+	// hashes or minified code; they are dropped, not truncated.
+	DefaultMaxTokenLen = 64
+	// DefaultStemCacheSize is the number of stems a Pipeline remembers per
+	// language when Options.StemCacheSize is 0.
+	DefaultStemCacheSize = 1 << 16
+)
+
+// Options configures a Pipeline. The zero value selects every default:
+// detect the language per page, remove stop words, stem, accept pages up to
+// DefaultMaxBytes. Options are passed by value and copied by New.
+type Options struct {
+	// MaxBytes is the largest input accepted, in bytes; 0 means
+	// DefaultMaxBytes. Larger input fails with ErrTooLarge before any work.
+	MaxBytes int
+
+	// Language forces the analysis language; "" detects it per page (see
+	// DetectLanguage). It must be one of SupportedLanguages.
+	Language Language
+
+	// KeepStopWords disables stop-word removal.
+	KeepStopWords bool
+
+	// NoStem disables stemming.
+	NoStem bool
+
+	// ExtraStopWords are removed in addition to the language's own list,
+	// compared with the lower-cased token before stemming. Entries must be
+	// non-empty valid UTF-8; they are lower-cased by New.
+	ExtraStopWords []string
+
+	// MinTokenLen drops word tokens shorter than this many runes; 0 means
+	// DefaultMinTokenLen. CJK character n-grams are never dropped by length.
+	MinTokenLen int
+
+	// MaxTokenLen drops word tokens longer than this many bytes; 0 means
+	// DefaultMaxTokenLen.
+	MaxTokenLen int
+
+	// StemCacheSize bounds the per-language memo of stems kept by the
+	// Pipeline (entries per language); 0 means DefaultStemCacheSize and a
+	// negative value disables the cache (stems are then memoised per page
+	// only).
+	StemCacheSize int
+}
+
+// withDefaults returns o with zero fields replaced by their defaults and
+// checks every field. Errors wrap ErrInvalidOption.
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxBytes < 0 {
+		return o, fmt.Errorf("%w: MaxBytes %d < 0", ErrInvalidOption, o.MaxBytes)
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.Language != "" && !isSupported(o.Language) {
+		return o, fmt.Errorf("%w: unsupported Language %q (want one of %v)", ErrInvalidOption, o.Language, SupportedLanguages())
+	}
+	if o.MinTokenLen < 0 {
+		return o, fmt.Errorf("%w: MinTokenLen %d < 0", ErrInvalidOption, o.MinTokenLen)
+	}
+	if o.MinTokenLen == 0 {
+		o.MinTokenLen = DefaultMinTokenLen
+	}
+	if o.MaxTokenLen < 0 {
+		return o, fmt.Errorf("%w: MaxTokenLen %d < 0", ErrInvalidOption, o.MaxTokenLen)
+	}
+	if o.MaxTokenLen == 0 {
+		o.MaxTokenLen = DefaultMaxTokenLen
+	}
+	if o.MaxTokenLen < o.MinTokenLen {
+		return o, fmt.Errorf("%w: MaxTokenLen %d < MinTokenLen %d", ErrInvalidOption, o.MaxTokenLen, o.MinTokenLen)
+	}
+	if o.StemCacheSize == 0 {
+		o.StemCacheSize = DefaultStemCacheSize
+	}
+	if len(o.ExtraStopWords) > 0 {
+		words := make([]string, len(o.ExtraStopWords))
+		for i, w := range o.ExtraStopWords {
+			if w == "" || !utf8.ValidString(w) {
+				return o, fmt.Errorf("%w: ExtraStopWords[%d] %q is empty or not UTF-8", ErrInvalidOption, i, w)
+			}
+			words[i] = strings.ToLower(w)
+		}
+		o.ExtraStopWords = words
+	}
+	return o, nil
+}

@@ -1,0 +1,482 @@
+package preprocess
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Pipeline turns a fetched page into a Page: text extraction, sentence
+// splitting, tokenization, stop-word removal, stemming and term counting
+// (see the package documentation for the stages).
+//
+// The zero value is ready to use with the defaults of a zero Options. A
+// Pipeline is safe for concurrent use by any number of goroutines; it keeps
+// a bounded memo of stems that all of them share. A Pipeline must not be
+// copied after first use.
+type Pipeline struct {
+	once   sync.Once
+	cfg    Options             // effective options, defaults applied
+	extra  map[string]struct{} // ExtraStopWords; read-only after setup
+	caches [len(snowballLangs)]*stemCache
+	pool   sync.Pool // *scratch
+}
+
+// New returns a Pipeline configured by opts. Zero fields of opts take their
+// documented defaults; an invalid field gives an error wrapping
+// ErrInvalidOption.
+func New(opts Options) (*Pipeline, error) {
+	cfg, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{}
+	p.once.Do(func() { p.setup(cfg) })
+	return p, nil
+}
+
+// init readies a zero-value Pipeline.
+func (p *Pipeline) init() {
+	p.once.Do(func() {
+		cfg, _ := Options{}.withDefaults() // the zero Options is always valid
+		p.setup(cfg)
+	})
+}
+
+func (p *Pipeline) setup(cfg Options) {
+	p.cfg = cfg
+	if len(cfg.ExtraStopWords) > 0 {
+		p.extra = make(map[string]struct{}, len(cfg.ExtraStopWords))
+		for _, w := range cfg.ExtraStopWords {
+			p.extra[w] = struct{}{}
+		}
+	}
+	if cfg.StemCacheSize > 0 && !cfg.NoStem {
+		for i := range p.caches {
+			p.caches[i] = newStemCache(cfg.StemCacheSize)
+		}
+	}
+}
+
+// Options returns the effective options of p, with defaults filled in.
+func (p *Pipeline) Options() Options {
+	p.init()
+	o := p.cfg
+	o.ExtraStopWords = slices.Clone(o.ExtraStopWords)
+	return o
+}
+
+type inputMode uint8
+
+const (
+	modeSniff inputMode = iota
+	modeHTML
+	modeText
+)
+
+// Process preprocesses one page. It treats raw as HTML when it looks like
+// HTML (it starts with a tag, or a common tag such as <html>, <body>, <p> or
+// <div> appears in its first KiB) and as plain text otherwise.
+//
+// Errors wrap ErrTooLarge (len(raw) > MaxBytes), ErrEmpty (no visible
+// text) or ErrInvalidUTF8. HTML that is not valid UTF-8 but declares a
+// charset of ISO-8859-1, Windows-1252 or US-ASCII in its first KiB is
+// decoded as Windows-1252 (as browsers do); any other invalid input fails.
+// A leading UTF-8 byte-order mark is ignored. The returned Page shares no
+// memory with raw.
+func (p *Pipeline) Process(raw []byte) (*Page, error) {
+	return p.process(raw, modeSniff)
+}
+
+// ProcessHTML is Process for input known to be HTML.
+func (p *Pipeline) ProcessHTML(raw []byte) (*Page, error) {
+	return p.process(raw, modeHTML)
+}
+
+// ProcessText is Process for input known to be plain text: a blank line is
+// a paragraph break (it ends a sentence), a single line break is a space.
+func (p *Pipeline) ProcessText(raw []byte) (*Page, error) {
+	return p.process(raw, modeText)
+}
+
+func (p *Pipeline) process(raw []byte, mode inputMode) (*Page, error) {
+	p.init()
+	if len(raw) > p.cfg.MaxBytes {
+		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), p.cfg.MaxBytes)
+	}
+	raw = bytes.TrimPrefix(raw, []byte("\uFEFF"))
+	if len(raw) == 0 {
+		return nil, ErrEmpty
+	}
+	isHTML := mode == modeHTML || (mode == modeSniff && looksLikeHTML(raw))
+	if !utf8.Valid(raw) {
+		dec, ok := []byte(nil), false
+		if isHTML {
+			dec, ok = decodeDeclared(raw)
+		}
+		if !ok {
+			return nil, invalidUTF8(raw)
+		}
+		raw = dec
+	}
+	s := p.getScratch()
+	defer p.putScratch(s)
+	if isHTML {
+		s.text = AppendHTMLText(s.text[:0], raw)
+	} else {
+		s.text = AppendPlainText(s.text[:0], raw)
+	}
+	if len(s.text) == 0 {
+		return nil, ErrEmpty
+	}
+	return p.analyse(s), nil
+}
+
+func invalidUTF8(b []byte) error {
+	off := 0
+	for off < len(b) {
+		r, size := utf8.DecodeRune(b[off:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		off += size
+	}
+	return fmt.Errorf("%w at byte %d", ErrInvalidUTF8, off)
+}
+
+// scratch holds the per-call working memory, pooled by the Pipeline.
+type scratch struct {
+	text   []byte
+	low    []byte
+	ids    []int32          // surface id of each raw token, in order
+	surfID map[string]int32 // surface text -> id
+	surfs  []surface
+	termID map[string]int32 // term text -> index in terms
+	terms  []Term
+}
+
+// surface is one distinct raw token of a page (lower-cased, before stop-word
+// removal and stemming).
+type surface struct {
+	text  string
+	kind  tokenKind
+	runes int32
+	count int32
+	term  int32 // index in scratch.terms, or -1 when dropped
+}
+
+func (p *Pipeline) getScratch() *scratch {
+	if s, ok := p.pool.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{surfID: make(map[string]int32, 1024), termID: make(map[string]int32, 1024)}
+}
+
+// putScratch returns s to the pool unless one huge page made it too big to
+// keep around.
+func (p *Pipeline) putScratch(s *scratch) {
+	if cap(s.text) > 1<<20 || len(s.surfs) > 1<<15 {
+		return
+	}
+	clear(s.surfID)
+	clear(s.termID)
+	clear(s.surfs) // drop references to page strings
+	clear(s.terms)
+	s.text, s.low, s.ids, s.surfs, s.terms = s.text[:0], s.low[:0], s.ids[:0], s.surfs[:0], s.terms[:0]
+	p.pool.Put(s)
+}
+
+// collect runs the tokenizer over text, recording distinct surfaces and the
+// token sequence. Surface strings are sub-strings of text when possible, so
+// the same word is one string however often it occurs.
+func (s *scratch) collect(text string) {
+	s.low = scanTokens(text, s.low, func(tok string, low []byte, kind tokenKind, runes int) {
+		var id int32
+		var ok bool
+		if tok != "" {
+			id, ok = s.surfID[tok]
+		} else {
+			id, ok = s.surfID[string(low)]
+		}
+		if !ok {
+			if tok == "" {
+				tok = string(low)
+			}
+			id = int32(len(s.surfs))
+			s.surfs = append(s.surfs, surface{text: tok, kind: kind, runes: int32(runes)})
+			s.surfID[tok] = id
+		}
+		s.surfs[id].count++
+		s.ids = append(s.ids, id)
+	})
+}
+
+// analyse builds the Page from the visible text in s.text.
+func (p *Pipeline) analyse(s *scratch) *Page {
+	pg := &Page{Text: string(s.text)}
+	pg.Sentences = appendSentences(nil, pg.Text, s.text)
+
+	s.collect(pg.Text)
+	pg.Language = p.cfg.Language
+	if pg.Language == "" {
+		pg.Language = detect(s.surfs)
+	}
+	wl := wordLanguage(pg.Language)
+	si := -1
+	if !p.cfg.NoStem {
+		si = snowballIndex(wl)
+	}
+	stopOn := !p.cfg.KeepStopWords
+	kept := 0
+	for i := range s.surfs {
+		sf := &s.surfs[i]
+		sf.term = -1
+		if sf.kind != kindCJK && (int(sf.runes) < p.cfg.MinTokenLen || len(sf.text) > p.cfg.MaxTokenLen) {
+			continue
+		}
+		if stopOn {
+			switch sf.kind {
+			case kindCJK:
+				if isCJKStop(sf.text) {
+					continue
+				}
+			case kindWord:
+				if IsStopWord(wl, sf.text) {
+					continue
+				}
+			}
+		}
+		if p.extra != nil {
+			if _, ok := p.extra[sf.text]; ok {
+				continue
+			}
+		}
+		t := sf.text
+		if si >= 0 && sf.kind == kindWord {
+			t = p.stem(si, t)
+		}
+		id, ok := s.termID[t]
+		if !ok {
+			id = int32(len(s.terms))
+			s.terms = append(s.terms, Term{Text: t})
+			s.termID[t] = id
+		}
+		sf.term = id
+		s.terms[id].Count += int(sf.count)
+		kept += int(sf.count)
+	}
+	if kept > 0 {
+		pg.Tokens = make([]string, 0, kept)
+		for _, id := range s.ids {
+			if t := s.surfs[id].term; t >= 0 {
+				pg.Tokens = append(pg.Tokens, s.terms[t].Text)
+			}
+		}
+		pg.Terms = slices.Clone(s.terms)
+		slices.SortFunc(pg.Terms, compareTerms)
+	}
+	return pg
+}
+
+// compareTerms orders terms by count descending, then text ascending.
+func compareTerms(a, b Term) int {
+	if c := cmp.Compare(b.Count, a.Count); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Text, b.Text)
+}
+
+// stem returns the stem of w with snowball language si, through the cache.
+func (p *Pipeline) stem(si int, w string) string {
+	c := p.caches[si]
+	if c != nil {
+		if st, ok := c.get(w); ok {
+			return st
+		}
+	}
+	st := stemFunc(si)(w, false)
+	if c != nil {
+		k := strings.Clone(w) // w may be a sub-string of a page's text
+		if st == w {
+			st = k
+		}
+		c.put(k, st)
+	}
+	return st
+}
+
+// appendSentences appends the sentences of text (whose bytes are b) as
+// sub-strings of text, skipping those without a letter or digit.
+func appendSentences(dst []string, text string, b []byte) []string {
+	rest := b
+	for len(rest) > 0 {
+		adv, tok, _ := ScanSentences(rest, true)
+		if adv <= 0 {
+			break
+		}
+		if len(tok) > 0 {
+			off := cap(b) - cap(tok)
+			if sen := text[off : off+len(tok)]; hasAlnum(sen) {
+				dst = append(dst, sen)
+			}
+		}
+		rest = rest[adv:]
+	}
+	return dst
+}
+
+// hasAlnum reports whether s holds a letter or digit of any script.
+func hasAlnum(s string) bool {
+	for _, r := range s {
+		if classify(r) != classSep {
+			return true
+		}
+	}
+	return false
+}
+
+// detect chooses the language of a page from its distinct raw tokens: CJK
+// when Han/Kana/Hangul characters are at least half as many as other words
+// (then ja when Kana is at least a fifth of Han+Kana, ko when Hangul
+// dominates, else zh); otherwise the snowball language whose stop words
+// occur most often, English on a tie or when none occur.
+func detect(surfs []surface) Language {
+	var words, cjk, kana, hangul, en int
+	for i := range surfs {
+		sf := &surfs[i]
+		n := int(sf.count)
+		switch sf.kind {
+		case kindWord:
+			words += n
+			if isEnglishStop(sf.text) {
+				en += n
+			}
+		case kindCJK:
+			r, _ := utf8.DecodeRuneInString(sf.text)
+			switch {
+			case classify(r) == classHangul:
+				hangul += n
+			case 0x3040 <= r && r <= 0x30FF:
+				kana += n
+				cjk += n
+			default:
+				cjk += n
+			}
+		}
+	}
+	if (cjk+hangul) > 0 && 2*(cjk+hangul) >= words {
+		switch {
+		case hangul > cjk:
+			return Korean
+		case 5*kana >= cjk:
+			return Japanese
+		}
+		return Chinese
+	}
+	if words == 0 || 6*en >= words {
+		return English
+	}
+	var hits [len(snowballLangs)]int
+	hits[0] = en
+	for i := range surfs {
+		sf := &surfs[i]
+		if sf.kind != kindWord || len(sf.text) > 16 {
+			continue
+		}
+		for li := 1; li < len(snowballLangs); li++ {
+			if IsStopWord(snowballLangs[li], sf.text) {
+				hits[li] += int(sf.count)
+			}
+		}
+	}
+	best := 0
+	for li := range hits {
+		if hits[li] > hits[best] {
+			best = li
+		}
+	}
+	return snowballLangs[best]
+}
+
+// DetectLanguage returns the language Process would analyse text as when
+// Options.Language is "" (see Pipeline for the rule).
+func DetectLanguage(text string) Language {
+	s := scratch{surfID: make(map[string]int32)}
+	s.collect(text)
+	return detect(s.surfs)
+}
+
+// looksLikeHTML reports whether raw starts with a tag or holds a common tag
+// in its first KiB.
+func looksLikeHTML(raw []byte) bool {
+	s := bytes.TrimLeft(raw, " \t\r\n\f")
+	if len(s) >= 2 && s[0] == '<' {
+		c := s[1] | 0x20
+		if ('a' <= c && c <= 'z') || s[1] == '!' || s[1] == '?' || s[1] == '/' {
+			return true
+		}
+	}
+	var buf [1024]byte
+	head := buf[:copy(buf[:], s)]
+	for i, c := range head {
+		if 'A' <= c && c <= 'Z' {
+			head[i] = c + 'a' - 'A'
+		}
+	}
+	for _, tag := range htmlMarkers {
+		if bytes.Contains(head, []byte(tag)) {
+			return true
+		}
+	}
+	return false
+}
+
+var htmlMarkers = [...]string{"<html", "<head", "<body", "<!doctype", "<p>", "<p ", "<div", "<br", "<title", "<meta", "<table", "<span", "<a href", "<li>", "<h1", "<h2", "<script", "<style"}
+
+// decodeDeclared decodes invalid-UTF-8 HTML whose first KiB declares a
+// single-byte Western charset (ISO-8859-1, Windows-1252, US-ASCII: all read
+// as Windows-1252 per the WHATWG Encoding Standard).
+func decodeDeclared(raw []byte) ([]byte, bool) {
+	head := raw[:min(len(raw), 1024)]
+	i := bytes.Index(bytes.ToLower(head), []byte("charset="))
+	if i < 0 {
+		return nil, false
+	}
+	v := head[i+len("charset="):]
+	v = bytes.TrimLeft(v, `"' `)
+	end := bytes.IndexAny(v, "\"' ;/>\r\n\t")
+	if end >= 0 {
+		v = v[:end]
+	}
+	switch strings.ToLower(string(v)) {
+	case "iso-8859-1", "iso8859-1", "latin1", "l1", "windows-1252", "cp1252",
+		"us-ascii", "ascii", "iso_8859-1", "x-cp1252":
+	default:
+		return nil, false
+	}
+	out := make([]byte, 0, len(raw)+len(raw)/8)
+	for _, c := range raw {
+		switch {
+		case c < 0x80:
+			out = append(out, c)
+		case c < 0xA0:
+			out = utf8.AppendRune(out, cp1252[c-0x80])
+		default:
+			out = utf8.AppendRune(out, rune(c))
+		}
+	}
+	return out, true
+}
+
+// cp1252 maps bytes 0x80-0x9F of Windows-1252 to Unicode (undefined bytes
+// map to the C1 control of the same value, as WHATWG specifies).
+var cp1252 = [32]rune{
+	0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+	0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+	0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+}
