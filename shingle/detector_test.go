@@ -1,0 +1,301 @@
+package shingle
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup"
+)
+
+func TestOptions(t *testing.T) {
+	bad := []Options{
+		{M: -1}, {M: MaxM + 1}, {Threshold: -0.1}, {Threshold: math.NaN()},
+		{Threshold: math.Inf(1)}, {Form: Form(7)},
+	}
+	for _, o := range bad {
+		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
+		}
+		if _, err := Dedup(t.Context(), nil, o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("Dedup(%+v): err = %v, want ErrInvalidOption", o, err)
+		}
+	}
+	dt, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dt.Options(), (Options{M: 4, Threshold: 0.2, Form: Equation}); got != want {
+		t.Errorf("defaults = %+v, want %+v", got, want)
+	}
+	for _, o := range []Options{{M: 1}, {M: MaxM}, {Threshold: 25}, {Form: TableForm}} {
+		if _, err := New(o); err != nil {
+			t.Errorf("New(%+v): %v", o, err)
+		}
+	}
+	if _, err := NewVector([]string{"a"}, 0); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("NewVector m = 0: err = %v", err)
+	}
+	if _, err := FromCounts(2, []PatternCount{{Pattern: []string{"a", "b", "c"}, Count: 1}}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("FromCounts with a 3-shingle, m = 2: err = %v", err)
+	}
+	if _, err := FromCounts(2, []PatternCount{{Pattern: []string{"a"}, Count: 0}}); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("FromCounts all zero: err = %v", err)
+	}
+}
+
+func TestBadDocuments(t *testing.T) {
+	dt, _ := New(Options{})
+	cases := []struct {
+		name string
+		d    *neardup.Document
+		want error
+	}{
+		{"nil", nil, neardup.ErrNilDocument},
+		{"no page", &neardup.Document{ID: "x"}, neardup.ErrNilDocument},
+		{"no tokens", doc("empty"), neardup.ErrNoFeatures},
+	}
+	for _, c := range cases {
+		if _, err := dt.Match(c.d); !errors.Is(err, c.want) {
+			t.Errorf("%s: Match err = %v, want %v", c.name, err, c.want)
+		}
+		if err := dt.Add(c.d); !errors.Is(err, c.want) {
+			t.Errorf("%s: Add err = %v, want %v", c.name, err, c.want)
+		}
+		if _, _, err := dt.MatchOrAdd(c.d); !errors.Is(err, c.want) {
+			t.Errorf("%s: MatchOrAdd err = %v, want %v", c.name, err, c.want)
+		}
+		if _, err := dt.Verify(c.d, nil); !errors.Is(err, c.want) {
+			t.Errorf("%s: Verify err = %v, want %v", c.name, err, c.want)
+		}
+		if _, err := Dedup(t.Context(), []*neardup.Document{c.d}, Options{}); !errors.Is(err, c.want) {
+			t.Errorf("%s: Dedup err = %v, want %v", c.name, err, c.want)
+		}
+	}
+	_, err := dt.Match(doc("empty"))
+	if want := `shingle: document "empty": shingle: no tokens: neardup: document has no features`; err.Error() != want {
+		t.Errorf("error text = %q, want %q", err, want)
+	}
+}
+
+// TestShortDocuments: a page with fewer tokens than M has only the groups
+// k ≤ len(tokens), each still weighted k/M.
+func TestShortDocuments(t *testing.T) {
+	v, err := NewVector([]string{"a", "b"}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Len() != 3 {
+		t.Errorf("2 tokens, M = 4: %d patterns, want 3 (a, b, a b)", v.Len())
+	}
+	if v.GroupSum(3) != 0 || v.GroupSum(4) != 0 {
+		t.Errorf("groups 3, 4 of a 2-token page: %v, %v, want 0", v.GroupSum(3), v.GroupSum(4))
+	}
+	w := 1 / math.Sqrt(3)
+	if got, want := v.GroupSum(1), 2*w/4; math.Abs(got-want) > 1e-6 {
+		t.Errorf("GroupSum(1) = %v, want %v", got, want)
+	}
+	if got, want := v.GroupSum(2), w/2; math.Abs(got-want) > 1e-6 {
+		t.Errorf("GroupSum(2) = %v, want %v", got, want)
+	}
+	// One token: a single unigram of weight 1, term 1/M.
+	a, _ := NewVector([]string{"a"}, 4)
+	b, _ := NewVector([]string{"b"}, 4)
+	if got := Dissimilarity(a, b, Equation); math.Abs(got-0.5) > 1e-6 {
+		t.Errorf("D(a, b) = %v, want 0.5", got)
+	}
+	// Short pages are found by the detector even when they share nothing.
+	dt, _ := New(Options{M: 8, Threshold: 0.3})
+	if err := dt.Add(doc("a", "a")); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := dt.Match(doc("b", "b"))
+	if err != nil || len(ms) != 1 || ms[0].ID != "a" || math.Abs(ms[0].Score-0.25) > 1e-6 {
+		t.Errorf("M = 8, threshold 0.3: Match = %v, %v; want a at 0.25", ms, err)
+	}
+}
+
+func TestDissimilarityNaN(t *testing.T) {
+	a, _ := NewVector([]string{"a"}, 3)
+	b, _ := NewVector([]string{"a"}, 4)
+	for _, c := range []struct {
+		x, y *Vector
+		f    Form
+	}{{a, b, Equation}, {nil, a, Equation}, {a, a, Form(9)}} {
+		if got := Dissimilarity(c.x, c.y, c.f); !math.IsNaN(got) {
+			t.Errorf("Dissimilarity(%p, %p, %v) = %v, want NaN", c.x, c.y, c.f, got)
+		}
+	}
+}
+
+func TestDetector(t *testing.T) {
+	base := testdataWords(t, "pageinspect.html", 0)
+	edited := testdataWords(t, "pageinspect-edited.html", 0)
+	other := words("the quick brown fox jumps over the lazy dog")
+	v1, _ := NewVector(base, 4)
+	v2, _ := NewVector(edited, 4)
+	d12 := Dissimilarity(v1, v2, Equation)
+	t.Logf("pageinspect vs edited copy: %d, %d tokens, Eq. (1) = %.3f", len(base), len(edited), d12)
+
+	dt, err := New(Options{Threshold: d12 + 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, added, err := dt.MatchOrAdd(doc("base", base...))
+	if err != nil || !added || len(ms) != 0 {
+		t.Fatalf("first MatchOrAdd = %v, %v, %v", ms, added, err)
+	}
+	if err := dt.Add(doc("base", base...)); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("second Add: err = %v, want ErrDuplicateID", err)
+	}
+	if err := dt.Add(doc("other", other...)); err != nil {
+		t.Fatal(err)
+	}
+	e := doc("edited", edited...)
+	ms, added, err = dt.MatchOrAdd(e)
+	if err != nil || added || len(ms) != 1 || ms[0].ID != "base" || math.Abs(ms[0].Score-d12) > 1e-9 {
+		t.Errorf("MatchOrAdd(edited) = %v, %v, %v; want base at %.3f", ms, added, err, d12)
+	}
+	vs, err := dt.Verify(e, []neardup.Match{{ID: "other"}, {ID: "base"}, {ID: "base"}, {ID: "nope"}})
+	if err != nil || len(vs) != 1 || vs[0].ID != "base" {
+		t.Errorf("Verify = %v, %v; want [base]", vs, err)
+	}
+	if err := dt.Remove("base"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dt.Remove("base"); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("second Remove: err = %v, want ErrUnknownID", err)
+	}
+	if ms, _ := dt.Match(e); len(ms) != 0 {
+		t.Errorf("Match after Remove = %v, want none", ms)
+	}
+	if dt.Len() != 1 {
+		t.Errorf("Len = %d, want 1", dt.Len())
+	}
+	if len(dt.index) == 0 {
+		t.Errorf("index empty with one document kept")
+	}
+	_ = dt.Remove("other")
+	if len(dt.index) != 0 || len(dt.short) != 0 {
+		t.Errorf("index not empty after removing everything: %d keys, %d short", len(dt.index), len(dt.short))
+	}
+}
+
+// exhaustive returns, for every i, the j < i within the threshold, sorted.
+func exhaustive(vs []*Vector, o Options) [][]int {
+	out := make([][]int, len(vs))
+	for i := range vs {
+		for j := range i {
+			if Dissimilarity(vs[i], vs[j], o.Form) < o.Threshold {
+				out[i] = append(out[i], j)
+			}
+		}
+	}
+	return out
+}
+
+// TestIndexExact: with Form Equation the prefix index finds exactly the pairs
+// that comparing every pair finds, on synthetic pages of many lengths
+// (including pages shorter than M and pages lighter than the threshold).
+func TestIndexExact(t *testing.T) {
+	pages := synthetic(1, 400, 1, 300)
+	for _, o := range []Options{
+		{M: 4, Threshold: 0.2}, {M: 4, Threshold: 1}, {M: 4, Threshold: 3},
+		{M: 2, Threshold: 0.5}, {M: 8, Threshold: 0.35},
+	} {
+		t.Run(fmt.Sprintf("M%d_T%g", o.M, o.Threshold), func(t *testing.T) {
+			vs := make([]*Vector, len(pages))
+			dt, _ := New(o)
+			got := make([][]int, len(pages))
+			for i, p := range pages {
+				vs[i], _ = NewVector(p, o.M)
+				ms, err := dt.Match(doc(fmt.Sprint(i), p...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range ms {
+					var j int
+					fmt.Sscan(m.ID, &j)
+					got[i] = append(got[i], j)
+				}
+				slices.Sort(got[i])
+				_ = dt.Add(doc(fmt.Sprint(i), p...))
+			}
+			want := exhaustive(vs, o)
+			pairs := 0
+			for i := range want {
+				pairs += len(want[i])
+				if !slices.Equal(got[i], want[i]) {
+					t.Errorf("page %d: index finds %v, exhaustive %v", i, got[i], want[i])
+				}
+			}
+			t.Logf("%d pairs below the threshold, all found", pairs)
+			if pairs == 0 {
+				t.Errorf("no pair below the threshold: the test proves nothing")
+			}
+		})
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	pages := synthetic(2, 200, 20, 200)
+	dt, _ := New(Options{Threshold: 1})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	kept := map[string]bool{}
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(pages); i += 4 {
+				id := fmt.Sprint(i)
+				d := doc(id, pages[i]...)
+				_, added, err := dt.MatchOrAdd(d)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := dt.Match(d); err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				kept[id] = added
+				mu.Unlock()
+				if i%7 == 0 && added {
+					_ = dt.Remove(id)
+					mu.Lock()
+					kept[id] = false
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// No two kept pages are near-duplicates: MatchOrAdd is atomic.
+	var ids []string
+	for id, k := range kept {
+		if k {
+			ids = append(ids, id)
+		}
+	}
+	if dt.Len() != len(ids) {
+		t.Errorf("Len = %d, want %d", dt.Len(), len(ids))
+	}
+	for _, a := range ids {
+		for _, b := range ids {
+			var i, j int
+			fmt.Sscan(a, &i)
+			fmt.Sscan(b, &j)
+			if i < j {
+				va, _ := NewVector(pages[i], 4)
+				vb, _ := NewVector(pages[j], 4)
+				if d := Dissimilarity(va, vb, Equation); d < 1 {
+					t.Errorf("kept %d and %d at %.3f", i, j, d)
+				}
+			}
+		}
+	}
+}

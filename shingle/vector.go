@@ -1,0 +1,239 @@
+package shingle
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/neardup/neardup"
+)
+
+// MaxM is the largest shingle size a Vector supports: the size k of a pattern
+// is kept in the top five bits of its key.
+const MaxM = 32
+
+// DefaultM is the largest shingle size used when Options.M is zero (seed 004
+// §3.2: "the maximum k value is 4 as it provides an effective result").
+const DefaultM = 4
+
+const (
+	kShift = 59                 // the top 5 bits of a key hold MaxM-k
+	hMask  = 1<<kShift - 1      // the low 59 bits hold the pattern hash
+	mulP   = 0x9E3779B97F4A7C15 // odd multiplier of the polynomial shingle hash
+)
+
+// Shingles returns the k-shingles of tokens: every run of k consecutive
+// tokens, in document order, repeats included (seed 004 Table 1). Each shingle
+// is a subslice of tokens (no token is copied). It returns nil when k < 1 or
+// len(tokens) < k.
+func Shingles(tokens []string, k int) [][]string {
+	if k < 1 || len(tokens) < k {
+		return nil
+	}
+	out := make([][]string, 0, len(tokens)-k+1)
+	for i := 0; i+k <= len(tokens); i++ {
+		out = append(out, tokens[i:i+k:i+k])
+	}
+	return out
+}
+
+// PatternKey returns the key under which a Vector stores the pattern made of
+// the given tokens (a len(pattern)-shingle). Keys sort by shingle size
+// descending, then by a 59-bit xxhash-based hash of the token sequence; the
+// hash does not depend on how the tokens are joined, so ["a b"] and ["a", "b"]
+// are different patterns. It returns 0 when len(pattern) is not in 1..MaxM.
+func PatternKey(pattern []string) uint64 {
+	if len(pattern) < 1 || len(pattern) > MaxM {
+		return 0
+	}
+	var h uint64
+	for _, t := range pattern {
+		h = h*mulP + xxhash.Sum64String(t)
+	}
+	return makeKey(h, len(pattern))
+}
+
+// makeKey finishes the polynomial hash h of a k-shingle and packs k into the
+// key's top bits.
+func makeKey(h uint64, k int) uint64 {
+	// murmur3 fmix64: every input bit reaches the kept 59 bits.
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return uint64(MaxM-k)<<kShift | h&hMask
+}
+
+// KeySize returns the shingle size k of a pattern key.
+func KeySize(key uint64) int { return MaxM - int(key>>kShift) }
+
+// Vector is the weighted pattern vector of one document (seed 004 §3.2): for
+// every distinct k-shingle of its tokens, k = 1..M, the key of the pattern and
+// its length-normalised log weight
+//
+//	wt(p) = 1 + log10(tf(p)),   norm(p) = wt(p) / sqrt(Σ_q wt(q)²)
+//
+// where the sum runs over all patterns of the document, every k together.
+// Entries are sorted by key (k descending, then hash), so two vectors are
+// compared by one merge.
+//
+// A Vector is immutable once built and safe for concurrent use. It holds
+// 12 bytes per distinct pattern, at most 12·M·len(tokens) bytes.
+type Vector struct {
+	m     int
+	keys  []uint64
+	s     []float32 // (k/M)·norm(p): the term of p in Eq. (1)
+	sums  []float64 // sums[k-1] = Σ_{p in group k} s(p)
+	total float64   // Σ_p s(p)
+}
+
+// NewVector builds the pattern vector of tokens with shingle sizes 1..m.
+// A document with fewer than m tokens has only the groups k ≤ len(tokens);
+// the weights k/m of the groups it has are unchanged. It returns an error
+// wrapping neardup.ErrInvalidOption when m is not in 1..MaxM, and one
+// wrapping neardup.ErrNoFeatures when tokens is empty.
+func NewVector(tokens []string, m int) (*Vector, error) {
+	if m < 1 || m > MaxM {
+		return nil, fmt.Errorf("shingle: M = %d not in 1..%d: %w", m, MaxM, neardup.ErrInvalidOption)
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("shingle: no tokens: %w", neardup.ErrNoFeatures)
+	}
+	n := len(tokens)
+	th := make([]uint64, n)
+	for i, t := range tokens {
+		th[i] = xxhash.Sum64String(t)
+	}
+	kmax := min(m, n)
+	keys := make([]uint64, 0, kmax*n)
+	for i := range n {
+		var h uint64
+		for k := 1; k <= kmax && i+k <= n; k++ {
+			h = h*mulP + th[i+k-1]
+			keys = append(keys, makeKey(h, k))
+		}
+	}
+	slices.Sort(keys)
+	// Run-length the sorted keys into (key, tf) in place.
+	tfs := make([]uint32, 0, len(keys))
+	w := 0
+	for r := 0; r < len(keys); {
+		e := r + 1
+		for e < len(keys) && keys[e] == keys[r] {
+			e++
+		}
+		keys[w] = keys[r]
+		tfs = append(tfs, uint32(e-r))
+		w++
+		r = e
+	}
+	return build(m, slices.Clip(keys[:w]), tfs), nil
+}
+
+// build weights sorted distinct keys with their term frequencies.
+func build(m int, keys []uint64, tfs []uint32) *Vector {
+	v := &Vector{m: m, keys: keys, s: make([]float32, len(keys)), sums: make([]float64, m)}
+	var sq float64
+	for _, tf := range tfs {
+		wt := logWeight(tf)
+		sq += wt * wt
+	}
+	inv := 1 / math.Sqrt(sq)
+	for i, key := range keys {
+		k := KeySize(key)
+		s := float64(k) / float64(m) * logWeight(tfs[i]) * inv
+		v.s[i] = float32(s)
+		v.sums[k-1] += float64(v.s[i])
+		v.total += float64(v.s[i])
+	}
+	return v
+}
+
+// logWeight is Eq. (2) for tf > 0.
+func logWeight(tf uint32) float64 { return 1 + math.Log10(float64(tf)) }
+
+// PatternCount is one pattern of a document and its term frequency, for
+// building a Vector from counts (seed 004 Table 2).
+type PatternCount struct {
+	// Pattern is the k-shingle: k = len(Pattern) tokens.
+	Pattern []string
+	// Count is the pattern's term frequency tf in the document. Patterns
+	// with Count 0 are absent (Eq. (2): weight 0).
+	Count int
+}
+
+// FromCounts builds a Vector from pattern counts instead of tokens, as in
+// seed 004 Table 2, where the counts are given rather than derived from a
+// text. The counts of a pattern given twice are added. Every pattern must have
+// 1..m tokens and a Count ≥ 0, and m must be in 1..MaxM (else the error wraps
+// neardup.ErrInvalidOption); at least one Count must be positive (else
+// neardup.ErrNoFeatures).
+func FromCounts(m int, counts []PatternCount) (*Vector, error) {
+	if m < 1 || m > MaxM {
+		return nil, fmt.Errorf("shingle: M = %d not in 1..%d: %w", m, MaxM, neardup.ErrInvalidOption)
+	}
+	tf := make(map[uint64]uint64, len(counts))
+	for _, c := range counts {
+		if len(c.Pattern) < 1 || len(c.Pattern) > m || c.Count < 0 {
+			return nil, fmt.Errorf("shingle: pattern %q count %d with M = %d: %w", c.Pattern, c.Count, m, neardup.ErrInvalidOption)
+		}
+		if c.Count > 0 {
+			tf[PatternKey(c.Pattern)] += uint64(c.Count)
+		}
+	}
+	if len(tf) == 0 {
+		return nil, fmt.Errorf("shingle: no pattern with a positive count: %w", neardup.ErrNoFeatures)
+	}
+	keys := make([]uint64, 0, len(tf))
+	for k := range tf {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	tfs := make([]uint32, len(keys))
+	for i, k := range keys {
+		tfs[i] = uint32(min(tf[k], math.MaxUint32))
+	}
+	return build(m, keys, tfs), nil
+}
+
+// M returns the largest shingle size of v.
+func (v *Vector) M() int { return v.m }
+
+// Len returns the number of distinct patterns of v.
+func (v *Vector) Len() int { return len(v.keys) }
+
+// Pattern returns the i-th pattern of v in key order: its key, its size k and
+// its length-normalised weight norm(p) (Eq. (3), without the k/M factor).
+// It panics if i is out of range.
+func (v *Vector) Pattern(i int) (key uint64, k int, weight float64) {
+	key = v.keys[i]
+	k = KeySize(key)
+	return key, k, float64(v.s[i]) * float64(v.m) / float64(k)
+}
+
+// GroupSum returns Σ_{p in group k} (k/M)·norm(p), the weighted sum of the
+// k-shingle group of v, or 0 when k is not in 1..M.
+func (v *Vector) GroupSum(k int) float64 {
+	if k < 1 || k > v.m {
+		return 0
+	}
+	return v.sums[k-1]
+}
+
+// prefixLen returns the length of the shortest prefix of v whose weighted sum
+// reaches t (plus a rounding margin), or Len() when the whole vector does not
+// reach it. Any document within Eq. (1) dissimilarity t of v shares a pattern
+// with that prefix (see doc.go, "Candidates").
+func (v *Vector) prefixLen(t float64) int {
+	t += 1e-6
+	var sum float64
+	for i, s := range v.s {
+		sum += float64(s)
+		if sum >= t {
+			return i + 1
+		}
+	}
+	return len(v.s)
+}
