@@ -156,11 +156,12 @@ func IsWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
-// IsIdeograph reports whether r is a Han, Hiragana or Katakana character.
+// IsIdeograph reports whether r is a Han, Hiragana or Katakana letter.
 // FromText makes each of them a word of its own, since those scripts do not
-// separate words with spaces.
+// separate words with spaces. (Han symbols such as the Kangxi radicals are not
+// letters, so they separate words.)
 func IsIdeograph(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+	return unicode.IsLetter(r) && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // bitCounter counts, for each of the 64 bits, how many hashes added to it had

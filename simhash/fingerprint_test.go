@@ -165,7 +165,7 @@ func refWords(text string) []string {
 	}
 	for _, r := range text { // invalid bytes decode to U+FFFD, not a word rune
 		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		case unicode.IsLetter(r) && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 			flush()
 			words = append(words, string(unicode.ToLower(r)))
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
