@@ -50,8 +50,7 @@ func AppendHTMLText(dst, src []byte) []byte {
 			w.write(z.Text(), preDepth > 0)
 		case html.StartTagToken, html.SelfClosingTagToken:
 			skipText = false
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
+			a := tagAtom(z.Raw())
 			switch a {
 			case atom.Script, atom.Style, atom.Noscript, atom.Iframe,
 				atom.Noembed, atom.Noframes, atom.Title:
@@ -73,8 +72,7 @@ func AppendHTMLText(dst, src []byte) []byte {
 			}
 		case html.EndTagToken:
 			skipText = false
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
+			a := tagAtom(z.Raw())
 			switch a {
 			case atom.Template:
 				if skipDepth > 0 {
@@ -116,6 +114,33 @@ func AppendPlainText(dst, src []byte) []byte {
 		w.write(line, false)
 	}
 	return w.buf
+}
+
+// tagAtom returns the atom of the tag whose raw text is raw ("<DIV a=b>",
+// "</p >"), or 0 for a name that is not a known atom. Reading the name from
+// Raw avoids the copy the Tokenizer's TagName makes of every tag name.
+func tagAtom(raw []byte) atom.Atom {
+	i := 1 // skip '<'
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	var buf [16]byte
+	n := 0
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		if n == len(buf) {
+			return 0 // longer than any atom we act on
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return atom.Lookup(buf[:n])
 }
 
 // isBlock reports whether an element starts or ends a line of text.
