@@ -19,7 +19,7 @@
 // Options.Threshold zero means DefaultThreshold, T_s = 1, the paper's example
 // value; the paper does not print the value behind its evaluation (Fig. 5 only
 // shows recall and F rising and falling with T_s), so tune it on a labelled
-// corpus. SameCount asks for T_s = 0.
+// corpus. Options.ExplicitZero asks for T_s = 0.
 //
 // # Cost
 //

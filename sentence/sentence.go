@@ -13,17 +13,15 @@ import (
 // value of seed 000's worked example (Table 4).
 const DefaultThreshold = 1
 
-// SameCount, as Options.Threshold, asks for T_s = 0: only pages with exactly
-// the same number of sentences are candidates. (A zero Threshold means
-// DefaultThreshold.)
-const SameCount = -1
-
 // Options configures a Detector. The zero value gives the paper's default.
 type Options struct {
 	// Threshold is T_s: a kept page d is a candidate for a new page k when
-	// |S_d − S_k| ≤ Threshold. Zero means DefaultThreshold; SameCount means 0.
-	// Any other negative value is invalid.
+	// |S_d − S_k| ≤ Threshold. Zero means DefaultThreshold unless
+	// ExplicitZero is set; negative values are invalid.
 	Threshold int
+	// ExplicitZero makes a zero Threshold mean T_s = 0: only pages with
+	// exactly the same number of sentences are candidates.
+	ExplicitZero bool
 }
 
 type featureKey struct{}
@@ -62,15 +60,13 @@ type Detector struct {
 	counts  []int                       // distinct counts in byCount, ascending
 }
 
-// New returns a Detector configured by opts. A negative Threshold other
-// than SameCount returns an error wrapping neardup.ErrInvalidOption.
+// New returns a Detector configured by opts. A negative Threshold returns an
+// error wrapping neardup.ErrInvalidOption.
 func New(opts Options) (*Detector, error) {
 	t := opts.Threshold
 	switch {
-	case t == 0:
+	case t == 0 && !opts.ExplicitZero:
 		t = DefaultThreshold
-	case t == SameCount:
-		t = 0
 	case t < 0:
 		return nil, fmt.Errorf("sentence: New: Threshold %d is negative: %w", opts.Threshold, neardup.ErrInvalidOption)
 	}

@@ -57,13 +57,17 @@ func TestSeed000Tables2And4(t *testing.T) {
 }
 
 func TestNewOptions(t *testing.T) {
-	for _, c := range []struct{ in, want int }{{0, DefaultThreshold}, {SameCount, 0}, {1, 1}, {7, 7}} {
-		det, err := New(Options{Threshold: c.in})
+	for _, c := range []struct {
+		in       int
+		explicit bool
+		want     int
+	}{{0, false, DefaultThreshold}, {0, true, 0}, {1, false, 1}, {7, true, 7}} {
+		det, err := New(Options{Threshold: c.in, ExplicitZero: c.explicit})
 		if err != nil || det.Threshold() != c.want {
 			t.Errorf("New(%d): T_s %v, %v; want %d", c.in, det.Threshold(), err, c.want)
 		}
 	}
-	if _, err := New(Options{Threshold: -2}); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := New(Options{Threshold: -1, ExplicitZero: true}); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("New(-2) error = %v, want ErrInvalidOption", err)
 	}
 }
@@ -100,8 +104,8 @@ func TestErrors(t *testing.T) {
 // adds and removes.
 func TestAgainstScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, ts := range []int{SameCount, 1, 3} {
-		det := mustNew(t, Options{Threshold: ts})
+	for _, ts := range []int{0, 1, 3} {
+		det := mustNew(t, Options{Threshold: ts, ExplicitZero: true})
 		tsv := det.Threshold()
 		kept := map[string]int{}
 		for i := 0; i < 500; i++ {
@@ -143,7 +147,7 @@ func TestAgainstScan(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
-	det := mustNew(t, Options{Threshold: SameCount})
+	det := mustNew(t, Options{ExplicitZero: true})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	added := map[int]int{}

@@ -15,17 +15,16 @@ import (
 // web pages.
 const DefaultMaxDistance = 3
 
-// ExactMatch, as Options.MaxDistance, asks for T_B = 0: only identical
-// fingerprints match. (A zero MaxDistance means DefaultMaxDistance.)
-const ExactMatch = -1
-
 // Options configures a Detector. The zero value gives the paper's defaults.
 type Options struct {
 	// MaxDistance is T_B: a kept page is a near-duplicate of a new page when
 	// the Hamming distance b_f of their fingerprints is ≤ MaxDistance
-	// (seed 000 §3.3). Zero means DefaultMaxDistance; ExactMatch means 0.
-	// Valid values are ExactMatch and 0 to 64.
+	// (seed 000 §3.3). Valid values are 0 to 64; zero means
+	// DefaultMaxDistance unless ExplicitZero is set.
 	MaxDistance int
+	// ExplicitZero makes a zero MaxDistance mean T_B = 0: only identical
+	// fingerprints match.
+	ExplicitZero bool
 }
 
 // Detector keeps the fingerprints of documents and finds the kept ones within
@@ -47,15 +46,13 @@ type Detector struct {
 	slot map[string]int // ID -> index in ids and fps
 }
 
-// New returns a Detector configured by opts. A MaxDistance outside
-// {ExactMatch, 0..64} returns an error wrapping neardup.ErrInvalidOption.
+// New returns a Detector configured by opts. A MaxDistance outside 0..64
+// returns an error wrapping neardup.ErrInvalidOption.
 func New(opts Options) (*Detector, error) {
 	t := opts.MaxDistance
 	switch {
-	case t == 0:
+	case t == 0 && !opts.ExplicitZero:
 		t = DefaultMaxDistance
-	case t == ExactMatch:
-		t = 0
 	case t < 0 || t > 64:
 		return nil, fmt.Errorf("simhash: New: MaxDistance %d not in 0..64: %w", opts.MaxDistance, neardup.ErrInvalidOption)
 	}

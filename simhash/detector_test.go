@@ -28,13 +28,15 @@ func wordsDoc(id string, words ...string) *neardup.Document {
 
 func TestNewOptions(t *testing.T) {
 	for _, c := range []struct {
-		in, want int
+		in       int
+		explicit bool
+		want     int
 		ok       bool
 	}{
-		{0, DefaultMaxDistance, true}, {ExactMatch, 0, true}, {1, 1, true}, {64, 64, true},
-		{65, 0, false}, {-2, 0, false},
+		{0, false, DefaultMaxDistance, true}, {0, true, 0, true}, {1, false, 1, true}, {64, true, 64, true},
+		{65, false, 0, false}, {-1, false, 0, false}, {-1, true, 0, false},
 	} {
-		det, err := New(Options{MaxDistance: c.in})
+		det, err := New(Options{MaxDistance: c.in, ExplicitZero: c.explicit})
 		if !c.ok {
 			if !errors.Is(err, neardup.ErrInvalidOption) {
 				t.Errorf("New(%d) error = %v, want ErrInvalidOption", c.in, err)
