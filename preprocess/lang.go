@@ -99,7 +99,8 @@ func IsStopWord(l Language, w string) bool {
 	case English:
 		return isEnglishStop(w)
 	case French:
-		return french.IsStopWord(w)
+		// Snowball's French list lacks the plural article "les".
+		return w == "les" || french.IsStopWord(w)
 	case Spanish:
 		return spanish.IsStopWord(w)
 	case Russian:

@@ -65,6 +65,9 @@ func AppendHTMLText(dst, src []byte) []byte {
 					preDepth++
 				}
 			}
+			if skipDepth > 0 {
+				continue
+			}
 			if isBlock(a) {
 				w.brk = true
 			} else if isSpacer(a) {
@@ -83,7 +86,7 @@ func AppendHTMLText(dst, src []byte) []byte {
 					preDepth--
 				}
 			}
-			if isBlock(a) {
+			if isBlock(a) && skipDepth == 0 {
 				w.brk = true
 			}
 		default: // comments, doctype
@@ -155,8 +158,7 @@ func isBlock(a atom.Atom) bool {
 		atom.Ol, atom.Option, atom.P, atom.Pre, atom.Section, atom.Summary,
 		atom.Table, atom.Tbody, atom.Td, atom.Textarea, atom.Tfoot, atom.Th,
 		atom.Thead, atom.Tr, atom.Ul, atom.Select, atom.Optgroup, atom.Plaintext,
-		atom.Xmp, atom.Noscript, atom.Script, atom.Style, atom.Title,
-		atom.Template, atom.Iframe:
+		atom.Xmp:
 		return true
 	}
 	return false
