@@ -70,8 +70,14 @@ func Hash(feature string) uint64 {
 // The zero value is ready to use. A Builder is not safe for concurrent use.
 // Feeding it the same features in any order gives the same fingerprint.
 type Builder struct {
-	sum [64]int64
-	n   int // features added with a non-zero weight
+	sum [64]int64 // bit sums flushed from lane, plus out-of-range weights
+	// lane counts weighted ones for weights in 1..0xffff, four bits per
+	// uint64 (SWAR): 16-bit field k of lane[j] is Σ w over the features
+	// whose bit 16k+j is 1, since the last flush. laneW is Σ w over those
+	// features, at most 0xffff, so no field overflows.
+	lane  [16]uint64
+	laneW uint64
+	n     int // features added with a non-zero weight
 }
 
 // AddWeighted adds feature with weight w (its term frequency in the paper).
@@ -81,6 +87,8 @@ func (b *Builder) AddWeighted(feature string, w int) {
 	b.AddHash(Hash(feature), w)
 }
 
+const lane16 = 0x0001000100010001
+
 // AddHash adds a feature already hashed to 64 bits (for example with Hash,
 // or with another hash function of the caller's choice) with weight w.
 func (b *Builder) AddHash(h uint64, w int) {
@@ -88,21 +96,51 @@ func (b *Builder) AddHash(h uint64, w int) {
 		return
 	}
 	b.n++
-	w64 := int64(w)
-	for i := range b.sum {
-		// +w when the bit is 1, -w when it is 0, without a branch.
-		bit := int64(h>>uint(i)) & 1
-		b.sum[i] += (2*bit - 1) * w64
+	if w < 0 || w > 0xffff {
+		w64 := int64(w)
+		for i := range b.sum {
+			// +w when the bit is 1, -w when it is 0, without a branch.
+			bit := int64(h>>uint(i)) & 1
+			b.sum[i] += (2*bit - 1) * w64
+		}
+		return
 	}
+	uw := uint64(w)
+	if b.laneW+uw > 0xffff {
+		b.flush()
+	}
+	b.laneW += uw
+	for j := range b.lane {
+		b.lane[j] += (h >> uint(j) & lane16) * uw
+	}
+}
+
+// flush moves the lane counts into sum: a bit with weighted ones o out of
+// laneW gained o − (laneW − o).
+func (b *Builder) flush() {
+	if b.laneW == 0 {
+		return
+	}
+	total := int64(b.laneW)
+	for j, l := range b.lane {
+		for k := 0; k < 4; k++ {
+			ones := int64(l >> (16 * uint(k)) & 0xffff)
+			b.sum[16*k+j] += 2*ones - total
+		}
+	}
+	b.lane = [16]uint64{}
+	b.laneW = 0
 }
 
 // Fingerprint returns the fingerprint of the features added so far: bit i is
 // 1 iff its sum is > 0. When no feature with a non-zero weight was added it
-// returns an error wrapping neardup.ErrNoFeatures, never a fingerprint.
+// returns an error wrapping neardup.ErrNoFeatures, never a fingerprint. More
+// features may be added afterwards.
 func (b *Builder) Fingerprint() (Fingerprint, error) {
 	if b.n == 0 {
 		return 0, fmt.Errorf("simhash: no features: %w", neardup.ErrNoFeatures)
 	}
+	b.flush()
 	var f uint64
 	for i, s := range b.sum {
 		if s > 0 {

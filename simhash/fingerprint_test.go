@@ -102,11 +102,26 @@ func TestBuilderMatchesPseudoCode(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for it := 0; it < 200; it++ {
 		var terms []preprocess.Term
-		for j := r.IntN(30) + 1; j > 0; j-- {
-			terms = append(terms, preprocess.Term{Text: randWord(r), Count: r.IntN(9) + 1})
+		n := r.IntN(30) + 1
+		if it%10 == 0 {
+			n = 3000 // enough weight to flush the 16-bit lanes several times
+		}
+		for j := n; j > 0; j-- {
+			c := r.IntN(9) + 1
+			switch r.IntN(20) {
+			case 0:
+				c = -c
+			case 1:
+				c = 0xffff
+			case 2:
+				c = 1 << 20
+			case 3:
+				c = 30000 + r.IntN(40000)
+			}
+			terms = append(terms, preprocess.Term{Text: randWord(r), Count: c})
 		}
 		var sim [64]int
-		for _, kw := range terms {
+		for _, kw := range terms { // Fig. 2, line by line
 			x := Hash(kw.Text)
 			for i := 0; i < 64; i++ {
 				if x>>i&1 == 1 {
@@ -125,6 +140,17 @@ func TestBuilderMatchesPseudoCode(t *testing.T) {
 		got, err := Sum(terms)
 		if err != nil || got != want {
 			t.Fatalf("Sum = %v, %v; want %v", got, err, want)
+		}
+		// Streaming, with a Fingerprint call half-way, equals one-shot.
+		var bld Builder
+		for j, kw := range terms {
+			if j == len(terms)/2 {
+				_, _ = bld.Fingerprint()
+			}
+			bld.AddWeighted(kw.Text, kw.Count)
+		}
+		if got3, _ := bld.Fingerprint(); got3 != want {
+			t.Fatalf("streaming Builder = %v, want %v", got3, want)
 		}
 		// Order does not matter.
 		r.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
