@@ -152,7 +152,12 @@ func build(m int, keys []uint64, tfs []uint32) *Vector {
 }
 
 // logWeight is Eq. (2) for tf > 0.
-func logWeight(tf uint32) float64 { return 1 + math.Log10(float64(tf)) }
+func logWeight(tf uint32) float64 {
+	if tf == 1 { // most patterns: skip the logarithm
+		return 1
+	}
+	return 1 + math.Log10(float64(tf))
+}
 
 // PatternCount is one pattern of a document and its term frequency, for
 // building a Vector from counts (seed 004 Table 2).

@@ -1,0 +1,120 @@
+package shingle
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/neardup/neardup"
+)
+
+// tenKB returns the vectors of the first 10 KB of visible text of the
+// pageinspect page and of its edited copy (testdata), words lower-cased and
+// kept all (no stop words removed: more patterns than the preprocess
+// pipeline leaves, so the figure is conservative).
+func tenKB(tb testing.TB) (a, b *Vector) {
+	a, _ = NewVector(testdataWords(tb, "pageinspect.html", 10<<10), DefaultM)
+	b, _ = NewVector(testdataWords(tb, "pageinspect-edited.html", 10<<10), DefaultM)
+	return a, b
+}
+
+// BenchmarkDissimilarity10KB: Eq. (1) of two 10 KB near-duplicate pages.
+func BenchmarkDissimilarity10KB(b *testing.B) {
+	x, y := tenKB(b)
+	b.Logf("%d and %d patterns, D = %.3f", x.Len(), y.Len(), Dissimilarity(x, y, Equation))
+	b.SetBytes(10 << 10)
+	b.ReportAllocs()
+	for b.Loop() {
+		Dissimilarity(x, y, Equation)
+	}
+}
+
+// BenchmarkDissimilarity10KBUnrelated: Eq. (1) of two unrelated 10 KB pages
+// (the start and the end of the page), the worst case for the merge.
+func BenchmarkDissimilarity10KBUnrelated(b *testing.B) {
+	w := testdataWords(b, "pageinspect.html", 0)
+	x, _ := NewVector(w[:len(w)/2], DefaultM)
+	y, _ := NewVector(w[len(w)/2:], DefaultM)
+	b.Logf("%d and %d patterns, D = %.3f", x.Len(), y.Len(), Dissimilarity(x, y, Equation))
+	b.ReportAllocs()
+	for b.Loop() {
+		Dissimilarity(x, y, Equation)
+	}
+}
+
+func TestDissimilarityAllocs(t *testing.T) {
+	x, y := tenKB(t)
+	for _, f := range []Form{Equation, TableForm} {
+		if n := testing.AllocsPerRun(100, func() { Dissimilarity(x, y, f) }); n != 0 {
+			t.Errorf("%v: %v allocs per comparison, want 0", f, n)
+		}
+	}
+}
+
+// BenchmarkNewVector10KB: patterns and weights of a 10 KB page.
+func BenchmarkNewVector10KB(b *testing.B) {
+	w := testdataWords(b, "pageinspect.html", 10<<10)
+	b.SetBytes(10 << 10)
+	b.ReportAllocs()
+	for b.Loop() {
+		NewVector(w, DefaultM)
+	}
+}
+
+// BenchmarkDetectorMatchAdd: MatchOrAdd of one page against 10,000 kept
+// synthetic pages of 100–600 tokens (a Zipf vocabulary, a third of them
+// edited copies of earlier ones), threshold 0.2 and 1.
+func BenchmarkDetectorMatchAdd(b *testing.B) {
+	pages := synthetic(7, 10000+4096, 100, 600)
+	for _, th := range []float64{DefaultThreshold, 1} {
+		b.Run(fmt.Sprintf("kept=10000/threshold=%g", th), func(b *testing.B) {
+			dt, _ := New(Options{Threshold: th})
+			for i, p := range pages[:10000] {
+				if err := dt.Add(doc(fmt.Sprint(i), p...)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			queries := make([]*neardup.Document, 4096)
+			for i := range queries {
+				queries[i] = doc(fmt.Sprint("q", i), pages[10000+i]...)
+				VectorOf(queries[i], DefaultM) // preprocessing is not what is measured
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				q := queries[i%len(queries)]
+				if _, added, _ := dt.MatchOrAdd(q); added {
+					_ = dt.Remove(q.ID) // keep the detector at 10,000 pages
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkDedupEnDev: Dedup of the whole en-dev corpus (preprocessed and
+// vectors computed beforehand).
+func BenchmarkDedupEnDev(b *testing.B) {
+	pages := loadCorpus(b, corpusDir(b, "en-dev"))
+	docs := make([]*neardup.Document, len(pages))
+	for i, p := range pages {
+		docs[i] = p.doc
+		VectorOf(p.doc, DefaultM)
+	}
+	for _, th := range []float64{DefaultThreshold, 1} {
+		b.Run(fmt.Sprintf("threshold=%g", th), func(b *testing.B) {
+			var gs []Group
+			for b.Loop() {
+				var err error
+				if gs, err = Dedup(b.Context(), docs, Options{Threshold: th}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			removed := 0
+			for _, g := range gs {
+				removed += len(g.Removed)
+			}
+			b.ReportMetric(float64(len(gs)), "groups")
+			b.ReportMetric(float64(removed), "removed")
+		})
+	}
+}

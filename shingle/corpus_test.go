@@ -1,0 +1,190 @@
+package shingle
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// corpusDir returns the labeled corpus name (en-dev, zh-dev, ...) under
+// $NEARDUP_CORPUS, or ../../shared/corpus by default, and skips tb when it is
+// not there.
+func corpusDir(tb testing.TB, name string) string {
+	tb.Helper()
+	root := os.Getenv("NEARDUP_CORPUS")
+	if root == "" {
+		root = filepath.Join("..", "..", "shared", "corpus")
+	}
+	dir := filepath.Join(root, name)
+	if _, err := os.Stat(filepath.Join(dir, "manifest.tsv")); err != nil {
+		tb.Skipf("corpus not found: %s (set NEARDUP_CORPUS to the folder holding %s)", dir, name)
+	}
+	return dir
+}
+
+type corpusPage struct {
+	doc   *neardup.Document
+	group string
+}
+
+var corpusCache sync.Map // dir → []corpusPage
+
+// loadCorpus preprocesses every page of the corpus at dir with the default
+// preprocess.Pipeline, in manifest order; pages the pipeline rejects (or
+// that have no tokens) are left out.
+func loadCorpus(tb testing.TB, dir string) []corpusPage {
+	tb.Helper()
+	if c, ok := corpusCache.Load(dir); ok {
+		return c.([]corpusPage)
+	}
+	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if c := strings.Split(sc.Text(), "\t"); len(c) == 4 && c[0] != "id" {
+			rows = append(rows, c)
+		}
+	}
+	var p preprocess.Pipeline
+	pages := make([]corpusPage, len(rows))
+	err = parallel(tb.Context(), len(rows), func(i int) error {
+		raw, err := os.ReadFile(filepath.Join(dir, rows[i][3]))
+		if err != nil {
+			return err
+		}
+		d, err := neardup.NewDocument(&p, rows[i][0], rows[i][1], raw)
+		if err == nil && len(d.Page.Tokens) > 0 {
+			pages[i] = corpusPage{d, rows[i][2]}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := pages[:0]
+	for _, p := range pages {
+		if p.doc != nil {
+			out = append(out, p)
+		}
+	}
+	corpusCache.Store(dir, out)
+	return out
+}
+
+// TestCorpusRecall measures the candidate generator (the prefix index) against
+// comparing every pair, on the real pages of en-dev and zh-dev: the recall of
+// the index, the number of exact comparisons it makes per page, and how many
+// of the pairs within the threshold are labeled duplicates.
+func TestCorpusRecall(t *testing.T) {
+	for _, name := range []string{"en-dev", "zh-dev"} {
+		t.Run(name, func(t *testing.T) {
+			dir := corpusDir(t, name)
+			start := time.Now()
+			pages := loadCorpus(t, dir)
+			t.Logf("%s: %d pages preprocessed in %v", name, len(pages), time.Since(start).Round(time.Millisecond))
+			vs := make([]*Vector, len(pages))
+			for i, p := range pages {
+				var err error
+				if vs[i], err = VectorOf(p.doc, DefaultM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, th := range []float64{DefaultThreshold, 1} {
+				o := Options{Threshold: th}
+				start := time.Now()
+				want := exhaustiveBounded(t, vs, th)
+				tEx := time.Since(start)
+				dt, _ := New(o)
+				start = time.Now()
+				found, total, labeled, cands := 0, 0, 0, 0
+				for i, p := range pages {
+					ms, err := dt.Match(p.doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cands += dt.candidates(vs[i])
+					got := map[string]bool{}
+					for _, m := range ms {
+						got[m.ID] = true
+					}
+					for _, j := range want[i] {
+						total++
+						if got[pages[j].doc.ID] {
+							found++
+						}
+						if pages[j].group == p.group {
+							labeled++
+						}
+					}
+					if len(ms) != len(want[i]) {
+						t.Errorf("page %s: index finds %d, exhaustive %d", p.doc.ID, len(ms), len(want[i]))
+					}
+					if err := dt.Add(p.doc); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tIdx := time.Since(start)
+				recall := 1.0
+				if total > 0 {
+					recall = float64(found) / float64(total)
+				}
+				t.Logf("threshold %g: %d pairs below it (%d labeled duplicates); candidate recall %d/%d = %.4f; "+
+					"%.1f candidates per page against %.0f for all pairs; index %v, exhaustive (lower-bound pruned) %v",
+					th, total, labeled, found, total, recall, float64(cands)/float64(len(pages)),
+					float64(len(pages)-1)/2, tIdx.Round(time.Millisecond), tEx.Round(time.Millisecond))
+				if recall < 0.99 {
+					t.Errorf("candidate recall %.4f < 0.99", recall)
+				}
+			}
+		})
+	}
+}
+
+// exhaustiveBounded returns, for every i, the j < i within threshold th by
+// comparing every pair (skipping only pairs whose O(M) lower bound already
+// reaches th, which cannot change the answer).
+func exhaustiveBounded(tb testing.TB, vs []*Vector, th float64) [][]int {
+	out := make([][]int, len(vs))
+	err := parallel(tb.Context(), len(vs), func(i int) error {
+		for j := range i {
+			if lowerBound(vs[i], vs[j]) < th && equation(vs[i], vs[j]) < th {
+				out[i] = append(out[i], j)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// candidates returns how many kept documents Match would compare v with.
+func (dt *Detector) candidates(v *Vector) int {
+	dt.mu.RLock()
+	defer dt.mu.RUnlock()
+	seen := map[*entry]bool{}
+	n := v.prefixLen(dt.opts.Threshold)
+	for _, key := range v.keys[:n] {
+		for _, e := range dt.index[key] {
+			seen[e] = true
+		}
+	}
+	if n == v.Len() && v.total < dt.opts.Threshold {
+		for _, e := range dt.short {
+			seen[e] = true
+		}
+	}
+	return len(seen)
+}
