@@ -6,6 +6,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/simhash"
 )
 
 // The worked example of seed 000 (Tables 2 and 4): the new page has 4
@@ -38,4 +39,32 @@ func Example() {
 	// Output:
 	// Wp3 |ΔS| = 0
 	// Wp2 |ΔS| = 1
+}
+
+// The cascade of seed 000 §3: the sentence count picks candidates cheaply,
+// then SimHash keeps those within T_B bits.
+func ExampleDetector_cascade() {
+	page := func(id string, sentences int, words ...string) *neardup.Document {
+		terms := make([]preprocess.Term, len(words))
+		for i, w := range words {
+			terms[i] = preprocess.Term{Text: w, Count: 1}
+		}
+		return &neardup.Document{ID: id, Page: &preprocess.Page{
+			Sentences: make([]string, sentences), Terms: terms,
+		}}
+	}
+	byCount, _ := sentence.New(sentence.Options{}) // T_s = 1
+	byPrint, _ := simhash.New(simhash.Options{})   // T_B = 3
+	c, err := neardup.NewCascade(byCount, byPrint)
+	if err != nil {
+		panic(err)
+	}
+	words := []string{"power", "paper", "learn", "system", "adapt", "educ", "knowledg", "crossroad", "emerg", "field"}
+	_ = c.Add(page("Wp2", 5, words...))
+	_ = c.Add(page("Wp3", 4, "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"))
+	_ = c.Add(page("long copy", 40, words...)) // same words, far more sentences: filtered out by count
+
+	ms, _ := c.Match(page("copy", 4, words...))
+	fmt.Println(ms)
+	// Output: [{Wp2 0}]
 }
