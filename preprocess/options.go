@@ -11,8 +11,10 @@ const (
 	// DefaultMaxBytes is the largest page accepted when Options.MaxBytes is 0.
 	DefaultMaxBytes = 8 << 20
 	// DefaultMinTokenLen is the shortest word token (in runes) kept when
-	// Options.MinTokenLen is 0.
-	DefaultMinTokenLen = 1
+	// Options.MinTokenLen is 0. One-letter and one-digit tokens are list
+	// markers, initials and the pieces of "e.g." or "9.9.1": they carry no
+	// topic. (CJK unigrams are not affected.)
+	DefaultMinTokenLen = 2
 	// DefaultMaxTokenLen is the longest word token (in bytes) kept when
 	// Options.MaxTokenLen is 0. Longer "words" are almost always base64,
 	// hashes or minified code; they are dropped, not truncated.

@@ -342,8 +342,9 @@ func hasAlnum(s string) bool {
 // detect chooses the language of a page from its distinct raw tokens: CJK
 // when Han/Kana/Hangul characters are at least half as many as other words
 // (then ja when Kana is at least a fifth of Han+Kana, ko when Hangul
-// dominates, else zh); otherwise the snowball language whose stop words
-// occur most often, English on a tie or when none occur.
+// dominates, else zh); otherwise English unless another snowball language has
+// at least three stop-word hits and half again as many as English.
+// One-letter words are ignored: they are stop words in too many languages.
 func detect(surfs []surface) Language {
 	var words, cjk, kana, hangul, en int
 	for i := range surfs {
@@ -352,7 +353,7 @@ func detect(surfs []surface) Language {
 		switch sf.kind {
 		case kindWord:
 			words += n
-			if isEnglishStop(sf.text) {
+			if len(sf.text) > 1 && isEnglishStop(sf.text) {
 				en += n
 			}
 		case kindCJK:
@@ -381,10 +382,9 @@ func detect(surfs []surface) Language {
 		return English
 	}
 	var hits [len(snowballLangs)]int
-	hits[0] = en
 	for i := range surfs {
 		sf := &surfs[i]
-		if sf.kind != kindWord || len(sf.text) > 16 {
+		if sf.kind != kindWord || len(sf.text) > 16 || utf8.RuneCountInString(sf.text) < 2 {
 			continue
 		}
 		for li := 1; li < len(snowballLangs); li++ {
@@ -394,8 +394,8 @@ func detect(surfs []surface) Language {
 		}
 	}
 	best := 0
-	for li := range hits {
-		if hits[li] > hits[best] {
+	for li := 1; li < len(hits); li++ {
+		if hits[li] >= 3 && 2*hits[li] >= 3*en && hits[li] > hits[best] {
 			best = li
 		}
 	}
