@@ -27,8 +27,8 @@
 //     fast path); Han/Kana and Hangul runs become overlapping character
 //     bigrams (a lone character a unigram); a script change ends a token.
 //  6. Language: Options.Language, or DetectLanguage: mostly Han/Kana gives
-//     zh or ja, Hangul ko, otherwise the snowball language with most stop-word
-//     hits (en, fr, es, ru, sv, no, hu), English by default.
+//     zh or ja, Hangul ko; otherwise English unless another snowball language
+//     (fr, es, ru, sv, no, hu) has clearly more stop-word hits.
 //  7. Stop words (IsStopWord): the language's snowball list (English adds
 //     contraction fragments and a few modals), plus Options.ExtraStopWords;
 //     CJK unigrams of function characters (的 了 是 在 和 ...) and bigrams
