@@ -1,0 +1,501 @@
+package simhash
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/neardup/neardup"
+)
+
+// IndexOptions configures NewIndex. The zero value is an index for queries up
+// to 3 bits (seed 000's T_B) sized for about a million fingerprints.
+type IndexOptions struct {
+	// MaxDistance is the largest k a Query may ask, 1..MaxIndexDistance;
+	// 0 means 3. A Query may ask any k from 0 to MaxDistance, and a smaller
+	// k probes fewer tables (k = 0 probes one).
+	MaxDistance int
+	// ExpectedSize is the number of fingerprints the layout is chosen for;
+	// 0 means 1<<20. The index stays exact at any size; far beyond
+	// ExpectedSize its buckets grow and queries slow down, far below it the
+	// directories (about 1 MB at the default) dominate memory.
+	ExpectedSize int
+	// MaxBytesPerEntry bounds the memory per entry of the layout at
+	// ExpectedSize; NewIndex picks the fastest layout within it and fails
+	// with ErrInvalidOption when none fits. 0 means 48 bytes, and when no
+	// layout fits that default the smallest is taken (Plan.OverBudget).
+	MaxBytesPerEntry int
+}
+
+// Hit is one stored entry found by Index.Query.
+type Hit struct {
+	ID       uint64 // the id given to Add
+	Distance int    // Hamming distance to the query
+}
+
+// Index finds every stored fingerprint within k bits of a query without
+// scanning them all (Manku, Jain and Das Sarma, "Detecting Near-Duplicates
+// for Web Crawling", WWW 2007, §3).
+//
+// The 64 bits are split into B blocks. Two fingerprints within k bits of
+// each other differ in at most k blocks, so they agree exactly in at least
+// m = B-k. For each of the C(B, m) combinations of m blocks the index keeps a
+// table of all fingerprints with those blocks moved to the top bits, sorted,
+// with a directory of bucket offsets on the top bits; a query looks up one
+// bucket per table and checks the few entries in it. A pair matching in
+// several combinations is reported only by the table of the first m blocks in
+// which it agrees, so each entry is reported once. The layout (B, directory
+// size) is chosen from MaxDistance and ExpectedSize; Plan reports it.
+//
+// Each table stores only the bits below its directory (6 bytes per entry at
+// the default size); ids are kept once, in the table sorted by fingerprint,
+// and looked up there for the rare hits of the other tables. An id lookup for
+// Add and Remove (4 bytes per entry: a position and a hash tag, bucketed by a
+// hash of the id) and a tombstone bit complete the per-entry cost, about 44
+// bytes at the defaults (see Plan and MemoryUsage).
+//
+// Add appends to a small buffer indexed by hash chains, one per table, that
+// queries search too; when the buffer reaches 1/8 of the sorted base (or
+// removals make up that much) the buffer is merged into the base in one
+// linear pass per table, which drops removed entries. Inserts are amortised
+// O(1) in the base size; a merge holds the write lock for a time linear in
+// the size (tens of milliseconds at a million entries).
+//
+// An Index is safe for concurrent use: Query, Len, MemoryUsage and Plan take
+// a read lock and may run in parallel; Add and Remove take the write lock.
+// Query does not allocate when dst has room for the hits.
+type Index struct {
+	mu   sync.RWMutex
+	lay  layout
+	plan Plan
+	base base
+	buf  buffer
+	live int
+}
+
+// table is one sorted, permuted table: the low 64-d bits of each entry in
+// stride bytes (little endian; 8 bytes of padding at the end so every entry
+// can be loaded as a uint64), and the start of each of the 2^d buckets.
+type table struct {
+	data []byte
+	dir  []uint32
+}
+
+// base is the merged, sorted part of the index.
+type base struct {
+	n     int
+	tabs  []table
+	ids   []uint64 // ids in table 0 (fingerprint) order
+	dead  []uint64 // tombstones over table 0 positions
+	ndead int
+
+	// id lookup: positions bucketed by the top idBits of mix64(id), each
+	// with a tag of the next hash bits above posBits.
+	idDir    []uint32
+	idPos    []uint32
+	idBits   uint
+	posBits  uint
+	posMask  uint32
+	tagShift uint
+	tagMask  uint32
+}
+
+// buffer holds the entries added since the last merge, linked into one hash
+// chain per table (keyed on the table's top bits) and one per id hash.
+type buffer struct {
+	fps   []uint64
+	ids   []uint64
+	dead  []uint64
+	ndead int
+	next  []int32 // links per entry: len(tables)+1, entry index+1, 0 ends
+	heads [][]int32
+	shift []uint // per chain: 64 - key bits
+	limit int
+}
+
+// NewIndex returns an empty Index for opts. Options out of range return an
+// error wrapping neardup.ErrInvalidOption.
+func NewIndex(opts IndexOptions) (*Index, error) {
+	k := opts.MaxDistance
+	if k == 0 {
+		k = defaultIndexDistance
+	}
+	if k < 0 || k > MaxIndexDistance {
+		return nil, fmt.Errorf("simhash: NewIndex: MaxDistance %d not in 0..%d: %w", opts.MaxDistance, MaxIndexDistance, neardup.ErrInvalidOption)
+	}
+	n := opts.ExpectedSize
+	if n == 0 {
+		n = defaultExpectedSize
+	}
+	if n < 0 || n > maxIndexEntries {
+		return nil, fmt.Errorf("simhash: NewIndex: ExpectedSize %d not in 0..%d: %w", opts.ExpectedSize, maxIndexEntries, neardup.ErrInvalidOption)
+	}
+	if opts.MaxBytesPerEntry < 0 {
+		return nil, fmt.Errorf("simhash: NewIndex: MaxBytesPerEntry %d < 0: %w", opts.MaxBytesPerEntry, neardup.ErrInvalidOption)
+	}
+	lay, plan, err := choosePlan(k, n, opts.MaxBytesPerEntry)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, neardup.ErrInvalidOption)
+	}
+	ix := &Index{lay: lay, plan: plan}
+	ix.base = emptyBase(&ix.lay)
+	ix.buf.reset(&ix.lay, mergeThreshold(0))
+	return ix, nil
+}
+
+// maxIndexEntries keeps positions and bucket offsets within uint32.
+const maxIndexEntries = 1<<32 - 1<<20
+
+func emptyBase(l *layout) base {
+	b := base{tabs: make([]table, len(l.tables))}
+	for t := range b.tabs {
+		b.tabs[t] = table{data: make([]byte, 8), dir: make([]uint32, 1<<l.tables[t].dbits+1)}
+	}
+	b.buildIDs()
+	return b
+}
+
+// Plan returns the layout chosen by NewIndex.
+func (ix *Index) Plan() Plan {
+	p := ix.plan
+	p.BlockBits = append([]int(nil), p.BlockBits...)
+	return p
+}
+
+// Len returns the number of entries kept.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.live
+}
+
+// MemoryUsage returns the bytes held by the index's arrays: tables,
+// directories, ids, id lookup, tombstones and the insert buffer at its
+// allocated capacity. Divided by Len it is the measured bytes per entry.
+func (ix *Index) MemoryUsage() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	b, bf := &ix.base, &ix.buf
+	s := 8*cap(b.ids) + 8*cap(b.dead) + 4*cap(b.idDir) + 4*cap(b.idPos)
+	for _, t := range b.tabs {
+		s += cap(t.data) + 4*cap(t.dir)
+	}
+	s += 8*cap(bf.fps) + 8*cap(bf.ids) + 8*cap(bf.dead) + 4*cap(bf.next)
+	for _, h := range bf.heads {
+		s += 4 * cap(h)
+	}
+	return s
+}
+
+// Add keeps fp under id. An id already kept returns an error wrapping
+// neardup.ErrDuplicateID and leaves the index unchanged. The entry is visible
+// to every Query that starts after Add returns.
+func (ix *Index) Add(id uint64, fp Fingerprint) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if _, _, ok := ix.find(id); ok {
+		return fmt.Errorf("simhash: Index.Add %d: %w", id, neardup.ErrDuplicateID)
+	}
+	if ix.live >= maxIndexEntries {
+		return fmt.Errorf("simhash: Index.Add %d: index holds the maximum of %d entries", id, maxIndexEntries)
+	}
+	ix.buf.add(&ix.lay, id, uint64(fp))
+	ix.live++
+	ix.maybeMerge()
+	return nil
+}
+
+// Remove drops the entry kept under id. An id not kept returns an error
+// wrapping neardup.ErrUnknownID.
+func (ix *Index) Remove(id uint64) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	inBase, i, ok := ix.find(id)
+	if !ok {
+		return fmt.Errorf("simhash: Index.Remove %d: %w", id, neardup.ErrUnknownID)
+	}
+	if inBase {
+		bitSet(ix.base.dead, i)
+		ix.base.ndead++
+	} else {
+		bitSet(ix.buf.dead, i)
+		ix.buf.ndead++
+	}
+	ix.live--
+	ix.maybeMerge()
+	return nil
+}
+
+// Fingerprint returns the fingerprint kept under id, or false.
+func (ix *Index) Fingerprint(id uint64) (Fingerprint, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	inBase, i, ok := ix.find(id)
+	if !ok {
+		return 0, false
+	}
+	if !inBase {
+		return Fingerprint(ix.buf.fps[i]), true
+	}
+	return Fingerprint(ix.base.fingerprintAt(&ix.lay.tables[0], i)), true
+}
+
+func (ix *Index) maybeMerge() {
+	if len(ix.buf.fps)+ix.base.ndead >= ix.buf.limit {
+		ix.merge()
+	}
+}
+
+// find locates a live entry by id: in the base (position in table 0) or in
+// the buffer (entry index).
+func (ix *Index) find(id uint64) (inBase bool, i int, ok bool) {
+	h := mix64(id)
+	b := &ix.base
+	j := h >> (64 - b.idBits)
+	tag := uint32(h>>b.tagShift) & b.tagMask
+	for _, e := range b.idPos[b.idDir[j]:b.idDir[j+1]] {
+		if e>>b.posBits == tag {
+			p := int(e & b.posMask)
+			if b.ids[p] == id && !bitGet(b.dead, p) {
+				return true, p, true
+			}
+		}
+	}
+	bf := &ix.buf
+	T := len(bf.heads) - 1
+	for e := bf.heads[T][h>>bf.shift[T]]; e != 0; e = bf.next[int(e-1)*(T+1)+T] {
+		p := int(e - 1)
+		if bf.ids[p] == id && !bitGet(bf.dead, p) {
+			return false, p, true
+		}
+	}
+	return false, 0, false
+}
+
+// Query appends to dst every kept entry within Hamming distance k of fp,
+// each once, with its distance, and returns the extended slice. The order of
+// the hits is unspecified. k outside 0..MaxDistance returns dst and an error
+// wrapping neardup.ErrInvalidOption. Query does not allocate when dst has
+// room for the hits.
+func (ix *Index) Query(fp Fingerprint, k int, dst []Hit) ([]Hit, error) {
+	if k < 0 || k > ix.lay.k {
+		return dst, fmt.Errorf("simhash: Index.Query: k = %d not in 0..%d: %w", k, ix.lay.k, neardup.ErrInvalidOption)
+	}
+	ix.mu.RLock()
+	dst = ix.query(uint64(fp), k, dst)
+	ix.mu.RUnlock()
+	return dst, nil
+}
+
+func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
+	l := &ix.lay
+	np := l.nprobe[k]
+	b := &ix.base
+	var qt [maxIndexTables]uint64
+	var lo, hi [maxIndexTables]uint32
+	// Find every table's bucket first, so that the cache misses of the
+	// directory and bucket loads overlap.
+	for t := range np {
+		tl := &l.tables[t]
+		v := applySegments(tl.perm, q)
+		qt[t] = v
+		d := b.tabs[t].dir
+		j := v >> tl.shift
+		lo[t], hi[t] = d[j], d[j+1]
+	}
+	// Touch each bucket's first and last bytes so that their loads are in
+	// flight together before the scans need them.
+	var touch byte
+	for t := range np {
+		data := b.tabs[t].data
+		stride := l.tables[t].stride
+		touch += data[int(lo[t])*stride] + data[int(hi[t])*stride]
+	}
+	if touch == 1 && np == 0 { // never true; keeps the loads
+		return dst
+	}
+	for t := range np {
+		if lo[t] == hi[t] {
+			continue
+		}
+		tl := &l.tables[t]
+		data := b.tabs[t].data
+		stride, low := tl.stride, tl.low
+		ql := qt[t] & low
+		end := int(hi[t])
+		for i := int(lo[t]); i < end; i++ {
+			v := binary.LittleEndian.Uint64(data[i*stride:]) & low
+			if bits.OnesCount64(v^ql) > k {
+				continue
+			}
+			dst = ix.baseHit(t, i, v, qt[t], q, dst)
+			if t > 0 {
+				// equal entries are one fingerprint, resolved at once
+				for i+1 < end && binary.LittleEndian.Uint64(data[(i+1)*stride:])&low == v {
+					i++
+				}
+			}
+		}
+	}
+	bf := &ix.buf
+	if len(bf.fps) == 0 {
+		return dst
+	}
+	S := len(bf.heads)
+	for t := range np {
+		for e := bf.heads[t][qt[t]>>bf.shift[t]]; e != 0; e = bf.next[int(e-1)*S+t] {
+			i := int(e - 1)
+			diff := bf.fps[i] ^ q
+			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t) && !bitGet(bf.dead, i) {
+				dst = append(dst, Hit{ID: bf.ids[i], Distance: d})
+			}
+		}
+	}
+	return dst
+}
+
+// baseHit handles entry i of table t whose stored bits v are within k of the
+// query: it reports it if t is its canonical table, resolving the ids through
+// table 0 for the other tables.
+func (ix *Index) baseHit(t, i int, v, qt, q uint64, dst []Hit) []Hit {
+	l := &ix.lay
+	tl := &l.tables[t]
+	diff := applySegments(tl.inv, ((qt&^tl.low)|v)^qt)
+	if !l.canonical(diff, t) {
+		return dst
+	}
+	b := &ix.base
+	dist := bits.OnesCount64(diff)
+	if t == 0 {
+		if !bitGet(b.dead, i) {
+			dst = append(dst, Hit{ID: b.ids[i], Distance: dist})
+		}
+		return dst
+	}
+	f := q ^ diff
+	t0 := &l.tables[0]
+	d := b.tabs[0].dir
+	j := f >> t0.shift
+	fl := f & t0.low
+	data := b.tabs[0].data
+	for p := int(d[j]); p < int(d[j+1]); p++ {
+		if binary.LittleEndian.Uint64(data[p*t0.stride:])&t0.low == fl && !bitGet(b.dead, p) {
+			dst = append(dst, Hit{ID: b.ids[p], Distance: dist})
+		}
+	}
+	return dst
+}
+
+// fingerprintAt returns the fingerprint at position p of table 0.
+func (b *base) fingerprintAt(t0 *tableLayout, p int) uint64 {
+	d := b.tabs[0].dir
+	// the bucket is the last one starting at or before p
+	lo, hi := 0, len(d)-1
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if int(d[mid]) <= p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	for lo+1 < len(d)-1 && int(d[lo+1]) <= p {
+		lo++
+	}
+	return uint64(lo)<<t0.shift | binary.LittleEndian.Uint64(b.tabs[0].data[p*t0.stride:])&t0.low
+}
+
+// buildIDs rebuilds the id lookup from b.ids.
+func (b *base) buildIDs() {
+	n := b.n
+	b.idBits = uint(max(bits.Len(uint(n))-4, 1))
+	b.posBits = uint(max(bits.Len(uint(n)), 1))
+	b.posMask = uint32(lowMask(int(b.posBits)))
+	tagBits := 32 - b.posBits
+	b.tagShift = 64 - b.idBits - tagBits
+	b.tagMask = uint32(lowMask(int(tagBits)))
+	dir := make([]uint32, 1<<b.idBits+1)
+	for _, id := range b.ids {
+		dir[mix64(id)>>(64-b.idBits)+1]++
+	}
+	for j := 1; j < len(dir); j++ {
+		dir[j] += dir[j-1]
+	}
+	cur := make([]uint32, len(dir)-1)
+	copy(cur, dir)
+	pos := make([]uint32, n)
+	for p, id := range b.ids {
+		h := mix64(id)
+		j := h >> (64 - b.idBits)
+		tag := uint32(h>>b.tagShift) & b.tagMask
+		pos[cur[j]] = uint32(p) | tag<<b.posBits
+		cur[j]++
+	}
+	b.idDir, b.idPos = dir, pos
+}
+
+// reset empties the buffer and sizes it for limit entries.
+func (bf *buffer) reset(l *layout, limit int) {
+	S := len(l.tables) + 1
+	bb := bufferBits(limit)
+	if bf.limit != limit || bf.heads == nil {
+		bf.heads = make([][]int32, S)
+		bf.shift = make([]uint, S)
+		for t := range S {
+			kb := bb
+			if t < S-1 {
+				kb = min(bb, l.tables[t].prefix)
+			}
+			bf.heads[t] = make([]int32, 1<<kb)
+			bf.shift[t] = uint(64 - kb)
+		}
+		bf.fps = make([]uint64, 0, limit)
+		bf.ids = make([]uint64, 0, limit)
+		bf.next = make([]int32, 0, limit*S)
+		bf.dead = make([]uint64, (limit+63)/64)
+	} else {
+		for _, h := range bf.heads {
+			clear(h)
+		}
+		bf.fps, bf.ids, bf.next = bf.fps[:0], bf.ids[:0], bf.next[:0]
+		clear(bf.dead)
+	}
+	bf.limit = limit
+	bf.ndead = 0
+}
+
+func (bf *buffer) add(l *layout, id, fp uint64) {
+	i := len(bf.fps)
+	if i == len(bf.dead)*64 {
+		bf.dead = append(bf.dead, 0)
+	}
+	bf.fps = append(bf.fps, fp)
+	bf.ids = append(bf.ids, id)
+	S := len(bf.heads)
+	for t := range S {
+		var key uint64
+		if t < S-1 {
+			key = applySegments(l.tables[t].perm, fp)
+		} else {
+			key = mix64(id)
+		}
+		h := &bf.heads[t][key>>bf.shift[t]]
+		bf.next = append(bf.next, *h)
+		*h = int32(i + 1)
+	}
+}
+
+func bitGet(s []uint64, i int) bool { return s[i>>6]>>(uint(i)&63)&1 != 0 }
+func bitSet(s []uint64, i int)      { s[i>>6] |= 1 << (uint(i) & 63) }
+
+// mix64 is the SplitMix64 finaliser: a bijection that spreads ids over the
+// id lookup's buckets.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}

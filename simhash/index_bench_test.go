@@ -1,0 +1,136 @@
+package simhash
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// The benchmarks run at 1,000,000 random fingerprints and k = 3:
+//
+//	go test -run='^$' -bench='Index|LinearScan' -benchmem -cpu=1 -count=5 ./simhash/
+const benchSize = 1_000_000
+
+var benchData = sync.OnceValue(func() []Fingerprint {
+	r := rand.New(rand.NewPCG(2007, 3))
+	fps := make([]Fingerprint, benchSize)
+	for i := range fps {
+		fps[i] = Fingerprint(r.Uint64())
+	}
+	return fps
+})
+
+// benchIndex builds an index of the benchmark fingerprints by Add, so that it
+// is in the state a crawler sees: a merged base plus a partly full buffer.
+func benchIndex(b *testing.B) *Index {
+	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: benchSize})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, fp := range benchData() {
+		if err := ix.Add(uint64(i), fp); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return ix
+}
+
+var sharedBenchIndex = sync.OnceValues(func() (*Index, error) {
+	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: benchSize})
+	if err != nil {
+		return nil, err
+	}
+	for i, fp := range benchData() {
+		if err := ix.Add(uint64(i), fp); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+})
+
+// queries returns 1<<16 queries: random ones, or stored fingerprints with 1
+// to 3 bits flipped.
+func benchQueries(near bool) []Fingerprint {
+	r := rand.New(rand.NewPCG(1, uint64(len("near"))))
+	fps := benchData()
+	qs := make([]Fingerprint, 1<<16)
+	for i := range qs {
+		if !near {
+			qs[i] = Fingerprint(r.Uint64())
+			continue
+		}
+		q := fps[r.IntN(len(fps))]
+		for range 1 + r.IntN(3) {
+			q ^= 1 << uint(r.IntN(64))
+		}
+		qs[i] = q
+	}
+	return qs
+}
+
+func BenchmarkIndexQuery1M(b *testing.B) {
+	ix, err := sharedBenchIndex()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, near := range []bool{false, true} {
+		name := "random"
+		if near {
+			name = "near"
+		}
+		b.Run(name, func(b *testing.B) {
+			qs := benchQueries(near)
+			dst := make([]Hit, 0, 64)
+			hits := 0
+			i := 0
+			for b.Loop() {
+				dst, _ = ix.Query(qs[i&(len(qs)-1)], 3, dst[:0])
+				hits += len(dst)
+				i++
+			}
+			if near && hits < b.N {
+				b.Fatalf("near queries found %d hits in %d queries", hits, b.N)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
+		})
+	}
+}
+
+// BenchmarkIndexInsert1M adds new fingerprints to an index of 1M, each
+// followed by one random query.
+func BenchmarkIndexInsert1M(b *testing.B) {
+	ix := benchIndex(b)
+	r := rand.New(rand.NewPCG(5, 6))
+	id := uint64(benchSize)
+	var dst []Hit
+	for b.Loop() {
+		if err := ix.Add(id, Fingerprint(r.Uint64())); err != nil {
+			b.Fatal(err)
+		}
+		id++
+		dst, _ = ix.Query(Fingerprint(r.Uint64()), 3, dst[:0])
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "inserts/s")
+	b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
+}
+
+// BenchmarkLinearScan1M is the baseline: every fingerprint compared with
+// the query (seed 000's approach).
+func BenchmarkLinearScan1M(b *testing.B) {
+	fps := benchData()
+	qs := benchQueries(false)
+	var hits []int
+	i := 0
+	for b.Loop() {
+		q := qs[i&(len(qs)-1)]
+		i++
+		hits = hits[:0]
+		for j, f := range fps {
+			if Distance(f, q) <= 3 {
+				hits = append(hits, j)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}

@@ -1,0 +1,364 @@
+package simhash
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strings"
+)
+
+// Layout limits.
+const (
+	// MaxIndexDistance is the largest IndexOptions.MaxDistance NewIndex
+	// accepts. Beyond it every layout within reach scans a large fraction of
+	// the index per query, and a linear scan is as fast.
+	MaxIndexDistance = 16
+
+	defaultIndexDistance  = 3
+	defaultExpectedSize   = 1 << 20
+	defaultBytesPerEntry  = 48
+	maxIndexTables        = 64
+	minDirectoryBits      = 8
+	maxDirectoryBits      = 24
+	probeCostNanos        = 60 // one cache-missing bucket probe
+	candidateCostNanos    = 1  // one scanned entry
+	mergeFraction         = 8  // the buffer is merged when it reaches base/mergeFraction
+	minMergeSize          = 256
+	bufferBytesPerEntryFx = 16 // fingerprint + id of a buffered entry
+)
+
+// segment moves one run of adjacent blocks: out |= (x>>src & mask) << dst.
+type segment struct {
+	src, dst uint8
+	mask     uint64
+}
+
+// tableLayout describes one permuted table: the blocks that must match
+// exactly (its key) are moved to the top bits, the other blocks follow.
+type tableLayout struct {
+	combo  uint64    // bit b set: block b is in the key
+	prefix int       // key bits p
+	dbits  int       // directory bits d = min(p, directory bits of the layout)
+	shift  uint      // 64 - d
+	stride int       // bytes stored per entry: the 64-d low bits, rounded up
+	low    uint64    // mask of the 64-d stored bits
+	perm   []segment // original -> permuted
+	inv    []segment // permuted -> original
+}
+
+func applySegments(segs []segment, x uint64) uint64 {
+	var out uint64
+	for _, s := range segs {
+		out |= (x >> s.src & s.mask) << s.dst
+	}
+	return out
+}
+
+// layout is the block structure shared by every table of an index.
+type layout struct {
+	k         int      // largest query distance
+	blocks    int      // B
+	exact     int      // m = B - k blocks match exactly in every table
+	blockMask []uint64 // original-space mask of each block; block 0 holds the top bits
+	width     []int
+	tables    []tableLayout
+	nprobe    []int // nprobe[k'] tables are probed for a query at distance k'
+	dirBits   int
+}
+
+// newLayout splits 64 bits into blocks (wider blocks first, block 0 at the
+// top) and makes one table for each combination of blocks-k blocks, in
+// colexicographic order so that the tables needed at a smaller distance are a
+// prefix and table 0 keys on the top blocks (its permutation is the identity).
+func newLayout(k, blocks, dirBits int) layout {
+	m := blocks - k
+	l := layout{k: k, blocks: blocks, exact: m, dirBits: dirBits}
+	l.width = make([]int, blocks)
+	l.blockMask = make([]uint64, blocks)
+	lo := make([]int, blocks)
+	top := 64
+	for b := range blocks {
+		w := 64 / blocks
+		if b < 64%blocks {
+			w++
+		}
+		l.width[b] = w
+		top -= w
+		lo[b] = top
+		l.blockMask[b] = lowMask(w) << uint(top)
+	}
+	// Colex order of m-subsets of {0..B-1} is the numeric order of their
+	// bit masks (Gosper's hack enumerates it).
+	for c := uint64(1)<<uint(m) - 1; c < uint64(1)<<uint(blocks); {
+		l.tables = append(l.tables, l.tableFor(c, lo))
+		if c == 0 {
+			break
+		}
+		// next mask with the same popcount
+		u := c & -c
+		v := c + u
+		c = v + (v^c)/u>>2
+	}
+	l.nprobe = make([]int, k+1)
+	for kk := 0; kk <= k; kk++ {
+		l.nprobe[kk] = binomial(m+kk, m)
+	}
+	return l
+}
+
+func lowMask(w int) uint64 {
+	if w >= 64 {
+		return ^uint64(0)
+	}
+	return uint64(1)<<uint(w) - 1
+}
+
+func (l *layout) tableFor(combo uint64, lo []int) tableLayout {
+	// key blocks ascending, then the others cyclically after the last key
+	// block, so that a single-block key is a plain rotation (two segments).
+	var order []int
+	last := 0
+	for b := range l.blocks {
+		if combo>>uint(b)&1 == 1 {
+			order = append(order, b)
+			last = b
+		}
+	}
+	for i := 1; i <= l.blocks; i++ {
+		b := (last + i) % l.blocks
+		if combo>>uint(b)&1 == 0 {
+			order = append(order, b)
+		}
+	}
+	t := tableLayout{combo: combo}
+	for _, b := range order {
+		if combo>>uint(b)&1 == 1 {
+			t.prefix += l.width[b]
+		}
+	}
+	dst := 64
+	for i := 0; i < len(order); {
+		b := order[i]
+		w := l.width[b]
+		j := i + 1
+		for j < len(order) && order[j] == order[j-1]+1 {
+			w += l.width[order[j]]
+			j++
+		}
+		last := order[j-1]
+		dst -= w
+		t.perm = append(t.perm, segment{src: uint8(lo[last]), dst: uint8(dst), mask: lowMask(w)})
+		t.inv = append(t.inv, segment{src: uint8(dst), dst: uint8(lo[last]), mask: lowMask(w)})
+		i = j
+	}
+	t.dbits = min(t.prefix, l.dirBits)
+	t.shift = uint(64 - t.dbits)
+	t.stride = (64 - t.dbits + 7) / 8
+	t.low = lowMask(64 - t.dbits)
+	return t
+}
+
+// matched returns the set of blocks in which two fingerprints differing by
+// diff agree.
+func (l *layout) matched(diff uint64) uint64 {
+	var s uint64
+	for b, m := range l.blockMask {
+		if diff&m == 0 {
+			s |= 1 << uint(b)
+		}
+	}
+	return s
+}
+
+// canonical reports whether table t is the one that reports a pair differing
+// by diff: the table keyed on the first m blocks in which they agree. Every
+// pair within k bits agrees in at least m blocks, so exactly one table
+// claims it.
+func (l *layout) canonical(diff uint64, t int) bool {
+	s := l.matched(diff)
+	var first uint64
+	for range l.exact {
+		if s == 0 {
+			return false
+		}
+		low := s & -s
+		first |= low
+		s &^= low
+	}
+	return first == l.tables[t].combo
+}
+
+func binomial(n, k int) int {
+	if k < 0 || k > n {
+		return 0
+	}
+	r := 1
+	for i := 1; i <= k; i++ {
+		r = r * (n - k + i) / i
+		if r > 1<<40 {
+			return 1 << 40
+		}
+	}
+	return r
+}
+
+// directoryBits is the size of a table's bucket directory for n entries: a
+// bucket holds about 16 entries and the directory costs about 1/4 byte per
+// entry.
+func directoryBits(n int) int {
+	d := bits.Len(uint(max(n, 1)-1)) - 4
+	return min(max(d, minDirectoryBits), maxDirectoryBits)
+}
+
+// Plan describes the layout an Index chose in NewIndex, with its expected cost
+// at IndexOptions.ExpectedSize entries.
+type Plan struct {
+	MaxDistance  int // largest k a Query may ask
+	ExpectedSize int // the size the layout was chosen for
+
+	Blocks      int // the 64 bits are split into this many blocks
+	ExactBlocks int // blocks that must match in a table: Blocks - MaxDistance
+	Tables      int // C(Blocks, MaxDistance) sorted tables, one per combination
+	BlockBits   []int
+
+	// PrefixBits is the smallest number of key bits of a table (the bits
+	// that must match exactly); DirectoryBits is how many of them index a
+	// table's bucket directory.
+	PrefixBits    int
+	DirectoryBits int
+
+	// BytesPerEntry estimates the memory per entry at ExpectedSize:
+	// tables, ids, directories and id lookup amortised, and the insert
+	// buffer when full.
+	BytesPerEntry float64
+	// CandidatesPerProbe is the mean number of entries scanned in one table
+	// at ExpectedSize; a query at MaxDistance probes Tables tables.
+	CandidatesPerProbe float64
+	// CandidatesPerQuery is CandidatesPerProbe summed over the tables a
+	// query at MaxDistance probes.
+	CandidatesPerQuery float64
+	// OverBudget is true when no layout fits the default memory budget and
+	// the smallest one was taken.
+	OverBudget bool
+}
+
+// String summarises the plan on one line.
+func (p Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "k<=%d: %d blocks of %s bits, %d tables (C(%d,%d), %d exact block",
+		p.MaxDistance, p.Blocks, widths(p.BlockBits), p.Tables, p.Blocks, p.ExactBlocks, p.ExactBlocks)
+	if p.ExactBlocks != 1 {
+		b.WriteString("s")
+	}
+	fmt.Fprintf(&b, "), %d-bit prefix, %d-bit directory; %.1f B/entry, %.1f candidates/probe, %.1f/query at %d entries",
+		p.PrefixBits, p.DirectoryBits, p.BytesPerEntry, p.CandidatesPerProbe, p.CandidatesPerQuery, p.ExpectedSize)
+	if p.OverBudget {
+		b.WriteString(" (over budget)")
+	}
+	return b.String()
+}
+
+func widths(w []int) string {
+	lo, hi := math.MaxInt, 0
+	for _, x := range w {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if lo == hi {
+		return fmt.Sprint(lo)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
+
+// mergeThreshold is the buffer size that triggers a merge into a base of n
+// entries.
+func mergeThreshold(n int) int {
+	return max(minMergeSize, n/mergeFraction)
+}
+
+// bufferBits sizes the buffer's chain heads for a buffer of up to size
+// entries: two entries per chain when full.
+func bufferBits(size int) int {
+	return max(bits.Len(uint(size-1))-1, 4)
+}
+
+// estimate fills the cost fields of a plan for layout l at n entries.
+func (l *layout) estimate(n int) (bytesPerEntry, perProbe, perQuery float64) {
+	nf := float64(max(n, 1))
+	T := len(l.tables)
+	var dirs float64
+	for _, t := range l.tables {
+		bytesPerEntry += float64(t.stride)
+		dirs += 4 * float64(uint64(1)<<uint(t.dbits)+1)
+		c := nf / math.Exp2(float64(t.dbits))
+		perProbe += c
+	}
+	perProbe /= float64(T)
+	perQuery = perProbe * float64(T)
+	// ids, id lookup (position + tag) and its directory, tombstones
+	idDir := 4 * math.Exp2(float64(max(bits.Len(uint(n))-4, 1)))
+	bytesPerEntry += 8 + 4 + 1.0/8 + (dirs+idDir)/nf
+	// the insert buffer at its largest: entries, chain links, heads
+	m := mergeThreshold(n)
+	buf := float64(m)*(bufferBytesPerEntryFx+4*float64(T+1)+1.0/8) +
+		4*float64(T+1)*math.Exp2(float64(bufferBits(m)))
+	bytesPerEntry += buf / nf
+	return
+}
+
+// choosePlan picks the number of blocks for distance k at n entries: the
+// layout with the lowest estimated query cost whose memory fits the budget
+// (budget 0: the default budget, falling back to the smallest layout).
+func choosePlan(k, n, budget int) (layout, Plan, error) {
+	strict := budget > 0
+	if !strict {
+		budget = defaultBytesPerEntry
+	}
+	dirBits := directoryBits(n)
+	var best, smallest layout
+	bestCost, smallestBytes := math.Inf(1), math.Inf(1)
+	var bestBytes float64
+	maxBlocks := 32
+	if k == 0 {
+		maxBlocks = 1 // every split gives the same single table
+	}
+	for B := k + 1; B <= maxBlocks; B++ {
+		if binomial(B, k) > maxIndexTables {
+			break
+		}
+		l := newLayout(k, B, dirBits)
+		bpe, perProbe, _ := l.estimate(n)
+		cost := float64(len(l.tables)) * (probeCostNanos + perProbe*candidateCostNanos)
+		if bpe < smallestBytes {
+			smallest, smallestBytes = l, bpe
+		}
+		if bpe <= float64(budget) && cost < bestCost {
+			best, bestCost, bestBytes = l, cost, bpe
+		}
+	}
+	over := false
+	if math.IsInf(bestCost, 1) {
+		if strict {
+			return layout{}, Plan{}, fmt.Errorf("simhash: NewIndex: no layout for MaxDistance %d fits %d bytes per entry (smallest needs %.1f)", k, budget, smallestBytes)
+		}
+		best, bestBytes, over = smallest, smallestBytes, true
+	}
+	_, perProbe, perQuery := best.estimate(n)
+	p := Plan{
+		MaxDistance:        k,
+		ExpectedSize:       n,
+		Blocks:             best.blocks,
+		ExactBlocks:        best.exact,
+		Tables:             len(best.tables),
+		BlockBits:          append([]int(nil), best.width...),
+		PrefixBits:         64,
+		BytesPerEntry:      bestBytes,
+		CandidatesPerProbe: perProbe,
+		CandidatesPerQuery: perQuery,
+		OverBudget:         over,
+	}
+	for _, t := range best.tables {
+		p.PrefixBits = min(p.PrefixBits, t.prefix)
+		p.DirectoryBits = max(p.DirectoryBits, t.dbits)
+	}
+	return best, p, nil
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package simhash
+
+// adviseHuge is a no-op outside Linux.
+func adviseHuge([]byte) {}

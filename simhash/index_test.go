@@ -1,0 +1,486 @@
+package simhash
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup"
+)
+
+// scan is the oracle: a map of id -> fingerprint searched linearly.
+type scan map[uint64]Fingerprint
+
+func (s scan) query(fp Fingerprint, k int) []Hit {
+	var hits []Hit
+	for id, f := range s {
+		if d := Distance(f, fp); d <= k {
+			hits = append(hits, Hit{ID: id, Distance: d})
+		}
+	}
+	return sortHits(hits)
+}
+
+func sortHits(h []Hit) []Hit {
+	slices.SortFunc(h, func(a, b Hit) int { return cmp.Compare(a.ID, b.ID) })
+	return h
+}
+
+// flips returns fp with n distinct random bits of the given blocks flipped,
+// per[b] bits in block b.
+func flipInBlocks(r *rand.Rand, l *layout, fp uint64, per []int) uint64 {
+	for b, n := range per {
+		m := l.blockMask[b]
+		var pos []int
+		for i := range 64 {
+			if m>>uint(i)&1 == 1 {
+				pos = append(pos, i)
+			}
+		}
+		r.Shuffle(len(pos), func(i, j int) { pos[i], pos[j] = pos[j], pos[i] })
+		for _, p := range pos[:min(n, len(pos))] {
+			fp ^= 1 << uint(p)
+		}
+	}
+	return fp
+}
+
+// patterns returns every way of spreading n flipped bits over B blocks.
+func patterns(B, n int) [][]int {
+	if B == 1 {
+		return [][]int{{n}}
+	}
+	var out [][]int
+	for first := 0; first <= n; first++ {
+		for _, rest := range patterns(B-1, n-first) {
+			out = append(out, append([]int{first}, rest...))
+		}
+	}
+	return out
+}
+
+func checkQuery(t *testing.T, ix *Index, ref scan, q Fingerprint, k int) {
+	t.Helper()
+	got, err := ix.Query(q, k, nil)
+	if err != nil {
+		t.Fatalf("Query(%#x, %d): %v", q, k, err)
+	}
+	got = sortHits(got)
+	want := ref.query(q, k)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Query(%#x, %d) with %d entries (plan %v):\n got %v\nwant %v", uint64(q), k, len(ref), ix.Plan(), got, want)
+	}
+}
+
+// TestIndexExact checks Query against a linear scan, for several layouts,
+// over random and clustered fingerprints (entries exactly j bits from a
+// center in every block pattern, for j up to MaxDistance+1), with adds and
+// removes interleaved with queries and merges.
+func TestIndexExact(t *testing.T) {
+	configs := []IndexOptions{
+		{MaxDistance: 1, ExpectedSize: 1000},
+		{MaxDistance: 2, ExpectedSize: 1 << 12},
+		{MaxDistance: 3, ExpectedSize: 1 << 12},
+		{MaxDistance: 3, ExpectedSize: 1 << 12, MaxBytesPerEntry: 200},
+		{MaxDistance: 4, ExpectedSize: 500},
+		{MaxDistance: 6, ExpectedSize: 1 << 10},
+		{MaxDistance: 7, ExpectedSize: 1 << 12, MaxBytesPerEntry: 1000},
+		{MaxDistance: 2, ExpectedSize: 1 << 12, MaxBytesPerEntry: 200},
+	}
+	rounds := 1500
+	if testing.Short() {
+		rounds = 500
+	}
+	for ci, opts := range configs {
+		ix, err := NewIndex(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opts.MaxBytesPerEntry == 200 {
+			// more blocks than k+1: two or three exact blocks per table
+			useLayout(ix, newLayout(opts.MaxDistance, opts.MaxDistance+3, 10))
+		}
+		t.Run(fmt.Sprintf("k%d_B%d", opts.MaxDistance, ix.Plan().Blocks), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(ci), 7))
+			kmax := opts.MaxDistance
+			l := &ix.lay
+			ref := scan{}
+			var ids []uint64
+			nextID := uint64(1)
+			add := func(fp uint64) {
+				id := nextID
+				nextID += 1 + uint64(r.IntN(3))
+				if err := ix.Add(id, Fingerprint(fp)); err != nil {
+					t.Fatal(err)
+				}
+				ref[id] = Fingerprint(fp)
+				ids = append(ids, id)
+			}
+			var centers []uint64
+			for round := range rounds {
+				switch x := r.IntN(10); {
+				case x < 4: // random
+					add(r.Uint64())
+				case x < 6: // a new cluster: a center and entries 0..kmax+1 bits away in every block pattern
+					c := r.Uint64()
+					centers = append(centers, c)
+					add(c)
+					if r.IntN(4) == 0 {
+						add(c) // same fingerprint, another id
+					}
+					j := r.IntN(kmax + 2)
+					pats := patterns(l.blocks, j)
+					if len(pats) > 40 {
+						r.Shuffle(len(pats), func(a, b int) { pats[a], pats[b] = pats[b], pats[a] })
+						pats = pats[:40]
+					}
+					for _, per := range pats {
+						if fits(l, per) {
+							add(flipInBlocks(r, l, c, per))
+						}
+					}
+				case x < 8 && len(ids) > 0: // remove
+					i := r.IntN(len(ids))
+					id := ids[i]
+					ids[i] = ids[len(ids)-1]
+					ids = ids[:len(ids)-1]
+					if err := ix.Remove(id); err != nil {
+						t.Fatal(err)
+					}
+					delete(ref, id)
+				default: // re-add a removed id or a near copy of a center
+					if len(centers) > 0 {
+						c := centers[r.IntN(len(centers))]
+						add(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+2))))
+					}
+				}
+				if ix.Len() != len(ref) {
+					t.Fatalf("round %d: Len %d, want %d", round, ix.Len(), len(ref))
+				}
+				// query around a center, a random point, and a stored entry
+				k := r.IntN(kmax + 1)
+				if len(centers) > 0 {
+					c := centers[r.IntN(len(centers))]
+					checkQuery(t, ix, ref, Fingerprint(c), k)
+					checkQuery(t, ix, ref, Fingerprint(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+1)))), k)
+				}
+				checkQuery(t, ix, ref, Fingerprint(r.Uint64()), k)
+				if len(ids) > 0 {
+					checkQuery(t, ix, ref, ref[ids[r.IntN(len(ids))]], kmax)
+				}
+			}
+			// every stored entry at every k
+			for _, id := range ids[:min(len(ids), 300)] {
+				for k := 0; k <= kmax; k++ {
+					checkQuery(t, ix, ref, ref[id], k)
+				}
+				if fp, ok := ix.Fingerprint(id); !ok || fp != ref[id] {
+					t.Fatalf("Fingerprint(%d) = %#x, %v; want %#x", id, fp, ok, ref[id])
+				}
+			}
+		})
+	}
+}
+
+// useLayout replaces the layout of an empty index.
+func useLayout(ix *Index, l layout) {
+	ix.lay = l
+	ix.plan.Blocks = l.blocks
+	ix.base = emptyBase(&ix.lay)
+	ix.buf = buffer{}
+	ix.buf.reset(&ix.lay, mergeThreshold(0))
+}
+
+func fits(l *layout, per []int) bool {
+	for b, n := range per {
+		if n > l.width[b] {
+			return false
+		}
+	}
+	return true
+}
+
+func randomPattern(r *rand.Rand, B, n int) []int {
+	per := make([]int, B)
+	for range n {
+		per[r.IntN(B)]++
+	}
+	return per
+}
+
+func TestIndexLayoutTables(t *testing.T) {
+	for k := 0; k <= MaxIndexDistance; k++ {
+		for B := k + 1; B <= min(k+4, 32); B++ {
+			if binomial(B, k) > maxIndexTables {
+				continue
+			}
+			l := newLayout(k, B, 16)
+			if len(l.tables) != binomial(B, B-k) {
+				t.Fatalf("k=%d B=%d: %d tables, want C(%d,%d)", k, B, len(l.tables), B, k)
+			}
+			seen := map[uint64]bool{}
+			for i, tl := range l.tables {
+				if seen[tl.combo] {
+					t.Fatalf("k=%d B=%d: table %d repeats combination %b", k, B, i, tl.combo)
+				}
+				seen[tl.combo] = true
+				x := rand.Uint64()
+				if got := applySegments(tl.inv, applySegments(tl.perm, x)); got != x {
+					t.Fatalf("k=%d B=%d table %d: inverse permutation broken", k, B, i)
+				}
+				if i == 0 && applySegments(tl.perm, x) != x {
+					t.Fatalf("k=%d B=%d: table 0 is not the identity", k, B)
+				}
+				// the key blocks are the top prefix bits
+				var key uint64
+				for b := range B {
+					if tl.combo>>uint(b)&1 == 1 {
+						key |= l.blockMask[b]
+					}
+				}
+				if applySegments(tl.perm, key) != lowMask(tl.prefix)<<uint(64-tl.prefix) {
+					t.Fatalf("k=%d B=%d table %d: key not at the top", k, B, i)
+				}
+			}
+			for kk := 0; kk <= k; kk++ {
+				lim := uint64(1)<<uint(l.exact+kk) - 1
+				for i := 0; i < l.nprobe[kk]; i++ {
+					if l.tables[i].combo&^lim != 0 {
+						t.Fatalf("k=%d B=%d: probe set for %d not a prefix", k, B, kk)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestIndexPlan(t *testing.T) {
+	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ix.Plan()
+	t.Log(p)
+	if p.Blocks != 4 || p.Tables != 4 || p.PrefixBits != 16 || p.BytesPerEntry > 48 {
+		t.Errorf("plan at 1M, k=3: %v", p)
+	}
+	for k := 1; k <= MaxIndexDistance; k++ {
+		ix, err := NewIndex(IndexOptions{MaxDistance: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(ix.Plan())
+	}
+	big, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 30, MaxBytesPerEntry: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(big.Plan())
+	if big.Plan().Blocks == 4 {
+		t.Errorf("at 1G entries with 100 B/entry, expected more than 4 blocks: %v", big.Plan())
+	}
+}
+
+func TestIndexErrors(t *testing.T) {
+	for _, o := range []IndexOptions{
+		{MaxDistance: -1}, {MaxDistance: MaxIndexDistance + 1}, {ExpectedSize: -5},
+		{MaxBytesPerEntry: -1}, {MaxDistance: 8, MaxBytesPerEntry: 20},
+	} {
+		if _, err := NewIndex(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("NewIndex(%+v): %v, want ErrInvalidOption", o, err)
+		}
+	}
+	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Add(1, 0xff); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Add(1, 0xf0); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("Add duplicate: %v", err)
+	}
+	for _, k := range []int{-1, 4} {
+		if _, err := ix.Query(0xff, k, nil); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("Query k=%d: %v", k, err)
+		}
+	}
+	if err := ix.Remove(2); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("Remove unknown: %v", err)
+	}
+	if err := ix.Remove(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Remove(1); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("Remove twice: %v", err)
+	}
+	if err := ix.Add(1, 0xf0); err != nil {
+		t.Errorf("re-Add after Remove: %v", err)
+	}
+	// the same checks once the entries are merged into the base
+	for i := uint64(10); i < 2000; i++ {
+		if err := ix.Add(i, Fingerprint(i*0x9e3779b97f4a7c15)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ix.base.n == 0 {
+		t.Fatal("no merge happened")
+	}
+	if err := ix.Add(10, 1); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("Add duplicate (base): %v", err)
+	}
+	if err := ix.Remove(10); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Remove(10); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("Remove twice (base): %v", err)
+	}
+}
+
+func TestIndexQueryAllocs(t *testing.T) {
+	ix, err := NewIndex(IndexOptions{ExpectedSize: 1 << 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var fps []Fingerprint
+	for i := range 20000 {
+		fp := Fingerprint(r.Uint64())
+		fps = append(fps, fp)
+		if err := ix.Add(uint64(i), fp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := make([]Hit, 0, 16)
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		q := fps[i%len(fps)] ^ 0b1011
+		i++
+		dst, _ = ix.Query(q, 3, dst[:0])
+		if len(dst) == 0 {
+			panic("stored fingerprint not found")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Query allocates %.1f times per call", allocs)
+	}
+}
+
+// TestIndexConcurrent runs readers and writers together; run with -race.
+func TestIndexConcurrent(t *testing.T) {
+	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3000
+	if testing.Short() {
+		n = 1000
+	}
+	// stable entries that every reader must always find
+	for i := range 200 {
+		if err := ix.Add(uint64(i), Fingerprint(uint64(i)*0x9e3779b97f4a7c15)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			base := uint64(1_000_000 * (w + 1))
+			for i := range n {
+				if err := ix.Add(base+uint64(i), Fingerprint(r.Uint64())); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%3 == 0 {
+					if err := ix.Remove(base + uint64(i/2)); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var dst []Hit
+			for i := range n {
+				id := uint64((i + g) % 200)
+				fp := Fingerprint(id*0x9e3779b97f4a7c15) ^ 0b101
+				var err error
+				dst, err = ix.Query(fp, 3, dst[:0])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !slices.ContainsFunc(dst, func(h Hit) bool { return h.ID == id && h.Distance == 2 }) {
+					t.Errorf("entry %d not found: %v", id, dst)
+					return
+				}
+				_ = ix.Len()
+			}
+		}()
+	}
+	wg.Wait()
+	if ix.Len() < 200 {
+		t.Fatalf("Len %d", ix.Len())
+	}
+}
+
+func TestAllPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var fps []Fingerprint
+	for range 300 {
+		c := r.Uint64()
+		fps = append(fps, Fingerprint(c))
+		for range r.IntN(5) {
+			fps = append(fps, Fingerprint(c^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))))
+		}
+	}
+	fps = append(fps, fps[0], fps[1], fps[1])
+	for k := 0; k <= 8; k++ {
+		type pair struct{ i, j, d int }
+		var want []pair
+		for i := range fps {
+			for j := i + 1; j < len(fps); j++ {
+				if d := Distance(fps[i], fps[j]); d <= k {
+					want = append(want, pair{i, j, d})
+				}
+			}
+		}
+		var got []pair
+		err := AllPairs(context.Background(), fps, k, func(i, j, d int) error {
+			got = append(got, pair{i, j, d})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmpPair := func(a, b pair) int { return cmp.Or(cmp.Compare(a.i, b.i), cmp.Compare(a.j, b.j)) }
+		slices.SortFunc(got, cmpPair)
+		if !slices.Equal(got, want) {
+			t.Fatalf("k=%d: %d pairs, want %d\n got %v\nwant %v", k, len(got), len(want), got, want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := AllPairs(ctx, fps, 3, func(i, j, d int) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled AllPairs: %v", err)
+	}
+	stop := errors.New("stop")
+	if err := AllPairs(context.Background(), fps, 3, func(i, j, d int) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("AllPairs callback error: %v", err)
+	}
+	if err := AllPairs(context.Background(), fps, MaxIndexDistance+1, func(i, j, d int) error { return nil }); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("AllPairs k too large: %v", err)
+	}
+}
