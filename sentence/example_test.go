@@ -53,8 +53,8 @@ func ExampleDetector_cascade() {
 			Sentences: make([]string, sentences), Terms: terms,
 		}}
 	}
-	byCount, _ := sentence.New(sentence.Options{}) // T_s = 1
-	byPrint, _ := simhash.New(simhash.Options{})   // T_B = 3
+	byCount, _ := sentence.New(sentence.Options{Threshold: 1}) // T_s = 1, as in the paper's example
+	byPrint, _ := simhash.New(simhash.Options{MaxDistance: 3}) // T_B = 3
 	c, err := neardup.NewCascade(byCount, byPrint)
 	if err != nil {
 		panic(err)

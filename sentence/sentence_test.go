@@ -3,6 +3,7 @@ package sentence
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -193,6 +194,37 @@ func BenchmarkDetectorMatch(b *testing.B) {
 	for b.Loop() {
 		if _, err := det.Match(q); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Relative widens the tolerance to ⌊Relative·S_k⌋ for long pages and never
+// narrows it below T_s.
+func TestRelativeTolerance(t *testing.T) {
+	det := mustNew(t, Options{Threshold: 2, Relative: 0.1})
+	for s, want := range map[int]int{1: 2, 20: 2, 30: 3, 100: 10, 1000: 100} {
+		if got := det.Tolerance(s); got != want {
+			t.Errorf("Tolerance(%d) = %d, want %d", s, got, want)
+		}
+	}
+	for _, d := range []*neardup.Document{doc("far", 89), doc("near", 91), doc("short", 3)} {
+		if err := det.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := det.Match(doc("new", 100)) // tolerance 10: 91 in, 89 out
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []neardup.Match{{ID: "near", Score: 9}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Match = %v, want %v", got, want)
+	}
+	if v, _ := det.Verify(doc("new", 100), []neardup.Match{{ID: "far"}, {ID: "near"}, {ID: "short"}}); !reflect.DeepEqual(v, got) {
+		t.Errorf("Verify = %v, want %v", v, got)
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		if _, err := New(Options{Relative: bad}); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("Relative %v: err = %v, want ErrInvalidOption", bad, err)
 		}
 	}
 }

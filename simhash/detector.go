@@ -10,10 +10,12 @@ import (
 )
 
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
-// zero: 3 bits, the value of seed 000's §3.3 example and the k = 3 that
-// Manku, Jain and Das Sarma (WWW 2007) found right for 64-bit fingerprints of
-// web pages.
-const DefaultMaxDistance = 3
+// zero: 8 bits, chosen on the labelled corpora en-dev and zh-dev, where
+// SimHash over whole-page stems has its best F1 between 7 and 10 bits (see
+// the README). Seed 000's §3.3 example uses 3 bits, as do Manku, Jain and Das
+// Sarma (WWW 2007) for 64-bit fingerprints of crawled pages; with this
+// package's preprocessing 3 bits finds only 66-81 % of the duplicates.
+const DefaultMaxDistance = 8
 
 // Options configures a Detector. The zero value gives the paper's defaults.
 type Options struct {

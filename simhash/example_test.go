@@ -45,7 +45,7 @@ func ExampleDetector() {
 		}
 		return &neardup.Document{ID: id, Page: &preprocess.Page{Terms: terms}}
 	}
-	det, err := simhash.New(simhash.Options{}) // T_B = 3
+	det, err := simhash.New(simhash.Options{MaxDistance: 3}) // T_B = 3, as in §3.3
 	if err != nil {
 		panic(err)
 	}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"golang.org/x/net/html"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// verdict is what the crawler decided about one URL.
+type verdict struct {
+	URL   string
+	Kept  bool
+	DupOf string  // the kept URL this page nearly duplicates
+	Score float64 // the detector's score for DupOf (Hamming bits for the SimHash cascade)
+	Err   error   // fetch or preprocessing error: the page is neither kept nor a duplicate
+}
+
+func (v verdict) String() string {
+	switch {
+	case v.Err != nil:
+		return fmt.Sprintf("error     %s: %v", v.URL, v.Err)
+	case v.Kept:
+		return fmt.Sprintf("kept      %s", v.URL)
+	default:
+		return fmt.Sprintf("duplicate %s of %s (score %g)", v.URL, v.DupOf, v.Score)
+	}
+}
+
+// crawler fetches pages of one host breadth-first with a fixed number of
+// concurrent fetchers, and offers each page to an atomic "add if new"
+// detector: a page is kept unless it nearly duplicates one kept before.
+type crawler struct {
+	client   *http.Client
+	pipe     *preprocess.Pipeline
+	det      neardup.MatchAdder
+	host     string
+	maxPages int
+	maxBytes int64
+	workers  int
+	report   func(verdict)
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []string
+	seen     map[string]bool
+	inflight int
+}
+
+// run crawls from start until the frontier is empty, maxPages URLs have been
+// taken, or ctx is done.
+func (c *crawler) run(ctx context.Context, start string) error {
+	u, err := url.Parse(start)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("start URL %q: want an absolute http(s) URL", start)
+	}
+	c.host = u.Host
+	c.seen = map[string]bool{}
+	c.cond = sync.NewCond(&c.mu)
+	c.enqueue(u.String())
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.queue = nil
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next, ok := c.next()
+				if !ok {
+					return
+				}
+				links, v := c.visit(ctx, next)
+				c.report(v)
+				c.done(links)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// enqueue adds u to the frontier unless it was seen or the page limit is reached.
+func (c *crawler) enqueue(u string) {
+	if c.seen[u] || len(c.seen) >= c.maxPages {
+		return
+	}
+	c.seen[u] = true
+	c.queue = append(c.queue, u)
+}
+
+// next takes the next URL, waiting while other fetchers may still add links.
+func (c *crawler) next() (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.queue) == 0 && c.inflight > 0 {
+		c.cond.Wait()
+	}
+	if len(c.queue) == 0 {
+		return "", false
+	}
+	u := c.queue[0]
+	c.queue = c.queue[1:]
+	c.inflight++
+	return u, true
+}
+
+// done adds the links found on a visited page and wakes waiting fetchers.
+func (c *crawler) done(links []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range links {
+		c.enqueue(l)
+	}
+	c.inflight--
+	c.cond.Broadcast()
+}
+
+// visit fetches u, extracts its same-host links and decides keep or drop.
+func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
+	v := verdict{URL: u}
+	body, err := c.fetch(ctx, u)
+	if err != nil {
+		v.Err = err
+		return nil, v
+	}
+	links := c.links(u, body)
+	d, err := neardup.NewDocument(c.pipe, u, u, body)
+	if err != nil {
+		v.Err = err
+		return links, v
+	}
+	ms, added, err := c.det.MatchOrAdd(d)
+	switch {
+	case err != nil:
+		v.Err = err
+	case added:
+		v.Kept = true
+	case len(ms) > 0:
+		v.DupOf, v.Score = ms[0].ID, ms[0].Score
+	}
+	return links, v
+}
+
+var errNotHTML = errors.New("not an HTML or text page")
+
+func (c *crawler) fetch(ctx context.Context, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "neardup-example-crawler/1")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return nil, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && mt != "text/html" && mt != "text/plain" && mt != "application/xhtml+xml" {
+		return nil, fmt.Errorf("%w: %s", errNotHTML, mt)
+	}
+	// Read one byte past the limit so the preprocessor reports the page as too large.
+	return io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+}
+
+// links returns the absolute same-host http(s) links of an HTML page, without fragments.
+func (c *crawler) links(base string, body []byte) []string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return out
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		name, hasAttr := z.TagName()
+		if string(name) != "a" {
+			continue
+		}
+		for hasAttr {
+			var k, val []byte
+			k, val, hasAttr = z.TagAttr()
+			if string(k) != "href" {
+				continue
+			}
+			ref, err := url.Parse(strings.TrimSpace(string(val)))
+			if err != nil {
+				continue
+			}
+			abs := b.ResolveReference(ref)
+			abs.Fragment = ""
+			if abs.Host == c.host && (abs.Scheme == "http" || abs.Scheme == "https") {
+				out = append(out, abs.String())
+			}
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeCorpus makes a small labeled corpus: three distinct articles, a copy of
+// the first with a changed footer, and a plain-text copy of the second.
+func writeCorpus(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "pages"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{
+		"Rivers carve valleys over thousands of years. Sediment settles where the current slows. Floods rebuild the banks each spring and move the channel across the plain. Farmers have always settled on these fertile plains.",
+		"Compilers translate source code into machine instructions. Parsers build syntax trees from tokens. Optimisers remove redundant computations and allocate registers. Linkers join the object files into one program.",
+		"Bees communicate the location of flowers by dancing. The angle of the dance points toward the food relative to the sun. Its duration tells the distance. Colonies split in spring when a new queen is raised.",
+	}
+	page := func(body, footer string) string {
+		return "<html><body><p>" + strings.ReplaceAll(body, ". ", ".</p><p>") + "</p><footer>" + footer + "</footer></body></html>"
+	}
+	rows := []struct{ id, group, body string }{
+		{"p1", "g1", page(texts[0], "Footer one")},
+		{"p2", "g2", page(texts[1], "Footer one")},
+		{"p3", "g1", page(texts[0], "Footer two")},
+		{"p4", "g3", page(texts[2], "Footer one")},
+		{"p5", "g2", texts[1]},
+	}
+	var m strings.Builder
+	m.WriteString("id\turl\tgroup\tfile\n")
+	for _, r := range rows {
+		file := "pages/" + r.id + ".html"
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(r.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&m, "%s\thttp://example.org/%s\t%s\t%s\n", r.id, r.id, r.group, file)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.tsv"), []byte(m.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestEvaluateTSV(t *testing.T) {
+	dir := writeCorpus(t)
+	var out, errs bytes.Buffer
+	if err := run([]string{"-corpus", dir, "-methods", "simhash,cascade", "-tsv"}, &out, &errs); err != nil {
+		t.Fatalf("%v\n%s", err, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || lines[0] != header {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	for i, name := range []string{"simhash", "cascade"} {
+		cols := strings.Split(lines[i+1], "\t")
+		if len(cols) != 11 || cols[0] != name {
+			t.Fatalf("row %q", lines[i+1])
+		}
+		// Two true duplicates (p3, p5), three originals: the counts add up.
+		var tp, fp, tn, fn int
+		fmt.Sscan(strings.Join(cols[1:5], " "), &tp, &fp, &tn, &fn)
+		if tp+fn != 2 || fp+tn != 3 {
+			t.Errorf("%s: tp=%d fp=%d tn=%d fn=%d, want tp+fn=2, fp+tn=3", name, tp, fp, tn, fn)
+		}
+		if tp != 2 || fp != 0 {
+			t.Errorf("%s: tp=%d fp=%d on copies that differ only in a footer, want 2 and 0", name, tp, fp)
+		}
+	}
+}
+
+func TestEvaluateErrors(t *testing.T) {
+	var out, errs bytes.Buffer
+	if err := run(nil, &out, &errs); err == nil {
+		t.Error("no -corpus accepted")
+	}
+	if err := run([]string{"-corpus", t.TempDir()}, &out, &errs); err == nil {
+		t.Error("missing manifest accepted")
+	}
+	dir := writeCorpus(t)
+	if err := run([]string{"-corpus", dir, "-methods", "nosuch"}, &out, &errs); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("unknown method: %v", err)
+	}
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "manifest.tsv"), []byte("name\tfile\n"), 0o644)
+	if err := run([]string{"-corpus", bad}, &out, &errs); err == nil {
+		t.Error("bad header accepted")
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	r := result{tp: 8, fp: 2, tn: 85, fn: 5}
+	for name, c := range map[string]struct{ got, want float64 }{
+		"precision":   {r.precision(), 0.8},
+		"recall":      {r.recall(), 8.0 / 13},
+		"f1":          {r.f1(), 2 * 0.8 * (8.0 / 13) / (0.8 + 8.0/13)},
+		"specificity": {r.specificity(), 85.0 / 87},
+		"accuracy":    {r.accuracy(), 0.93},
+	} {
+		if d := c.got - c.want; d > 1e-12 || d < -1e-12 {
+			t.Errorf("%s = %v, want %v", name, c.got, c.want)
+		}
+	}
+	if (result{}).f1() != 0 || (result{}).precision() != 0 {
+		t.Error("empty result: want zero metrics, not NaN")
+	}
+}

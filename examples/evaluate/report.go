@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// result is the confusion matrix and speed of one method on one corpus.
+type result struct {
+	method         string
+	tp, fp, tn, fn int
+	errors         int
+	firstErr       error
+	pagesPerSec    float64
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (r result) precision() float64   { return ratio(r.tp, r.tp+r.fp) }
+func (r result) recall() float64      { return ratio(r.tp, r.tp+r.fn) }
+func (r result) specificity() float64 { return ratio(r.tn, r.tn+r.fp) }
+func (r result) accuracy() float64    { return ratio(r.tp+r.tn, r.tp+r.fp+r.tn+r.fn) }
+func (r result) f1() float64 {
+	p, q := r.precision(), r.recall()
+	if p+q == 0 {
+		return 0
+	}
+	return 2 * p * q / (p + q)
+}
+
+const header = "method\ttp\tfp\ttn\tfn\tprecision\trecall\tf1\tspecificity\taccuracy\tpages_per_s"
+
+func (r result) fields() string {
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f",
+		r.method, r.tp, r.fp, r.tn, r.fn, r.precision(), r.recall(), r.f1(), r.specificity(), r.accuracy(), r.pagesPerSec)
+}
+
+func writeTSV(w io.Writer, rows []result) {
+	fmt.Fprintln(w, header)
+	for _, r := range rows {
+		fmt.Fprintln(w, r.fields())
+	}
+}
+
+func writeTable(w io.Writer, rows []result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, header+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, r.fields()+"\t")
+	}
+	tw.Flush()
+}
