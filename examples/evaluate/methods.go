@@ -9,6 +9,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -17,11 +18,15 @@ type config struct {
 	tb int     // simhash T_B
 	ts int     // sentence T_s
 	tr float64 // sentence relative tolerance
+	st float64 // shingle threshold
+	sm int     // shingle m
 }
 
 func (c *config) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.tb, "tb", -1, "simhash: largest Hamming distance T_B of a near-duplicate (-1 = package default)")
 	fs.IntVar(&c.ts, "ts", -1, "sentence: largest sentence-count difference T_s (-1 = package default)")
+	fs.Float64Var(&c.st, "st", 0, "shingle: dissimilarity threshold (0 = package default)")
+	fs.IntVar(&c.sm, "sm", 0, "shingle: largest shingle size m (0 = package default)")
 	fs.Float64Var(&c.tr, "tr", -1, "sentence: relative tolerance, a fraction of the new page's sentence count (-1 = package default)")
 }
 
@@ -45,6 +50,9 @@ func methods() []method {
 				return nil, err
 			}
 			return neardup.NewCascade(s, h)
+		}},
+		{"shingle", "multiple k-shingle weighted dissimilarity (seed 004)", func(c config) (neardup.Detector, error) {
+			return shingle.New(shingle.Options{M: c.sm, Threshold: c.st})
 		}},
 	}
 }
