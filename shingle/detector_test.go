@@ -201,7 +201,7 @@ func exhaustive(vs []*Vector, o Options) [][]int {
 // that comparing every pair finds, on synthetic pages of many lengths
 // (including pages shorter than M and pages lighter than the threshold).
 func TestIndexExact(t *testing.T) {
-	pages := synthetic(1, 400, 1, 300)
+	pages := synthetic(1, 300, 1, 300)
 	for _, o := range []Options{
 		{M: 4, Threshold: 0.2}, {M: 4, Threshold: 1}, {M: 4, Threshold: 3},
 		{M: 2, Threshold: 0.5}, {M: 8, Threshold: 0.35},
