@@ -1,0 +1,204 @@
+package preprocess
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/pages.golden from the current pipeline")
+
+const goldenPagesFile = "testdata/pages.golden"
+
+// pageDigest returns a SHA-256 of everything a Page holds (or of the error),
+// so a golden file can pin the pipeline's output byte for byte.
+func pageDigest(pg *Page, err error) string {
+	h := sha256.New()
+	if err != nil {
+		digestString(h, "error: "+err.Error())
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	digestString(h, string(pg.Language))
+	digestString(h, pg.Text)
+	digestStrings(h, pg.Sentences)
+	digestStrings(h, pg.Tokens)
+	for _, t := range pg.Terms {
+		digestString(h, t.Text)
+		binary.Write(h, binary.LittleEndian, int64(t.Count))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func digestString(h hash.Hash, s string) {
+	binary.Write(h, binary.LittleEndian, int64(len(s)))
+	h.Write([]byte(s))
+}
+
+func digestStrings(h hash.Hash, ss []string) {
+	binary.Write(h, binary.LittleEndian, int64(len(ss)))
+	for _, s := range ss {
+		digestString(h, s)
+	}
+}
+
+// goldenCases returns every input of the golden test: the testdata pages
+// (whole and cut at odd places, with several option sets, through every
+// entry point) and the fuzz seeds.
+func goldenCases(t *testing.T) (names []string, digests []string) {
+	t.Helper()
+	pipelines := []struct {
+		name string
+		opts Options
+	}{
+		{"default", Options{}},
+		{"nostem", Options{NoStem: true}},
+		{"keepstop", Options{KeepStopWords: true}},
+		{"fr", Options{Language: French}},
+		{"zh", Options{Language: Chinese}},
+		{"nocache-min1", Options{StemCacheSize: -1, MinTokenLen: 1, MaxTokenLen: 12}},
+		{"extra", Options{ExtraStopWords: []string{"Function", "timestamp", "系统"}}},
+	}
+	type entry struct {
+		name string
+		f    func(*Pipeline, []byte) (*Page, error)
+	}
+	entries := []entry{
+		{"Process", (*Pipeline).Process},
+		{"ProcessHTML", (*Pipeline).ProcessHTML},
+		{"ProcessText", (*Pipeline).ProcessText},
+	}
+	add := func(name string, pg *Page, err error) {
+		names = append(names, name)
+		digests = append(digests, pageDigest(pg, err))
+	}
+	files := []string{
+		"testdata/postgresql-functions-datetime.html",
+		"testdata/debian-reference-virtualized-system.zh.html",
+	}
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(file)
+		for _, pc := range pipelines {
+			p, err := New(pc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				for run := range 2 { // the second run goes through the warm stem cache and pooled scratch
+					pg, err := e.f(p, raw)
+					add(fmt.Sprintf("%s/%s/%s/%d", base, pc.name, e.name, run), pg, err)
+				}
+			}
+		}
+		var p Pipeline
+		for _, n := range []int{1, 7, 100, 1000, 4099, 10007, 33333, len(raw) - 1} {
+			if n > len(raw) {
+				continue
+			}
+			pg, err := p.ProcessHTML(raw[:n])
+			add(fmt.Sprintf("%s/prefix-%d", base, n), pg, err)
+			pg, err = p.ProcessHTML(raw[len(raw)-n:])
+			add(fmt.Sprintf("%s/suffix-%d", base, n), pg, err)
+		}
+	}
+	var p Pipeline
+	for i, s := range fuzzSeeds {
+		for _, e := range entries {
+			pg, err := e.f(&p, []byte(s))
+			add(fmt.Sprintf("seed-%02d/%s", i, e.name), pg, err)
+		}
+		add(fmt.Sprintf("seed-%02d/AppendHTMLText", i), &Page{Text: string(AppendHTMLText(nil, []byte(s)))}, nil)
+	}
+	return names, digests
+}
+
+// TestGoldenPages pins the pipeline's exact output (Text, Sentences, Tokens,
+// Terms, Language) on the testdata pages and the fuzz seeds, so changes made
+// for speed can be checked to change nothing. After an intended change of
+// behaviour, regenerate with: go test ./preprocess -run GoldenPages -update
+func TestGoldenPages(t *testing.T) {
+	names, digests := goldenCases(t)
+	if *updateGolden {
+		var b strings.Builder
+		for i := range names {
+			fmt.Fprintf(&b, "%s %s\n", digests[i], names[i])
+		}
+		if err := os.WriteFile(goldenPagesFile, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := os.Open(goldenPagesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		d, name, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			t.Fatalf("bad golden line %q", sc.Text())
+		}
+		want[name] = d
+	}
+	if len(want) != len(names) {
+		t.Errorf("golden file has %d cases, test makes %d", len(want), len(names))
+	}
+	for i, name := range names {
+		if want[name] != digests[i] {
+			t.Errorf("%s: digest %s, golden %s", name, digests[i][:12], want[name][:min(12, len(want[name]))])
+		}
+	}
+}
+
+// TestCorpusDigests writes the digest of every page of a corpus directory to
+// a file, for comparing two versions of the pipeline on many real pages:
+//
+//	NEARDUP_CORPUS=../../shared/corpus NEARDUP_DIGESTS=/tmp/a.txt go test ./preprocess -run CorpusDigests
+//
+// It is skipped unless both variables are set.
+func TestCorpusDigests(t *testing.T) {
+	dir, out := os.Getenv("NEARDUP_CORPUS"), os.Getenv("NEARDUP_DIGESTS")
+	if dir == "" || out == "" {
+		t.Skip("NEARDUP_CORPUS and NEARDUP_DIGESTS not set")
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".html") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	var b strings.Builder
+	var p Pipeline
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := p.Process(raw)
+		fmt.Fprintf(&b, "%s %s\n", pageDigest(pg, err), file)
+	}
+	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pages", len(files))
+}
