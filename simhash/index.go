@@ -291,11 +291,16 @@ func (ix *Index) Query(fp Fingerprint, k int, dst []Hit) ([]Hit, error) {
 func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	l := &ix.lay
 	np := l.nprobe[k]
-	b := &ix.base
+	b, bf := &ix.base, &ix.buf
+	buffered := len(bf.fps) > 0
+	S := len(bf.heads)
 	var qt [maxIndexTables]uint64
 	var lo, hi [maxIndexTables]uint32
-	// Find every table's bucket first, so that the cache misses of the
-	// directory and bucket loads overlap.
+	var head [maxIndexTables]int32
+	// Random queries are dominated by cache misses: find every table's
+	// bucket and buffer chain first, then touch the buckets and the first
+	// chain entries, so that all these loads are in flight together before
+	// the scans need them.
 	for t := range np {
 		tl := &l.tables[t]
 		v := applySegments(tl.perm, q)
@@ -303,14 +308,18 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		d := b.tabs[t].dir
 		j := v >> tl.shift
 		lo[t], hi[t] = d[j], d[j+1]
+		if buffered {
+			head[t] = bf.heads[t][v>>bf.shift[t]]
+		}
 	}
-	// Touch each bucket's first and last bytes so that their loads are in
-	// flight together before the scans need them.
-	var touch byte
+	var touch uint64
 	for t := range np {
 		data := b.tabs[t].data
 		stride := l.tables[t].stride
-		touch += data[int(lo[t])*stride] + data[int(hi[t])*stride]
+		touch += uint64(data[int(lo[t])*stride] + data[int(hi[t])*stride])
+		if e := head[t]; e != 0 {
+			touch += bf.fps[e-1] + uint64(bf.next[int(e-1)*S+t])
+		}
 	}
 	if touch == 1 && np == 0 { // never true; keeps the loads
 		return dst
@@ -338,13 +347,11 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 			}
 		}
 	}
-	bf := &ix.buf
-	if len(bf.fps) == 0 {
+	if !buffered {
 		return dst
 	}
-	S := len(bf.heads)
 	for t := range np {
-		for e := bf.heads[t][qt[t]>>bf.shift[t]]; e != 0; e = bf.next[int(e-1)*S+t] {
+		for e := head[t]; e != 0; e = bf.next[int(e-1)*S+t] {
 			i := int(e - 1)
 			diff := bf.fps[i] ^ q
 			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t) && !bitGet(bf.dead, i) {

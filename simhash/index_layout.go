@@ -276,9 +276,9 @@ func mergeThreshold(n int) int {
 }
 
 // bufferBits sizes the buffer's chain heads for a buffer of up to size
-// entries: two entries per chain when full.
+// entries: one entry per chain when full.
 func bufferBits(size int) int {
-	return max(bits.Len(uint(size-1))-1, 4)
+	return max(bits.Len(uint(size-1)), 4)
 }
 
 // estimate fills the cost fields of a plan for layout l at n entries.
