@@ -251,20 +251,22 @@ func (ix *Index) maybeMerge() {
 // the buffer (entry index).
 func (ix *Index) find(id uint64) (inBase bool, i int, ok bool) {
 	h := mix64(id)
-	b := &ix.base
+	b, bf := &ix.base, &ix.buf
+	T := len(bf.heads) - 1
+	// both first loads before either scan, so that their misses overlap
 	j := h >> (64 - b.idBits)
+	lo, hi := b.idDir[j], b.idDir[j+1]
+	e := bf.heads[T][h>>bf.shift[T]]
 	tag := uint32(h>>b.tagShift) & b.tagMask
-	for _, e := range b.idPos[b.idDir[j]:b.idDir[j+1]] {
-		if e>>b.posBits == tag {
-			p := int(e & b.posMask)
+	for _, x := range b.idPos[lo:hi] {
+		if x>>b.posBits == tag {
+			p := int(x & b.posMask)
 			if b.ids[p] == id && !bitGet(b.dead, p) {
 				return true, p, true
 			}
 		}
 	}
-	bf := &ix.buf
-	T := len(bf.heads) - 1
-	for e := bf.heads[T][h>>bf.shift[T]]; e != 0; e = bf.next[int(e-1)*(T+1)+T] {
+	for ; e != 0; e = bf.next[int(e-1)*(T+1)+T] {
 		p := int(e - 1)
 		if bf.ids[p] == id && !bitGet(bf.dead, p) {
 			return false, p, true
