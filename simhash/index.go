@@ -58,9 +58,12 @@ type Hit struct {
 // Add appends to a small buffer indexed by hash chains, one per table, that
 // queries search too; when the buffer reaches 1/8 of the sorted base (or
 // removals make up that much) the buffer is merged into the base in one
-// linear pass per table, which drops removed entries. Inserts are amortised
-// O(1) in the base size; a merge holds the write lock for a time linear in
-// the size (tens of milliseconds at a million entries).
+// linear pass per table, which copies the unchanged runs and drops removed
+// entries. Inserts are amortised O(1) in the base size; a merge holds the
+// write lock for a time linear in the size (about 50 ms at a million
+// entries) and briefly needs the memory of a second base. On Linux the
+// tables ask for transparent huge pages (madvise), which spares most TLB
+// misses of random queries.
 //
 // An Index is safe for concurrent use: Query, Len, MemoryUsage and Plan take
 // a read lock and may run in parallel; Add and Remove take the write lock.

@@ -216,10 +216,10 @@ type Plan struct {
 	MaxDistance  int // largest k a Query may ask
 	ExpectedSize int // the size the layout was chosen for
 
-	Blocks      int // the 64 bits are split into this many blocks
-	ExactBlocks int // blocks that must match in a table: Blocks - MaxDistance
-	Tables      int // C(Blocks, MaxDistance) sorted tables, one per combination
-	BlockBits   []int
+	Blocks      int   // the 64 bits are split into this many blocks
+	ExactBlocks int   // blocks that must match in a table: Blocks - MaxDistance
+	Tables      int   // C(Blocks, ExactBlocks) sorted tables, one per combination
+	BlockBits   []int // width of each block, block 0 holding the top bits
 
 	// PrefixBits is the smallest number of key bits of a table (the bits
 	// that must match exactly); DirectoryBits is how many of them index a
