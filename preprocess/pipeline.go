@@ -150,13 +150,15 @@ func invalidUTF8(b []byte) error {
 
 // scratch holds the per-call working memory, pooled by the Pipeline.
 type scratch struct {
-	text   []byte
-	low    []byte
-	ids    []int32          // surface id of each raw token, in order
-	surfID map[string]int32 // surface text -> id
-	surfs  []surface
-	termID map[string]int32 // term text -> index in terms
-	terms  []Term
+	text  []byte
+	low   []byte
+	ids   []int32   // surface id of each raw token, in order
+	surfs []surface // by surface id (= id in surfIdx)
+	terms []Term    // by term id (= id in termIdx)
+	sents []string
+	order []termKey
+	// surfIdx interns surface texts, termIdx term texts.
+	surfIdx, termIdx *strIndex
 }
 
 // surface is one distinct raw token of a page (lower-cased, before stop-word
@@ -169,11 +171,15 @@ type surface struct {
 	term  int32 // index in scratch.terms, or -1 when dropped
 }
 
+func newScratch() *scratch {
+	return &scratch{surfIdx: newStrIndex(), termIdx: newStrIndex()}
+}
+
 func (p *Pipeline) getScratch() *scratch {
 	if s, ok := p.pool.Get().(*scratch); ok {
 		return s
 	}
-	return &scratch{surfID: make(map[string]int32, 1024), termID: make(map[string]int32, 1024)}
+	return newScratch()
 }
 
 // putScratch returns s to the pool unless one huge page made it too big to
@@ -182,11 +188,12 @@ func (p *Pipeline) putScratch(s *scratch) {
 	if cap(s.text) > 1<<20 || len(s.surfs) > 1<<15 {
 		return
 	}
-	clear(s.surfID)
-	clear(s.termID)
 	clear(s.surfs) // drop references to page strings
 	clear(s.terms)
-	s.text, s.low, s.ids, s.surfs, s.terms = s.text[:0], s.low[:0], s.ids[:0], s.surfs[:0], s.terms[:0]
+	clear(s.sents)
+	s.text, s.low, s.ids, s.surfs, s.terms, s.sents = s.text[:0], s.low[:0], s.ids[:0], s.surfs[:0], s.terms[:0], s.sents[:0]
+	s.surfIdx.reset(0)
+	s.termIdx.reset(0)
 	p.pool.Put(s)
 }
 
@@ -194,21 +201,22 @@ func (p *Pipeline) putScratch(s *scratch) {
 // token sequence. Surface strings are sub-strings of text when possible, so
 // the same word is one string however often it occurs.
 func (s *scratch) collect(text string) {
+	// About one distinct surface per 40 bytes of English text, one per 10 of
+	// Chinese; the index grows if a page has more.
+	s.surfIdx.reset(len(text) / 8)
+	if cap(s.ids) < len(text)/4 {
+		s.ids = make([]int32, 0, len(text)/4)
+	}
 	s.low = scanTokens(text, s.low, func(tok string, low []byte, kind tokenKind, runes int) {
 		var id int32
-		var ok bool
+		var added bool
 		if tok != "" {
-			id, ok = s.surfID[tok]
+			id, added = s.surfIdx.find(tok)
 		} else {
-			id, ok = s.surfID[string(low)]
+			id, added = s.surfIdx.findBytes(low)
 		}
-		if !ok {
-			if tok == "" {
-				tok = string(low)
-			}
-			id = int32(len(s.surfs))
-			s.surfs = append(s.surfs, surface{text: tok, kind: kind, runes: int32(runes)})
-			s.surfID[tok] = id
+		if added {
+			s.surfs = append(s.surfs, surface{text: s.surfIdx.keys[id], kind: kind, runes: int32(runes)})
 		}
 		s.surfs[id].count++
 		s.ids = append(s.ids, id)
@@ -218,7 +226,10 @@ func (s *scratch) collect(text string) {
 // analyse builds the Page from the visible text in s.text.
 func (p *Pipeline) analyse(s *scratch) *Page {
 	pg := &Page{Text: string(s.text)}
-	pg.Sentences = appendSentences(nil, pg.Text, s.text)
+	s.sents = appendSentences(s.sents[:0], pg.Text, s.text)
+	if len(s.sents) > 0 {
+		pg.Sentences = slices.Clone(s.sents)
+	}
 
 	s.collect(pg.Text)
 	pg.Language = p.cfg.Language
@@ -232,6 +243,7 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 	}
 	stopOn := !p.cfg.KeepStopWords
 	kept := 0
+	s.termIdx.reset(len(s.surfs))
 	for i := range s.surfs {
 		sf := &s.surfs[i]
 		sf.term = -1
@@ -259,11 +271,9 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 		if si >= 0 && sf.kind == kindWord {
 			t = p.stem(si, t)
 		}
-		id, ok := s.termID[t]
-		if !ok {
-			id = int32(len(s.terms))
+		id, added := s.termIdx.find(t)
+		if added {
 			s.terms = append(s.terms, Term{Text: t})
-			s.termID[t] = id
 		}
 		sf.term = id
 		s.terms[id].Count += int(sf.count)
@@ -276,10 +286,53 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 				pg.Tokens = append(pg.Tokens, s.terms[t].Text)
 			}
 		}
-		pg.Terms = slices.Clone(s.terms)
-		slices.SortFunc(pg.Terms, compareTerms)
+		pg.Terms = s.sortedTerms()
 	}
 	return pg
+}
+
+// termKey is a sort key of one term: count descending, then text ascending,
+// with the text's first eight bytes as a number so that most comparisons
+// need no string comparison.
+type termKey struct {
+	negCount uint64 // ^count: ascending order is count descending
+	prefix   uint64 // the first eight bytes of the text, big-endian, zero-padded
+	i        int    // index in scratch.terms
+}
+
+// sortedTerms returns a new slice of s.terms in Page.Terms order (see
+// compareTerms).
+func (s *scratch) sortedTerms() []Term {
+	s.order = s.order[:0]
+	for i, t := range s.terms {
+		s.order = append(s.order, termKey{^uint64(t.Count), textPrefix(t.Text), i})
+	}
+	slices.SortFunc(s.order, func(a, b termKey) int {
+		if a.negCount != b.negCount {
+			return cmp.Compare(a.negCount, b.negCount)
+		}
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return strings.Compare(s.terms[a.i].Text, s.terms[b.i].Text)
+	})
+	out := make([]Term, len(s.order))
+	for k, o := range s.order {
+		out[k] = s.terms[o.i]
+	}
+	return out
+}
+
+// textPrefix returns the first eight bytes of t as a big-endian number,
+// zero-padded: comparing prefixes orders strings as strings.Compare does,
+// except that equal prefixes need the full comparison.
+func textPrefix(t string) uint64 {
+	var v uint64
+	n := min(len(t), 8)
+	for j := 0; j < n; j++ {
+		v |= uint64(t[j]) << (56 - 8*j)
+	}
+	return v
 }
 
 // compareTerms orders terms by count descending, then text ascending.
@@ -405,7 +458,7 @@ func detect(surfs []surface) Language {
 // DetectLanguage returns the language Process would analyse text as when
 // Options.Language is "" (see Pipeline for the rule).
 func DetectLanguage(text string) Language {
-	s := scratch{surfID: make(map[string]int32)}
+	s := newScratch()
 	s.collect(text)
 	return detect(s.surfs)
 }

@@ -42,13 +42,18 @@ func ScanSentences(data []byte, atEOF bool) (advance int, token []byte, err erro
 	for i := start; i < len(data); {
 		c := data[i]
 		r, size := rune(c), 1
-		if c >= utf8.RuneSelf {
+		if c < utf8.RuneSelf {
+			if c >= 64 || uint64(asciiStops)>>c&1 == 0 {
+				i++ // the common case: no line break or terminator
+				continue
+			}
+		} else {
 			r, size = utf8.DecodeRune(data[i:])
 		}
 		switch {
 		case c == '\n' || r == 0x2028 || r == 0x2029:
 			return i + size, trimSentence(data[start:i]), nil
-		case c == '.' || c == '!' || c == '?' || (c >= utf8.RuneSelf && unicode.Is(unicode.Sentence_Terminal, r)):
+		case c == '.' || c == '!' || c == '?' || (c >= utf8.RuneSelf && isSentenceTerminal(r)):
 			j := i + size
 			for j < len(data) {
 				r2, s2 := rune(data[j]), 1
@@ -198,10 +203,25 @@ func isAbbreviation(s []byte) bool {
 	return false
 }
 
+// asciiStops has bit c set for the ASCII bytes c at which ScanSentences
+// stops to look: '\n', '!', '.', '?' (all below 64).
+const asciiStops = 1<<'\n' | 1<<'!' | 1<<'.' | 1<<'?'
+
 // isTerminal reports a sentence-terminating rune.
 func isTerminal(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == '.' || r == '!' || r == '?'
+	}
+	return isSentenceTerminal(r)
+}
+
+// isSentenceTerminal is unicode.Is(unicode.Sentence_Terminal, r) for r >=
+// utf8.RuneSelf, answering at once for the blocks without terminators that
+// hold Han, Kana and Hangul (U+3003..U+A4FE, U+ABEC..U+FE51) and for Latin,
+// Greek and Cyrillic (below U+0589).
+func isSentenceTerminal(r rune) bool {
+	if r < 0x589 || (0x3002 < r && r < 0xA4FF) || (0xABEB < r && r < 0xFE52) {
+		return false
 	}
 	return unicode.Is(unicode.Sentence_Terminal, r)
 }

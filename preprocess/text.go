@@ -198,26 +198,40 @@ func (w *textWriter) sep() {
 }
 
 // write appends s. In pre mode '\n' is a line break rather than a space.
+// Runs of visible characters are copied with one append.
 func (w *textWriter) write(s []byte, pre bool) {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c <= ' ' || c == 0x7f {
-				if pre && c == '\n' {
-					w.brk = true
-				} else {
-					w.space = true
+		// Find the run of visible characters starting at i.
+		j := i
+		for j < len(s) {
+			c := s[j]
+			if c < utf8.RuneSelf {
+				if c <= ' ' || c == 0x7f {
+					break
 				}
-				i++
+				j++
 				continue
 			}
-			j := i + 1
-			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
-				j++
+			r, size := utf8.DecodeRune(s[j:])
+			if !plainRune(r) || (r == utf8.RuneError && size == 1) {
+				break
 			}
+			j += size
+		}
+		if j > i {
 			w.sep()
 			w.buf = append(w.buf, s[i:j]...)
 			i = j
+			continue
+		}
+		c := s[i]
+		if c < utf8.RuneSelf { // white space or DEL
+			if pre && c == '\n' {
+				w.brk = true
+			} else {
+				w.space = true
+			}
+			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(s[i:])
@@ -230,12 +244,20 @@ func (w *textWriter) write(s []byte, pre bool) {
 			w.brk = true
 		case isSpaceRune(r):
 			w.space = true
-		default:
-			w.sep()
-			w.buf = append(w.buf, s[i:i+size]...)
 		}
 		i += size
 	}
+}
+
+// plainRune reports whether write copies the non-ASCII rune r unchanged:
+// it is not white space, a line or paragraph separator, a soft hyphen or a
+// BOM. (Invalid bytes decode to utf8.RuneError, which the caller tells from a
+// real U+FFFD by its size.)
+func plainRune(r rune) bool {
+	if r > 0x3000 && r < 0xFEFF { // CJK, Hangul and most other scripts
+		return true
+	}
+	return !(r == 0xAD || r == 0xFEFF || r == 0x2028 || r == 0x2029 || isSpaceRune(r))
 }
 
 // isSpaceRune reports non-ASCII white space and invisible separators.

@@ -32,6 +32,11 @@ func classify(r rune) charClass {
 		return classWord // full-width ASCII letters and digits
 	case r == 0x3005 || r == 0x3006 || r == 0x3007: // 々 〆 〇
 		return classCJK
+	case r <= 0xA9, 0x2000 <= r && r <= 0x206F, 0x3000 <= r && r <= 0x3004, 0x3008 <= r && r <= 0x3020,
+		0xFF01 <= r && r <= 0xFF0F, 0xFF1A <= r && r <= 0xFF20, 0xFF3B <= r && r <= 0xFF40, 0xFF5B <= r && r <= 0xFF64:
+		// Latin-1 controls and symbols, general punctuation, CJK and
+		// full-width punctuation: answered here without the Unicode tables.
+		return classSep
 	case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
 		return classCJK
 	case unicode.Is(unicode.Hangul, r):

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestAppendTokens(t *testing.T) {
@@ -225,5 +227,56 @@ func TestForcedLanguage(t *testing.T) {
 	}
 	if pg.Language != French || !slices.Equal(pg.Tokens, []string{"chat", "mang", "sour"}) {
 		t.Errorf("got %s %q", pg.Language, pg.Tokens)
+	}
+}
+
+// classifyRef is classify as it was before its shortcuts for punctuation:
+// the definition the shortcuts must agree with.
+func classifyRef(r rune) charClass {
+	if r < utf8.RuneSelf {
+		if ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || ('A' <= r && r <= 'Z') {
+			return classWord
+		}
+		return classSep
+	}
+	switch {
+	case 0x4E00 <= r && r <= 0x9FFF, 0x3040 <= r && r <= 0x30FF, 0x3400 <= r && r <= 0x4DBF:
+		return classCJK // CJK unified ideographs, Hiragana, Katakana (incl. ー), extension A
+	case 0xAC00 <= r && r <= 0xD7A3:
+		return classHangul
+	case 0xFF10 <= r && r <= 0xFF19, 0xFF21 <= r && r <= 0xFF3A, 0xFF41 <= r && r <= 0xFF5A:
+		return classWord // full-width ASCII letters and digits
+	case r == 0x3005 || r == 0x3006 || r == 0x3007: // 々 〆 〇
+		return classCJK
+	case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hiragana, r), unicode.Is(unicode.Katakana, r):
+		return classCJK
+	case unicode.Is(unicode.Hangul, r):
+		if unicode.IsLetter(r) {
+			return classHangul
+		}
+		return classSep
+	case unicode.IsLetter(r), unicode.IsDigit(r), unicode.Is(unicode.Mn, r), unicode.Is(unicode.Mc, r):
+		return classWord
+	}
+	return classSep
+}
+
+// TestClassifyFastPaths checks classify's range shortcuts against the
+// Unicode tables for every rune.
+func TestClassifyFastPaths(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if got, want := classify(r), classifyRef(r); got != want {
+			t.Fatalf("classify(%U) = %d, want %d", r, got, want)
+		}
+	}
+}
+
+// TestIsSentenceTerminal checks isSentenceTerminal's shortcuts against the
+// Unicode table for every non-ASCII rune.
+func TestIsSentenceTerminal(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if got, want := isSentenceTerminal(r), unicode.Is(unicode.Sentence_Terminal, r); got != want {
+			t.Fatalf("isSentenceTerminal(%U) = %v, want %v", r, got, want)
+		}
 	}
 }
