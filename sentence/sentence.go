@@ -1,7 +1,6 @@
 package sentence
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -144,7 +143,7 @@ func (det *Detector) match(s int) []neardup.Match {
 			ms = append(ms, neardup.Match{ID: id, Score: score})
 		}
 	}
-	sortMatches(ms)
+	neardup.SortMatches(ms)
 	return ms
 }
 
@@ -153,15 +152,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-func sortMatches(ms []neardup.Match) {
-	slices.SortFunc(ms, func(a, b neardup.Match) int {
-		if c := cmp.Compare(a.Score, b.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
 }
 
 // Verify returns the candidates whose kept sentence counts are within T_s of
@@ -185,7 +175,7 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 			ms = append(ms, neardup.Match{ID: c.ID, Score: float64(delta)})
 		}
 	}
-	sortMatches(ms)
+	neardup.SortMatches(ms)
 	return ms, nil
 }
 

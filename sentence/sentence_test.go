@@ -118,7 +118,7 @@ func TestAgainstScan(t *testing.T) {
 					want = append(want, neardup.Match{ID: id, Score: float64(abs(s - n))})
 				}
 			}
-			sortMatches(want)
+			neardup.SortMatches(want)
 			got, err := det.Match(d)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("T_s %d, %s: Match = %v, %v; want %v", tsv, d.ID, got, err, want)

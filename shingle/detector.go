@@ -1,7 +1,6 @@
 package shingle
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -167,7 +166,7 @@ func (dt *Detector) match(v *Vector) []neardup.Match {
 			check(e)
 		}
 	}
-	sortMatches(out)
+	neardup.SortMatches(out)
 	return out
 }
 
@@ -184,15 +183,6 @@ func (dt *Detector) score(a, b *Vector) (float64, bool) {
 	}
 	s := equation(a, b)
 	return s, s < t
-}
-
-func sortMatches(ms []neardup.Match) {
-	slices.SortFunc(ms, func(a, b neardup.Match) int {
-		if c := cmp.Compare(a.Score, b.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
 }
 
 // Add keeps d. Errors wrap neardup.ErrNilDocument, neardup.ErrNoFeatures, or
@@ -296,7 +286,7 @@ func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]n
 			out = append(out, neardup.Match{ID: e.id, Score: s})
 		}
 	}
-	sortMatches(out)
+	neardup.SortMatches(out)
 	return out, nil
 }
 
