@@ -9,11 +9,14 @@
 //
 //	preprocess  HTML or text -> visible text -> sentences -> tokens -> stop words -> stems -> term frequencies
 //	sentence    sentence-count filter |S_d - S_k| <= T_s            (Kumar & Govindarajulu, seed 000 §3.2a)
-//	simhash     64-bit Charikar fingerprint, Hamming distance, k-bit index (seed 000 §3.2b, 3.3; Manku et al. 2007)
-//	shingle     multiple k-shingle weighted dissimilarity            (seed 004)
-//	editdist    feature string and largest common characters overlap (seed 001)
-//	ssm         top-N keyword similarity score measure              (seed 002)
-//	cluster     KModes partitioning of the repository               (seed 000 §4, seed 003 §4.1)
+//	simhash     64-bit Charikar fingerprint, Hamming distance, exact k-bit Index
+//	            (seed 000 §3.2b, 3.3; Manku, Jain & Das Sarma, WWW 2007)
+//	shingle     multiple k-shingle weighted dissimilarity            (Khan et al., seed 004)
+//
+// The design also names editdist (feature string and largest common
+// characters overlap, seed 001), ssm (top-N keyword similarity score measure,
+// seed 002) and cluster (KModes partitioning, seeds 000 §4 and 003 §4.1);
+// they implement the same interfaces and arrive in later releases.
 //
 // A page is preprocessed once into a Document; every detector reads the
 // features it needs from the Document, and each feature (fingerprint, sentence
