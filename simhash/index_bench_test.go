@@ -8,7 +8,20 @@ import (
 
 // The benchmarks run at 1,000,000 random fingerprints and k = 3:
 //
-//	go test -run='^$' -bench='Index|LinearScan' -benchmem -cpu=1 -count=5 ./simhash/
+//	go test -run='^$' -bench='IndexQuery1M|IndexInsert1M|LinearScan1M' -benchmem -cpu=1 -count=6 ./simhash/
+//
+// Plan at 1M, k <= 3: 4 blocks of 16 bits, 4 tables (C(4,1), 1 exact
+// block), 16-bit prefix, 16-bit directory; 44.6 B/entry (estimate),
+// 16 candidates/probe, 64/query. Medians (benchstat) on a shared 2-core AMD
+// EPYC VM, Go 1.26, GOAMD64=v1, one run:
+//
+//	IndexQuery1M/random  1.219M queries/s ± 13%   40.87 B/entry   0 allocs/op
+//	IndexQuery1M/near    815.9k queries/s ± 25%   40.87 B/entry   0 allocs/op
+//	IndexInsert1M        434.4k inserts/s ± 17%   40.70 B/entry   (1 query per insert)
+//	LinearScan1M          997.8 queries/s ±  5%
+//
+// that is about 1,200 times the linear scan for random queries and 800 times
+// for near ones.
 const benchSize = 1_000_000
 
 var benchData = sync.OnceValue(func() []Fingerprint {
