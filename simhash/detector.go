@@ -1,9 +1,7 @@
 package simhash
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/neardup/neardup"
@@ -27,15 +25,27 @@ type Options struct {
 	// ExplicitZero makes a zero MaxDistance mean T_B = 0: only identical
 	// fingerprints match.
 	ExplicitZero bool
+	// ExpectedSize is the number of documents the Detector expects to keep;
+	// it sizes the k-bit Index (see IndexOptions.ExpectedSize). Zero means
+	// DefaultExpectedSize. The index stays exact at any size; far beyond
+	// ExpectedSize it gets slower.
+	ExpectedSize int
 }
+
+// DefaultExpectedSize is the Options.ExpectedSize used when it is zero.
+const DefaultExpectedSize = 1 << 16
 
 // Detector keeps the fingerprints of documents and finds the kept ones within
 // T_B bits of a new document's fingerprint. It implements neardup.Detector,
 // neardup.Verifier, neardup.Remover and neardup.MatchAdder.
 //
 // A document's fingerprint is Sum over its Page.Terms, computed once per
-// Document (see Of). Match scans every kept fingerprint: about 1 ns per kept
-// document. A Detector keeps 8 bytes per document plus its ID.
+// Document (see Of). When T_B ≤ MaxIndexDistance, Match asks a k-bit Index
+// (permuted block tables, Manku et al.) for the fingerprints within T_B bits
+// instead of comparing with every kept one; for larger T_B it scans (about
+// 1 ns per kept document). A Detector keeps its Index entry (see
+// Index.MemoryUsage), 8 bytes of fingerprint, and the document's ID with a
+// map entry.
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel,
 // Add, Remove and MatchOrAdd exclusively.
@@ -45,7 +55,9 @@ type Detector struct {
 	mu   sync.RWMutex
 	ids  []string       // ids[i] is the ID of fps[i]
 	fps  []Fingerprint  // kept fingerprints, dense
-	slot map[string]int // ID -> index in ids and fps
+	slot map[string]int // ID -> index in ids and fps, also the entry's id in ix
+	ix   *Index         // nil when maxDist > MaxIndexDistance
+	hits []Hit          // scratch for ix.Query, used under the write lock only
 }
 
 // New returns a Detector configured by opts. A MaxDistance outside 0..64
@@ -58,7 +70,22 @@ func New(opts Options) (*Detector, error) {
 	case t < 0 || t > 64:
 		return nil, fmt.Errorf("simhash: New: MaxDistance %d not in 0..64: %w", opts.MaxDistance, neardup.ErrInvalidOption)
 	}
-	return &Detector{maxDist: t, slot: make(map[string]int)}, nil
+	n := opts.ExpectedSize
+	switch {
+	case n == 0:
+		n = DefaultExpectedSize
+	case n < 0:
+		return nil, fmt.Errorf("simhash: New: ExpectedSize %d is negative: %w", opts.ExpectedSize, neardup.ErrInvalidOption)
+	}
+	det := &Detector{maxDist: t, slot: make(map[string]int)}
+	if t <= MaxIndexDistance {
+		ix, err := NewIndex(IndexOptions{MaxDistance: max(t, 1), ExpectedSize: n})
+		if err != nil {
+			return nil, fmt.Errorf("simhash: New: %w", err)
+		}
+		det.ix = ix
+	}
+	return det, nil
 }
 
 // MaxDistance returns the detector's threshold T_B in bits.
@@ -110,30 +137,28 @@ func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 	}
 	det.mu.RLock()
 	defer det.mu.RUnlock()
-	return det.match(fp), nil
+	ms, _ := det.match(fp, nil)
+	return ms, nil
 }
 
-// match returns the sorted matches of fp. The caller holds det.mu.
-func (det *Detector) match(fp Fingerprint) []neardup.Match {
-	// A linear scan. It is the one place to change when the fingerprints
-	// move to the permuted-table Index.
+// match returns the sorted matches of fp. The caller holds det.mu; hits is
+// scratch space for the index query.
+func (det *Detector) match(fp Fingerprint, hits []Hit) ([]neardup.Match, []Hit) {
 	var ms []neardup.Match
-	for i, g := range det.fps {
-		if dist := Distance(fp, g); dist <= det.maxDist {
-			ms = append(ms, neardup.Match{ID: det.ids[i], Score: float64(dist)})
+	if det.ix == nil {
+		for i, g := range det.fps {
+			if dist := Distance(fp, g); dist <= det.maxDist {
+				ms = append(ms, neardup.Match{ID: det.ids[i], Score: float64(dist)})
+			}
+		}
+	} else {
+		hits, _ = det.ix.Query(fp, det.maxDist, hits[:0]) // k is within the index's range by construction
+		for _, h := range hits {
+			ms = append(ms, neardup.Match{ID: det.ids[h.ID], Score: float64(h.Distance)})
 		}
 	}
-	sortMatches(ms)
-	return ms
-}
-
-func sortMatches(ms []neardup.Match) {
-	slices.SortFunc(ms, func(a, b neardup.Match) int {
-		if c := cmp.Compare(a.Score, b.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	neardup.SortMatches(ms)
+	return ms, hits
 }
 
 // Verify returns the candidates whose kept fingerprints are within T_B bits
@@ -157,7 +182,7 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 			ms = append(ms, neardup.Match{ID: c.ID, Score: float64(dist)})
 		}
 	}
-	sortMatches(ms)
+	neardup.SortMatches(ms)
 	return ms, nil
 }
 
@@ -177,7 +202,13 @@ func (det *Detector) add(id string, fp Fingerprint) error {
 	if _, ok := det.slot[id]; ok {
 		return fmt.Errorf("simhash: Add %q: %w", id, neardup.ErrDuplicateID)
 	}
-	det.slot[id] = len(det.fps)
+	i := len(det.fps)
+	if det.ix != nil {
+		if err := det.ix.Add(uint64(i), fp); err != nil {
+			return fmt.Errorf("simhash: Add %q: %w", id, err)
+		}
+	}
+	det.slot[id] = i
 	det.ids = append(det.ids, id)
 	det.fps = append(det.fps, fp)
 	return nil
@@ -192,7 +223,8 @@ func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, a
 	}
 	det.mu.Lock()
 	defer det.mu.Unlock()
-	if ms := det.match(fp); len(ms) > 0 {
+	var ms []neardup.Match
+	if ms, det.hits = det.match(fp, det.hits); len(ms) > 0 {
 		return ms, false, nil
 	}
 	if err := det.add(d.ID, fp); err != nil {
@@ -211,6 +243,20 @@ func (det *Detector) Remove(id string) error {
 		return fmt.Errorf("simhash: Remove %q: %w", id, neardup.ErrUnknownID)
 	}
 	last := len(det.fps) - 1
+	if det.ix != nil {
+		// Index ids are positions: the last entry moves into the hole.
+		if err := det.ix.Remove(uint64(last)); err != nil {
+			return fmt.Errorf("simhash: Remove %q: %w", id, err)
+		}
+		if i != last {
+			if err := det.ix.Remove(uint64(i)); err != nil {
+				return fmt.Errorf("simhash: Remove %q: %w", id, err)
+			}
+			if err := det.ix.Add(uint64(i), det.fps[last]); err != nil {
+				return fmt.Errorf("simhash: Remove %q: %w", id, err)
+			}
+		}
+	}
 	if i != last {
 		det.ids[i], det.fps[i] = det.ids[last], det.fps[last]
 		det.slot[det.ids[i]] = i

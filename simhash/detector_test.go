@@ -91,13 +91,25 @@ func linear(kept map[string]Fingerprint, fp Fingerprint, tb int) []neardup.Match
 			ms = append(ms, neardup.Match{ID: id, Score: float64(d)})
 		}
 	}
-	sortMatches(ms)
+	neardup.SortMatches(ms)
 	return ms
 }
 
+// The detector answers exactly as a scan, through the Index (T_B ≤
+// MaxIndexDistance) and through its own scan (larger T_B), across removals
+// that move entries between index ids.
 func TestDetectorAgainstOracle(t *testing.T) {
+	for _, tb := range []int{0, 3, 6, 8, MaxIndexDistance, 20} {
+		t.Run(fmt.Sprint("T_B=", tb), func(t *testing.T) { detectorAgainstOracle(t, tb) })
+	}
+}
+
+func detectorAgainstOracle(t *testing.T, tb int) {
 	r := rand.New(rand.NewPCG(5, 6))
-	det := mustNew(t, Options{MaxDistance: 6})
+	det := mustNew(t, Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: 64})
+	if (det.ix != nil) != (tb <= MaxIndexDistance) {
+		t.Fatalf("T_B = %d: index in use = %v", tb, det.ix != nil)
+	}
 	kept := map[string]Fingerprint{}
 	vocab := make([]string, 40)
 	for i := range vocab {
@@ -119,7 +131,7 @@ func TestDetectorAgainstOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := linear(kept, fp, 6); !reflect.DeepEqual(got, want) {
+		if want := linear(kept, fp, tb); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: Match = %v, want %v", id, got, want)
 		}
 		// Verify over every kept ID equals Match.
@@ -169,7 +181,7 @@ func TestDetectorSeed000Tables3And5(t *testing.T) {
 		det := mustNew(t, Options{MaxDistance: c.tb})
 		det.add("Wp2", mustParse(t, tableWp2))
 		det.add("Wp3", mustParse(t, tableWp3))
-		if got := det.match(mustParse(t, tableWpNew)); !reflect.DeepEqual(got, c.want) {
+		if got, _ := det.match(mustParse(t, tableWpNew), nil); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("T_B = %d: matches %v, want %v", c.tb, got, c.want)
 		}
 	}

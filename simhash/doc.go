@@ -45,10 +45,19 @@
 // # Cost
 //
 // Computing a fingerprint is linear in the text: about 30 µs for 10 KB of
-// English. A Detector's Match currently compares the new fingerprint with
-// every kept one (about 1 ns each: 1 ms per million pages); Manku et al.'s
-// permuted tables make it sub-linear. Memory: 8 bytes of fingerprint per
-// document, plus its ID and a map entry (about 50 bytes).
+// English (BenchmarkSimhashText10KB). A Detector with T_B ≤ MaxIndexDistance
+// (16) finds the kept fingerprints within T_B bits through an Index: Manku,
+// Jain and Das Sarma's permuted block tables, exact, dynamic and safe for
+// concurrent use, about a microsecond per query at a million fingerprints and
+// k = 3 (BenchmarkIndexQuery1M), against a millisecond for a scan
+// (BenchmarkLinearScan1M). Its cost grows quickly with k: the tables need an
+// exact match on one block, and at k = 8 a block has only 7 bits, so at a
+// million fingerprints the index is no faster than the scan; the speed-up
+// holds for small T_B or for repositories of up to some 10^5 pages per
+// detector (use a neardup.Partitioned detector to split larger ones).
+// Plan reports the layout, memory per entry and expected candidates. Larger
+// T_B scans. Memory: the Index entry (40–100 bytes, see Index.MemoryUsage),
+// 8 bytes of fingerprint, and the ID with a map entry (about 50 bytes).
 //
 // # When not to use it
 //

@@ -1,6 +1,8 @@
 package simhash
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -57,4 +59,38 @@ func BenchmarkSimhashDistance(b *testing.B) {
 		sink += Distance(fs[i&3], fs[(i+1)&3])
 	}
 	_ = sink
+}
+
+// BenchmarkDetectorMatch measures Match against kept random fingerprints,
+// through the Index (T_B ≤ 16) and by scanning (T_B = 20).
+func BenchmarkDetectorMatch(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, tb := range []int{3, 8, 20} {
+			b.Run(fmt.Sprintf("kept=%d/T_B=%d", n, tb), func(b *testing.B) {
+				det, err := New(Options{MaxDistance: tb, ExpectedSize: n})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := rand.New(rand.NewPCG(1, 2))
+				for i := range n {
+					if err := det.add(fmt.Sprint(i), Fingerprint(r.Uint64())); err != nil {
+						b.Fatal(err)
+					}
+				}
+				queries := make([]Fingerprint, 1024)
+				for i := range queries {
+					queries[i] = Fingerprint(r.Uint64())
+				}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					det.mu.RLock()
+					det.match(queries[i%len(queries)], nil)
+					det.mu.RUnlock()
+					i++
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "matches/s")
+			})
+		}
+	}
 }
