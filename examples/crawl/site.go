@@ -95,7 +95,7 @@ func siteHandler(now func() time.Time) http.Handler {
 	for _, a := range articles {
 		nav = append(nav, link{"/articles/" + a.slug, a.title})
 	}
-	mirrorNav := []link{{"/", "Mirror home"}, {"/about", "About this mirror"}}
+	mirrorNav := []link{{"/", "Home"}, {"/about", "About"}}
 	for _, a := range articles {
 		mirrorNav = append(mirrorNav, link{"/mirror/" + a.slug, a.title})
 	}
@@ -156,9 +156,9 @@ func siteHandler(now func() time.Time) http.Handler {
 	})
 	serve("/mirror/", func(a article, r *http.Request) pageData {
 		// A reprint on another site's template.
-		return pageData{Site: "Open Reading Mirror", Title: a.title, Path: r.URL.Path, Paras: a.paras, Nav: mirrorNav,
-			Ad: "Mirrored for readers on slow connections.", Footer: "Mirror maintained by volunteers. Contact the mirror team.",
-			Stamp: now().Format(time.RFC3339)}
+		return pageData{Site: "Open Reading", Title: a.title, Path: r.URL.Path, Paras: a.paras, Nav: mirrorNav,
+			Footer: "Copied with permission for readers on slow connections.",
+			Stamp: now().Add(-3 * time.Hour).Format(time.RFC1123)}
 	})
 	mux.HandleFunc("GET /about", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
