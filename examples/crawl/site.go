@@ -158,7 +158,7 @@ func siteHandler(now func() time.Time) http.Handler {
 		// A reprint on another site's template.
 		return pageData{Site: "Open Reading", Title: a.title, Path: r.URL.Path, Paras: a.paras, Nav: mirrorNav,
 			Footer: "Copied with permission for readers on slow connections.",
-			Stamp: now().Add(-3 * time.Hour).Format(time.RFC1123)}
+			Stamp:  now().Add(-3 * time.Hour).Format(time.RFC1123)}
 	})
 	mux.HandleFunc("GET /about", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
