@@ -107,14 +107,15 @@ type base struct {
 // buffer holds the entries added since the last merge, linked into one hash
 // chain per table (keyed on the table's top bits) and one per id hash.
 type buffer struct {
-	fps   []uint64
-	ids   []uint64
-	dead  []uint64
-	ndead int
-	next  []int32 // links per entry: len(tables)+1, entry index+1, 0 ends
-	heads [][]int32
-	shift []uint // per chain: 64 - key bits
-	limit int
+	fps    []uint64
+	ids    []uint64
+	dead   []uint64
+	ndead  int
+	next   []int32 // links per entry: len(tables)+1, entry index+1, 0 ends
+	heads  [][]int32
+	shift  []uint // per chain: 64 - key bits
+	limit  int
+	probes []int // probes[k']: chains a multi-probe query at k' looks up
 }
 
 // NewIndex returns an empty Index for opts. Options out of range return an
@@ -295,6 +296,9 @@ func (ix *Index) Query(fp Fingerprint, k int, dst []Hit) ([]Hit, error) {
 
 func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	l := &ix.lay
+	if l.qradius[k] > 0 {
+		return ix.queryMulti(q, k, dst)
+	}
 	np := l.nprobe[k]
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
@@ -343,7 +347,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 			if bits.OnesCount64(v^ql) > k {
 				continue
 			}
-			dst = ix.baseHit(t, i, v, qt[t], q, dst)
+			dst = ix.baseHit(t, k, i, (qt[t]&^low)|v, qt[t], q, dst)
 			if t > 0 {
 				// equal entries are one fingerprint, resolved at once
 				for i+1 < end && binary.LittleEndian.Uint64(data[(i+1)*stride:])&low == v {
@@ -359,7 +363,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		for e := head[t]; e != 0; e = bf.next[int(e-1)*S+t] {
 			i := int(e - 1)
 			diff := bf.fps[i] ^ q
-			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t) && !bitGet(bf.dead, i) {
+			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
 				dst = append(dst, Hit{ID: bf.ids[i], Distance: d})
 			}
 		}
@@ -367,14 +371,125 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	return dst
 }
 
-// baseHit handles entry i of table t whose stored bits v are within k of the
-// query: it reports it if t is its canonical table, resolving the ids through
-// table 0 for the other tables.
-func (ix *Index) baseHit(t, i int, v, qt, q uint64, dst []Hit) []Hit {
+// queryMulti is query for a multi-probe distance k (qradius[k] > 0): in each
+// of the first nprobe[k] tables it looks up every bucket whose directory bits
+// are within the radius of the query's, a batch of buckets at a time so that
+// their directory loads overlap, and scans each bucket for entries within k
+// (k less the bits flipped in the bucket number, for the stored bits). The
+// buffer is searched through its hash chains the same way, or scanned when
+// it holds few entries for the number of chains a query would follow.
+func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
+	const batch = 64
+	l := &ix.lay
+	r, np := l.qradius[k], l.nprobe[k]
+	b, bf := &ix.base, &ix.buf
+	var lo, hi [batch]uint32
+	var flip [batch]uint64
+	for t := range np {
+		tl := &l.tables[t]
+		qt := applySegments(tl.perm, q)
+		dir, data := b.tabs[t].dir, b.tabs[t].data
+		stride, low, shift := tl.stride, tl.low, tl.shift
+		qj, ql := qt>>shift, qt&low
+		for f, more := uint64(0), true; more; {
+			nb := 0
+			for ; more && nb < batch; f, more = nextFlip(f, tl.dbits, r) {
+				j := qj ^ f
+				lo[nb], hi[nb], flip[nb] = dir[j], dir[j+1], f
+				nb++
+			}
+			// touch every cache line of the buckets before scanning any,
+			// so that their misses overlap
+			var touch byte
+			for p := range nb {
+				end := int(hi[p]) * stride
+				for x := int(lo[p]) * stride; x < end; x += 64 {
+					touch += data[x]
+				}
+				touch += data[end]
+			}
+			if touch == 1 && nb == 0 { // never true; keeps the loads
+				return dst
+			}
+			for p := range nb {
+				kp := k - bits.OnesCount64(flip[p])
+				top := (qj ^ flip[p]) << shift
+				end := int(hi[p])
+				for i := int(lo[p]); i < end; i++ {
+					v := binary.LittleEndian.Uint64(data[i*stride:]) & low
+					if bits.OnesCount64(v^ql) > kp {
+						continue
+					}
+					dst = ix.baseHit(t, k, i, top|v, qt, q, dst)
+					if t > 0 {
+						for i+1 < end && binary.LittleEndian.Uint64(data[(i+1)*stride:])&low == v {
+							i++
+						}
+					}
+				}
+			}
+		}
+	}
+	n := len(bf.fps)
+	if n == 0 {
+		return dst
+	}
+	if n <= bufferScanFactor*bf.probes[k] {
+		for i, f := range bf.fps {
+			if d := bits.OnesCount64(f ^ q); d <= k && !bitGet(bf.dead, i) {
+				dst = append(dst, Hit{ID: bf.ids[i], Distance: d})
+			}
+		}
+		return dst
+	}
+	S := len(bf.heads)
+	var head [batch]int32
+	for t := range np {
+		shift := bf.shift[t]
+		qk := applySegments(l.tables[t].perm, q) >> shift
+		heads := bf.heads[t]
+		for f, more := uint64(0), true; more; {
+			nb := 0
+			for ; more && nb < batch; f, more = nextFlip(f, 64-int(shift), r) {
+				head[nb] = heads[qk^f]
+				nb++
+			}
+			var touch uint64
+			for _, e := range head[:nb] {
+				if e != 0 {
+					touch += bf.fps[e-1] + uint64(bf.next[int(e-1)*S+t])
+				}
+			}
+			if touch == 1 && nb == 0 { // never true; keeps the loads
+				return dst
+			}
+			for _, e := range head[:nb] {
+				for ; e != 0; e = bf.next[int(e-1)*S+t] {
+					i := int(e - 1)
+					diff := bf.fps[i] ^ q
+					if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
+						dst = append(dst, Hit{ID: bf.ids[i], Distance: d})
+					}
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// bufferScanFactor: a multi-probe query scans the buffer instead of
+// following its chains when it holds at most this many entries per chain
+// the query would look up.
+const bufferScanFactor = 4
+
+// baseHit handles entry i of table t whose permuted fingerprint cand is
+// within distance kk of the query's qt: it reports it if t is its canonical
+// table, resolving the ids through table 0 for the other tables.
+func (ix *Index) baseHit(t, kk, i int, cand, qt, q uint64, dst []Hit) []Hit {
 	l := &ix.lay
 	tl := &l.tables[t]
-	diff := applySegments(tl.inv, ((qt&^tl.low)|v)^qt)
-	if !l.canonical(diff, t) {
+	diff := applySegments(tl.inv, cand^qt)
+	if !l.canonical(diff, t, kk) {
 		return dst
 	}
 	b := &ix.base
@@ -475,6 +590,12 @@ func (bf *buffer) reset(l *layout, limit int) {
 	}
 	bf.limit = limit
 	bf.ndead = 0
+	bf.probes = make([]int, l.k+1)
+	for kk := range bf.probes {
+		for t := range l.nprobe[kk] {
+			bf.probes[kk] += neighbours(64-int(bf.shift[t]), l.qradius[kk])
+		}
+	}
 }
 
 func (bf *buffer) add(l *layout, id, fp uint64) {

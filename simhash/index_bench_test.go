@@ -147,3 +147,74 @@ func BenchmarkLinearScan1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 }
+
+var sharedBenchIndexK8 = sync.OnceValues(func() (*Index, error) {
+	ix, err := NewIndex(IndexOptions{MaxDistance: 8, ExpectedSize: benchSize})
+	if err != nil {
+		return nil, err
+	}
+	for i, fp := range benchData() {
+		if err := ix.Add(uint64(i), fp); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+})
+
+// BenchmarkIndexQueryK8 queries an index of 1M random fingerprints at k = 8
+// (the Detector's default T_B): random queries, queries 1 to 8 bits from a
+// stored fingerprint, and the linear scan beside them.
+func BenchmarkIndexQueryK8(b *testing.B) {
+	const k = 8
+	ix, err := sharedBenchIndexK8()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("plan: %v", ix.Plan())
+	for _, name := range []string{"random", "near"} {
+		b.Run(name, func(b *testing.B) {
+			qs := benchQueries(false)
+			if name == "near" {
+				r := rand.New(rand.NewPCG(8, 8))
+				fps := benchData()
+				for i := range qs {
+					q := fps[r.IntN(len(fps))]
+					for range 1 + r.IntN(k) {
+						q ^= 1 << uint(r.IntN(64))
+					}
+					qs[i] = q
+				}
+			}
+			dst := make([]Hit, 0, 64)
+			hits := 0
+			i := 0
+			for b.Loop() {
+				dst, _ = ix.Query(qs[i&(len(qs)-1)], k, dst[:0])
+				hits += len(dst)
+				i++
+			}
+			if name == "near" && hits < b.N {
+				b.Fatalf("near queries found %d hits in %d queries", hits, b.N)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
+		})
+	}
+	b.Run("scan", func(b *testing.B) {
+		fps := benchData()
+		qs := benchQueries(false)
+		var hits []int
+		i := 0
+		for b.Loop() {
+			q := qs[i&(len(qs)-1)]
+			i++
+			hits = hits[:0]
+			for j, f := range fps {
+				if Distance(f, q) <= k {
+					hits = append(hits, j)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+	})
+}

@@ -21,8 +21,9 @@ const (
 	minDirectoryBits      = 8
 	maxDirectoryBits      = 24
 	probeCostNanos        = 60 // one cache-missing bucket probe
-	candidateCostNanos    = 1  // one scanned entry
-	mergeFraction         = 8  // the buffer is merged when it reaches base/mergeFraction
+	maxProbesPerQuery     = 1 << 13
+	candidateCostNanos    = 1 // one scanned entry
+	mergeFraction         = 8 // the buffer is merged when it reaches base/mergeFraction
 	minMergeSize          = 256
 	bufferBytesPerEntryFx = 16 // fingerprint + id of a buffered entry
 )
@@ -55,15 +56,24 @@ func applySegments(segs []segment, x uint64) uint64 {
 }
 
 // layout is the block structure shared by every table of an index.
+//
+// An exact layout (multi false) keys each table on a combination of m = B-k
+// blocks and probes one bucket per table. A multi-probe layout (multi true)
+// keys table t on block t alone and probes every bucket whose directory bits
+// are within a radius of the query's.
 type layout struct {
 	k         int      // largest query distance
 	blocks    int      // B
-	exact     int      // m = B - k blocks match exactly in every table
+	exact     int      // blocks in a table's key: B - k, or 1 when multi
 	blockMask []uint64 // original-space mask of each block; block 0 holds the top bits
 	width     []int
 	tables    []tableLayout
 	nprobe    []int // nprobe[k'] tables are probed for a query at distance k'
 	dirBits   int
+
+	multi   bool
+	radius  int   // the radius at distance k: floor(k/B) when multi, else 0
+	qradius []int // qradius[k'] is the radius probed at distance k'
 }
 
 // newLayout splits 64 bits into blocks (wider blocks first, block 0 at the
@@ -73,6 +83,101 @@ type layout struct {
 func newLayout(k, blocks, dirBits int) layout {
 	m := blocks - k
 	l := layout{k: k, blocks: blocks, exact: m, dirBits: dirBits}
+	lo := l.split()
+	// Colex order of m-subsets of {0..B-1} is the numeric order of their
+	// bit masks (Gosper's hack enumerates it).
+	for c := uint64(1)<<uint(m) - 1; c < uint64(1)<<uint(blocks); {
+		l.tables = append(l.tables, l.tableFor(c, lo))
+		if c == 0 {
+			break
+		}
+		// next mask with the same popcount
+		u := c & -c
+		v := c + u
+		c = v + (v^c)/u>>2
+	}
+	l.nprobe = make([]int, k+1)
+	l.qradius = make([]int, k+1)
+	for kk := 0; kk <= k; kk++ {
+		l.nprobe[kk] = binomial(m+kk, m)
+	}
+	return l
+}
+
+// newMultiLayout splits 64 bits into blocks < k+1 blocks (multi-index
+// hashing: Norouzi, Punjani and Fleet, CVPR 2012) with one table per block,
+// table t keyed on block t. Two fingerprints within k' bits differ in at most
+// floor(k'/j) bits of one of any j blocks, so a query at distance k' probes
+// the first j tables at every directory bucket within radius r' of its own,
+// for the j = floor(k'/(r'+1))+1 <= blocks and r' <= floor(k/blocks) of
+// least estimated cost at n entries.
+func newMultiLayout(k, blocks, dirBits, n int) layout {
+	if blocks > k {
+		return newLayout(k, blocks, dirBits)
+	}
+	l := layout{k: k, blocks: blocks, exact: 1, dirBits: dirBits, multi: true, radius: k / blocks}
+	lo := l.split()
+	for b := range blocks {
+		l.tables = append(l.tables, l.tableFor(1<<uint(b), lo))
+	}
+	l.nprobe = make([]int, k+1)
+	l.qradius = make([]int, k+1)
+	for kk := 0; kk <= k; kk++ {
+		best := math.Inf(1)
+		for r := 0; r <= l.radius; r++ {
+			j := kk/(r+1) + 1
+			if j > blocks {
+				continue
+			}
+			probes, cands := l.probeCost(j, r, n)
+			if c := probes*probeCostNanos + cands*candidateCostNanos; c < best {
+				best, l.nprobe[kk], l.qradius[kk] = c, j, r
+			}
+		}
+	}
+	return l
+}
+
+// neighbours is the number of d-bit keys within r bits of a key.
+func neighbours(d, r int) int {
+	s := 0
+	for i := 0; i <= r; i++ {
+		s += binomial(d, i)
+	}
+	return s
+}
+
+// probeCost estimates the buckets probed and the entries scanned by a query
+// probing the first j tables within radius r at n entries.
+func (l *layout) probeCost(j, r, n int) (probes, candidates float64) {
+	for _, t := range l.tables[:j] {
+		p := float64(neighbours(t.dbits, r))
+		probes += p
+		candidates += p * float64(max(n, 1)) / math.Exp2(float64(t.dbits))
+	}
+	return
+}
+
+// nextFlip returns the mask after f in the enumeration of the d-bit masks of
+// at most r bits: 0, then the masks of one bit in increasing order, then of
+// two bits (Gosper's hack), and so on; false after the last.
+func nextFlip(f uint64, d, r int) (uint64, bool) {
+	if f == 0 {
+		return 1, r > 0 && d > 0
+	}
+	u := f & -f
+	v := f + u
+	if next := v + (v^f)/u>>2; next < uint64(1)<<uint(d) {
+		return next, true
+	}
+	c := bits.OnesCount64(f) + 1
+	return uint64(1)<<uint(c) - 1, c <= r && c <= d
+}
+
+// split sets the widths and masks of the blocks, wider blocks first and
+// block 0 at the top, and returns the lowest bit of each.
+func (l *layout) split() []int {
+	blocks := l.blocks
 	l.width = make([]int, blocks)
 	l.blockMask = make([]uint64, blocks)
 	lo := make([]int, blocks)
@@ -87,23 +192,7 @@ func newLayout(k, blocks, dirBits int) layout {
 		lo[b] = top
 		l.blockMask[b] = lowMask(w) << uint(top)
 	}
-	// Colex order of m-subsets of {0..B-1} is the numeric order of their
-	// bit masks (Gosper's hack enumerates it).
-	for c := uint64(1)<<uint(m) - 1; c < uint64(1)<<uint(blocks); {
-		l.tables = append(l.tables, l.tableFor(c, lo))
-		if c == 0 {
-			break
-		}
-		// next mask with the same popcount
-		u := c & -c
-		v := c + u
-		c = v + (v^c)/u>>2
-	}
-	l.nprobe = make([]int, k+1)
-	for kk := 0; kk <= k; kk++ {
-		l.nprobe[kk] = binomial(m+kk, m)
-	}
-	return l
+	return lo
 }
 
 func lowMask(w int) uint64 {
@@ -171,10 +260,21 @@ func (l *layout) matched(diff uint64) uint64 {
 }
 
 // canonical reports whether table t is the one that reports a pair differing
-// by diff: the table keyed on the first m blocks in which they agree. Every
-// pair within k bits agrees in at least m blocks, so exactly one table
-// claims it.
-func (l *layout) canonical(diff uint64, t int) bool {
+// by diff to a query at distance kk. In an exact layout it is the table keyed
+// on the first m blocks in which they agree: every pair within k bits agrees
+// in at least m blocks, so exactly one table claims it. In a multi-probe
+// layout it is the first table whose block differs in at most qradius[kk]
+// bits, which one of the nprobe[kk] probed tables does by pigeonhole.
+func (l *layout) canonical(diff uint64, t, kk int) bool {
+	if l.multi {
+		r := l.qradius[kk]
+		for u := range t {
+			if bits.OnesCount64(diff&l.blockMask[u]) <= r {
+				return false
+			}
+		}
+		return bits.OnesCount64(diff&l.blockMask[t]) <= r
+	}
 	s := l.matched(diff)
 	var first uint64
 	for range l.exact {
@@ -216,14 +316,29 @@ type Plan struct {
 	MaxDistance  int // largest k a Query may ask
 	ExpectedSize int // the size the layout was chosen for
 
-	Blocks      int   // the 64 bits are split into this many blocks
-	ExactBlocks int   // blocks that must match in a table: Blocks - MaxDistance
-	Tables      int   // C(Blocks, ExactBlocks) sorted tables, one per combination
-	BlockBits   []int // width of each block, block 0 holding the top bits
+	Blocks int // the 64 bits are split into this many blocks
+	// ExactBlocks is the number of blocks in a table's key: Blocks -
+	// MaxDistance in an exact layout (Radius 0), 1 in a multi-probe layout.
+	ExactBlocks int
+	// Tables is the number of sorted tables: C(Blocks, ExactBlocks), one
+	// per combination of key blocks.
+	Tables    int
+	BlockBits []int // width of each block, block 0 holding the top bits
+
+	// Radius is 0 in an exact layout: a query at MaxDistance looks up one
+	// bucket per table, the one of its own key. In a multi-probe layout
+	// (one table per block) it is floor(MaxDistance/Blocks): a query at
+	// MaxDistance looks up every bucket whose directory bits differ from
+	// its own in at most Radius bits, in the first
+	// floor(MaxDistance/(Radius+1))+1 tables.
+	Radius int
+	// ProbesPerQuery is the number of buckets a query at MaxDistance looks
+	// up in the sorted tables (the insert buffer is searched likewise).
+	ProbesPerQuery int
 
 	// PrefixBits is the smallest number of key bits of a table (the bits
-	// that must match exactly); DirectoryBits is how many of them index a
-	// table's bucket directory.
+	// that must match exactly, or within Radius); DirectoryBits is how many
+	// of them index a table's bucket directory.
 	PrefixBits    int
 	DirectoryBits int
 
@@ -231,11 +346,11 @@ type Plan struct {
 	// tables, ids, directories and id lookup amortised, and the insert
 	// buffer when full.
 	BytesPerEntry float64
-	// CandidatesPerProbe is the mean number of entries scanned in one table
-	// at ExpectedSize; a query at MaxDistance probes Tables tables.
+	// CandidatesPerProbe is the mean number of entries scanned in one
+	// bucket at ExpectedSize.
 	CandidatesPerProbe float64
-	// CandidatesPerQuery is CandidatesPerProbe summed over the tables a
-	// query at MaxDistance probes.
+	// CandidatesPerQuery is the number of entries scanned by a query at
+	// MaxDistance: CandidatesPerProbe times ProbesPerQuery.
 	CandidatesPerQuery float64
 	// OverBudget is true when no layout fits the default memory budget and
 	// the smallest one was taken.
@@ -250,8 +365,8 @@ func (p Plan) String() string {
 	if p.ExactBlocks != 1 {
 		b.WriteString("s")
 	}
-	fmt.Fprintf(&b, "), %d-bit prefix, %d-bit directory; %.1f B/entry, %.1f candidates/probe, %.1f/query at %d entries",
-		p.PrefixBits, p.DirectoryBits, p.BytesPerEntry, p.CandidatesPerProbe, p.CandidatesPerQuery, p.ExpectedSize)
+	fmt.Fprintf(&b, "), radius %d, %d probes/query, %d-bit prefix, %d-bit directory; %.1f B/entry, %.1f candidates/probe, %.1f/query at %d entries",
+		p.Radius, p.ProbesPerQuery, p.PrefixBits, p.DirectoryBits, p.BytesPerEntry, p.CandidatesPerProbe, p.CandidatesPerQuery, p.ExpectedSize)
 	if p.OverBudget {
 		b.WriteString(" (over budget)")
 	}
@@ -281,33 +396,33 @@ func bufferBits(size int) int {
 	return max(bits.Len(uint(size-1)), 4)
 }
 
-// estimate fills the cost fields of a plan for layout l at n entries.
-func (l *layout) estimate(n int) (bytesPerEntry, perProbe, perQuery float64) {
+// bytesPerEntry estimates the memory per entry of layout l at n entries.
+func (l *layout) bytesPerEntry(n int) float64 {
 	nf := float64(max(n, 1))
 	T := len(l.tables)
-	var dirs float64
+	m := mergeThreshold(n)
+	bb := bufferBits(m)
+	var bpe, dirs, heads float64
 	for _, t := range l.tables {
-		bytesPerEntry += float64(t.stride)
+		bpe += float64(t.stride)
 		dirs += 4 * float64(uint64(1)<<uint(t.dbits)+1)
-		c := nf / math.Exp2(float64(t.dbits))
-		perProbe += c
+		heads += 4 * math.Exp2(float64(min(bb, t.prefix)))
 	}
-	perProbe /= float64(T)
-	perQuery = perProbe * float64(T)
 	// ids, id lookup (position + tag) and its directory, tombstones
 	idDir := 4 * math.Exp2(float64(max(bits.Len(uint(n))-4, 1)))
-	bytesPerEntry += 8 + 4 + 1.0/8 + (dirs+idDir)/nf
+	bpe += 8 + 4 + 1.0/8 + (dirs+idDir)/nf
 	// the insert buffer at its largest: entries, chain links, heads
-	m := mergeThreshold(n)
-	buf := float64(m)*(bufferBytesPerEntryFx+4*float64(T+1)+1.0/8) +
-		4*float64(T+1)*math.Exp2(float64(bufferBits(m)))
-	bytesPerEntry += buf / nf
-	return
+	heads += 4 * math.Exp2(float64(bb))
+	buf := float64(m)*(bufferBytesPerEntryFx+4*float64(T+1)+1.0/8) + heads
+	return bpe + buf/nf
 }
 
-// choosePlan picks the number of blocks for distance k at n entries: the
-// layout with the lowest estimated query cost whose memory fits the budget
-// (budget 0: the default budget, falling back to the smallest layout).
+// choosePlan picks the layout for distance k at n entries: among the exact
+// layouts (any number of blocks above k) and the multi-probe ones (1 to k
+// blocks), the one with the lowest estimated query cost at distance k —
+// probes times probeCostNanos plus scanned entries times
+// candidateCostNanos — whose memory fits the budget (budget 0: the default
+// budget, falling back to the smallest layout).
 func choosePlan(k, n, budget int) (layout, Plan, error) {
 	strict := budget > 0
 	if !strict {
@@ -317,6 +432,20 @@ func choosePlan(k, n, budget int) (layout, Plan, error) {
 	var best, smallest layout
 	bestCost, smallestBytes := math.Inf(1), math.Inf(1)
 	var bestBytes float64
+	consider := func(l layout) {
+		bpe := l.bytesPerEntry(n)
+		probes, cands := l.probeCost(l.nprobe[k], l.qradius[k], n)
+		if probes > maxProbesPerQuery {
+			return
+		}
+		cost := probes*probeCostNanos + cands*candidateCostNanos
+		if bpe < smallestBytes {
+			smallest, smallestBytes = l, bpe
+		}
+		if bpe <= float64(budget) && cost < bestCost {
+			best, bestCost, bestBytes = l, cost, bpe
+		}
+	}
 	maxBlocks := 32
 	if k == 0 {
 		maxBlocks = 1 // every split gives the same single table
@@ -325,15 +454,10 @@ func choosePlan(k, n, budget int) (layout, Plan, error) {
 		if binomial(B, k) > maxIndexTables {
 			break
 		}
-		l := newLayout(k, B, dirBits)
-		bpe, perProbe, _ := l.estimate(n)
-		cost := float64(len(l.tables)) * (probeCostNanos + perProbe*candidateCostNanos)
-		if bpe < smallestBytes {
-			smallest, smallestBytes = l, bpe
-		}
-		if bpe <= float64(budget) && cost < bestCost {
-			best, bestCost, bestBytes = l, cost, bpe
-		}
+		consider(newLayout(k, B, dirBits))
+	}
+	for B := 1; B <= k; B++ {
+		consider(newMultiLayout(k, B, dirBits, n))
 	}
 	over := false
 	if math.IsInf(bestCost, 1) {
@@ -342,23 +466,30 @@ func choosePlan(k, n, budget int) (layout, Plan, error) {
 		}
 		best, bestBytes, over = smallest, smallestBytes, true
 	}
-	_, perProbe, perQuery := best.estimate(n)
+	return best, best.plan(n, bestBytes, over), nil
+}
+
+// plan describes layout l at n entries.
+func (l *layout) plan(n int, bytes float64, over bool) Plan {
+	probes, cands := l.probeCost(l.nprobe[l.k], l.qradius[l.k], n)
 	p := Plan{
-		MaxDistance:        k,
+		MaxDistance:        l.k,
 		ExpectedSize:       n,
-		Blocks:             best.blocks,
-		ExactBlocks:        best.exact,
-		Tables:             len(best.tables),
-		BlockBits:          append([]int(nil), best.width...),
+		Blocks:             l.blocks,
+		ExactBlocks:        l.exact,
+		Tables:             len(l.tables),
+		BlockBits:          append([]int(nil), l.width...),
+		Radius:             l.radius,
+		ProbesPerQuery:     int(probes),
 		PrefixBits:         64,
-		BytesPerEntry:      bestBytes,
-		CandidatesPerProbe: perProbe,
-		CandidatesPerQuery: perQuery,
+		BytesPerEntry:      bytes,
+		CandidatesPerProbe: cands / probes,
+		CandidatesPerQuery: cands,
 		OverBudget:         over,
 	}
-	for _, t := range best.tables {
+	for _, t := range l.tables {
 		p.PrefixBits = min(p.PrefixBits, t.prefix)
 		p.DirectoryBits = max(p.DirectoryBits, t.dbits)
 	}
-	return best, p, nil
+	return p
 }

@@ -57,7 +57,7 @@ func AllPairs(ctx context.Context, fps []Fingerprint, k int, fn func(i, j, dista
 				for y := x + 1; y < e; y++ {
 					diff := vx ^ buf[y].v
 					d := bits.OnesCount64(diff)
-					if d > k || !l.canonical(applySegments(tl.inv, diff), t) {
+					if d > k || !l.canonical(applySegments(tl.inv, diff), t, k) {
 						continue
 					}
 					i, j := int(buf[x].i), int(buf[y].i)
