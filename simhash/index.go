@@ -38,15 +38,27 @@ type Hit struct {
 // scanning them all (Manku, Jain and Das Sarma, "Detecting Near-Duplicates
 // for Web Crawling", WWW 2007, §3).
 //
-// The 64 bits are split into B blocks. Two fingerprints within k bits of
-// each other differ in at most k blocks, so they agree exactly in at least
-// m = B-k. For each of the C(B, m) combinations of m blocks the index keeps a
-// table of all fingerprints with those blocks moved to the top bits, sorted,
-// with a directory of bucket offsets on the top bits; a query looks up one
-// bucket per table and checks the few entries in it. A pair matching in
-// several combinations is reported only by the table of the first m blocks in
-// which it agrees, so each entry is reported once. The layout (B, directory
-// size) is chosen from MaxDistance and ExpectedSize; Plan reports it.
+// The 64 bits are split into B blocks. In an exact layout (B > k), two
+// fingerprints within k bits of each other differ in at most k blocks, so
+// they agree exactly in at least m = B-k. For each of the C(B, m)
+// combinations of m blocks the index keeps a table of all fingerprints with
+// those blocks moved to the top bits, sorted, with a directory of bucket
+// offsets on the top bits; a query looks up one bucket per table and checks
+// the few entries in it. A pair matching in several combinations is reported
+// only by the table of the first m blocks in which it agrees, so each entry
+// is reported once.
+//
+// For larger k the exact layouts need many short keys, and a multi-probe
+// layout (B <= k; multi-index hashing, Norouzi, Punjani and Fleet, CVPR 2012)
+// is cheaper: one table per block, keyed on that block. Two fingerprints
+// within k bits differ in at most r = floor(k/B) bits of some block, so a
+// query looks up, in each table, every directory bucket within r bits of its
+// own (Plan.ProbesPerQuery in all) and checks the entries in them; a pair is
+// reported only by the first table whose block differs in at most r bits. A
+// query at a smaller k probes fewer tables or a smaller radius, whichever is
+// estimated cheaper. The layout (exact or multi-probe, B, directory size) is
+// chosen from MaxDistance and ExpectedSize by an estimate of the probes and
+// scanned entries of a query within the memory budget; Plan reports it.
 //
 // Each table stores only the bits below its directory (6 bytes per entry at
 // the default size); ids are kept once, in the table sorted by fingerprint,
@@ -56,7 +68,8 @@ type Hit struct {
 // bytes at the defaults (see Plan and MemoryUsage).
 //
 // Add appends to a small buffer indexed by hash chains, one per table, that
-// queries search too; when the buffer reaches 1/8 of the sorted base (or
+// queries search too (a multi-probe query follows the chains of every key
+// within its radius, or scans the buffer when it is small); when the buffer reaches 1/8 of the sorted base (or
 // removals make up that much) the buffer is merged into the base in one
 // linear pass per table, which copies the unchanged runs and drops removed
 // entries. Inserts are amortised O(1) in the base size; a merge holds the
@@ -479,8 +492,8 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 
 // bufferScanFactor: a multi-probe query scans the buffer instead of
 // following its chains when it holds at most this many entries per chain
-// the query would look up.
-const bufferScanFactor = 4
+// the query would look up. (A variable so that tests can force the chains.)
+var bufferScanFactor = 4
 
 // baseHit handles entry i of table t whose permuted fingerprint cand is
 // within distance kk of the query's qt: it reports it if t is its canonical

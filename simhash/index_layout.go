@@ -360,13 +360,18 @@ type Plan struct {
 // String summarises the plan on one line.
 func (p Plan) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "k<=%d: %d blocks of %s bits, %d tables (C(%d,%d), %d exact block",
-		p.MaxDistance, p.Blocks, widths(p.BlockBits), p.Tables, p.Blocks, p.ExactBlocks, p.ExactBlocks)
-	if p.ExactBlocks != 1 {
-		b.WriteString("s")
+	fmt.Fprintf(&b, "k<=%d: %d blocks of %s bits, %d tables ", p.MaxDistance, p.Blocks, widths(p.BlockBits), p.Tables)
+	if p.Radius > 0 {
+		fmt.Fprintf(&b, "(one per block, probed within radius %d)", p.Radius)
+	} else {
+		fmt.Fprintf(&b, "(C(%d,%d), %d exact block", p.Blocks, p.ExactBlocks, p.ExactBlocks)
+		if p.ExactBlocks != 1 {
+			b.WriteString("s")
+		}
+		b.WriteString(")")
 	}
-	fmt.Fprintf(&b, "), radius %d, %d probes/query, %d-bit prefix, %d-bit directory; %.1f B/entry, %.1f candidates/probe, %.1f/query at %d entries",
-		p.Radius, p.ProbesPerQuery, p.PrefixBits, p.DirectoryBits, p.BytesPerEntry, p.CandidatesPerProbe, p.CandidatesPerQuery, p.ExpectedSize)
+	fmt.Fprintf(&b, ", %d probes/query, %d-bit prefix, %d-bit directory; %.1f B/entry, %.1f candidates/probe, %.1f/query at %d entries",
+		p.ProbesPerQuery, p.PrefixBits, p.DirectoryBits, p.BytesPerEntry, p.CandidatesPerProbe, p.CandidatesPerQuery, p.ExpectedSize)
 	if p.OverBudget {
 		b.WriteString(" (over budget)")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -92,6 +93,17 @@ func TestIndexExact(t *testing.T) {
 		{MaxDistance: 7, ExpectedSize: 1 << 12, MaxBytesPerEntry: 1000},
 		{MaxDistance: 2, ExpectedSize: 1 << 12, MaxBytesPerEntry: 200},
 	}
+	// multi-probe layouts: k, blocks (radius floor(k/blocks)), directory
+	// bits (below the key width, so buckets mix keys), and whether the
+	// buffer is always searched through its chains rather than scanned
+	multi := []struct{ k, blocks, dir int }{
+		{4, 2, 8}, {4, 3, 10}, {5, 2, 9}, {5, 5, 10}, {6, 3, 8}, {6, 4, 12},
+		{7, 2, 8}, {7, 4, 10}, {8, 3, 10}, {8, 4, 8}, {8, 5, 12}, {9, 3, 9},
+		{10, 4, 10}, {10, 6, 9}, {11, 4, 8}, {12, 4, 10}, {12, 5, 9},
+	}
+	for _, m := range multi {
+		configs = append(configs, IndexOptions{MaxDistance: m.k, ExpectedSize: 1 << m.dir, MaxBytesPerEntry: 1000 + m.blocks})
+	}
 	rounds := 1500
 	if testing.Short() {
 		rounds = 500
@@ -101,11 +113,26 @@ func TestIndexExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		rounds := rounds
 		if opts.MaxBytesPerEntry == 200 {
 			// more blocks than k+1: two or three exact blocks per table
 			useLayout(ix, newLayout(opts.MaxDistance, opts.MaxDistance+3, 10))
 		}
-		t.Run(fmt.Sprintf("k%d_B%d", opts.MaxDistance, ix.Plan().Blocks), func(t *testing.T) {
+		chains := false
+		if opts.MaxBytesPerEntry > 1000 {
+			B := opts.MaxBytesPerEntry - 1000
+			useLayout(ix, newMultiLayout(opts.MaxDistance, B, directoryBits(opts.ExpectedSize)-2, opts.ExpectedSize))
+			if !ix.lay.multi || ix.lay.radius != opts.MaxDistance/B {
+				t.Fatalf("k=%d B=%d: not a multi-probe layout of radius %d", opts.MaxDistance, B, opts.MaxDistance/B)
+			}
+			rounds /= 3
+			chains = ci%2 == 0
+		}
+		t.Run(fmt.Sprintf("k%d_B%d_r%d", opts.MaxDistance, ix.Plan().Blocks, ix.lay.radius), func(t *testing.T) {
+			if chains {
+				defer func(f int) { bufferScanFactor = f }(bufferScanFactor)
+				bufferScanFactor = 0
+			}
 			r := rand.New(rand.NewPCG(uint64(ci), 7))
 			kmax := opts.MaxDistance
 			l := &ix.lay
@@ -190,7 +217,7 @@ func TestIndexExact(t *testing.T) {
 // useLayout replaces the layout of an empty index.
 func useLayout(ix *Index, l layout) {
 	ix.lay = l
-	ix.plan.Blocks = l.blocks
+	ix.plan = l.plan(ix.plan.ExpectedSize, l.bytesPerEntry(ix.plan.ExpectedSize), false)
 	ix.base = emptyBase(&ix.lay)
 	ix.buf = buffer{}
 	ix.buf.reset(&ix.lay, mergeThreshold(0))
@@ -482,5 +509,52 @@ func TestAllPairs(t *testing.T) {
 	}
 	if err := AllPairs(context.Background(), fps, MaxIndexDistance+1, func(i, j, d int) error { return nil }); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("AllPairs k too large: %v", err)
+	}
+}
+
+// TestNextFlip checks the enumeration of the masks within a radius: each
+// d-bit mask of at most r bits once, by increasing popcount.
+func TestNextFlip(t *testing.T) {
+	for d := 1; d <= 16; d++ {
+		for r := 0; r <= 4; r++ {
+			seen := map[uint64]bool{}
+			last := 0
+			for f, more := uint64(0), true; more; f, more = nextFlip(f, d, r) {
+				c := bits.OnesCount64(f)
+				if seen[f] || f>>uint(d) != 0 || c > r || c < last {
+					t.Fatalf("d=%d r=%d: mask %b out of order or repeated", d, r, f)
+				}
+				seen[f], last = true, c
+			}
+			if len(seen) != neighbours(d, r) {
+				t.Fatalf("d=%d r=%d: %d masks, want %d", d, r, len(seen), neighbours(d, r))
+			}
+		}
+	}
+}
+
+// TestIndexPlanMulti checks that the default budget gives k = 8 at 1M a
+// multi-probe layout within budget, and that a query at a smaller k probes
+// enough tables at a small enough radius to stay exact by pigeonhole.
+func TestIndexPlanMulti(t *testing.T) {
+	ix, err := NewIndex(IndexOptions{MaxDistance: 8, ExpectedSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ix.Plan()
+	t.Log(p)
+	if p.Radius == 0 || p.OverBudget || p.BytesPerEntry > 48 || p.ProbesPerQuery > 1000 {
+		t.Errorf("plan at 1M, k=8: %v", p)
+	}
+	for k := 1; k <= MaxIndexDistance; k++ {
+		for B := 1; B <= k; B++ {
+			l := newMultiLayout(k, B, 12, 1<<16)
+			for kk := 0; kk <= k; kk++ {
+				j, r := l.nprobe[kk], l.qradius[kk]
+				if j > B || j*(r+1) <= kk {
+					t.Fatalf("k=%d B=%d: at %d, %d tables within %d do not cover", k, B, kk, j, r)
+				}
+			}
+		}
 	}
 }
