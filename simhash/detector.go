@@ -30,10 +30,23 @@ type Options struct {
 	// DefaultExpectedSize. The index stays exact at any size; far beyond
 	// ExpectedSize it gets slower.
 	ExpectedSize int
+	// IndexBytesPerEntry is the memory budget per document of the k-bit
+	// Index (IndexOptions.MaxBytesPerEntry). Zero means
+	// DefaultIndexBytesPerEntry.
+	IndexBytesPerEntry int
 }
 
 // DefaultExpectedSize is the Options.ExpectedSize used when it is zero.
 const DefaultExpectedSize = 1 << 16
+
+// DefaultIndexBytesPerEntry is the Options.IndexBytesPerEntry used when it is
+// zero (where no layout fits it, as for tiny ExpectedSize, the index takes its
+// smallest layout): 64 bytes, which lets the index keep exact-block tables at T_B = 3 and
+// fewer probes at T_B = 8 for repositories of 10^4 to 10^5 pages. Measured
+// with BenchmarkDetectorMatch at 100,000 kept pages: T_B = 3 takes 0.2 µs per
+// Match against 1.3 µs with a 48-byte budget, and T_B = 8 takes 5.7 µs
+// against 14 µs.
+const DefaultIndexBytesPerEntry = 64
 
 // Detector keeps the fingerprints of documents and finds the kept ones within
 // T_B bits of a new document's fingerprint. It implements neardup.Detector,
@@ -77,9 +90,24 @@ func New(opts Options) (*Detector, error) {
 	case n < 0:
 		return nil, fmt.Errorf("simhash: New: ExpectedSize %d is negative: %w", opts.ExpectedSize, neardup.ErrInvalidOption)
 	}
+	budget := opts.IndexBytesPerEntry
+	switch {
+	case budget == 0:
+		budget = DefaultIndexBytesPerEntry
+	case budget < 0:
+		return nil, fmt.Errorf("simhash: New: IndexBytesPerEntry %d is negative: %w", opts.IndexBytesPerEntry, neardup.ErrInvalidOption)
+	}
 	det := &Detector{maxDist: t, slot: make(map[string]int)}
 	if t <= MaxIndexDistance {
-		ix, err := NewIndex(IndexOptions{MaxDistance: max(t, 1), ExpectedSize: n})
+		io := IndexOptions{MaxDistance: max(t, 1), ExpectedSize: n, MaxBytesPerEntry: budget}
+		ix, err := NewIndex(io)
+		if err != nil && opts.IndexBytesPerEntry == 0 {
+			// The default budget is a preference: small repositories
+			// (whose directories cost more per entry) take the smallest
+			// layout instead.
+			io.MaxBytesPerEntry = 0
+			ix, err = NewIndex(io)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("simhash: New: %w", err)
 		}

@@ -47,6 +47,19 @@ func TestNewOptions(t *testing.T) {
 			t.Errorf("New(%d) = T_B %d, %v; want %d", c.in, det.MaxDistance(), err, c.want)
 		}
 	}
+	for name, o := range map[string]Options{
+		"negative ExpectedSize":       {ExpectedSize: -1},
+		"negative IndexBytesPerEntry": {IndexBytesPerEntry: -1},
+		"budget no layout fits":       {IndexBytesPerEntry: 4},
+	} {
+		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("%s: error = %v, want ErrInvalidOption", name, err)
+		}
+	}
+	// The default budget bends for tiny repositories instead of failing.
+	if _, err := New(Options{ExpectedSize: 1}); err != nil {
+		t.Errorf("ExpectedSize 1: %v", err)
+	}
 }
 
 func mustNew(t testing.TB, opts Options) *Detector {
