@@ -52,7 +52,7 @@ type Removal struct {
 // Only groups of two or more documents are returned, ordered by their first
 // member's position in docs. Every document of docs not in a returned group
 // is unique. Dedup finds the same pairs as comparing every pair (with Form
-// Equation; see Detector) and uses every CPU. It stops early with ctx.Err()
+// Equation or Normalized; see Detector) and uses every CPU. It stops early with ctx.Err()
 // when ctx is done. Errors wrap neardup.ErrNilDocument, neardup.ErrNoFeatures
 // (a document without tokens: Dedup cannot decide for it),
 // neardup.ErrDuplicateID (an ID given twice) or neardup.ErrInvalidOption.
@@ -160,10 +160,15 @@ func (b *batch) closest(i, skip int) neighbour {
 		j  int
 		lb float64
 	}
+	norm := b.o.Form == Normalized
 	cs := make([]cand, 0, len(b.vs))
 	for j, w := range b.vs {
 		if j != i && j != skip {
-			cs = append(cs, cand{j, lowerBound(v, w)})
+			lb := lowerBound(v, w)
+			if norm {
+				lb /= v.total + w.total
+			}
+			cs = append(cs, cand{j, lb})
 		}
 	}
 	slices.SortFunc(cs, func(x, y cand) int { return cmp.Or(cmp.Compare(x.lb, y.lb), cmp.Compare(x.j, y.j)) })
@@ -173,10 +178,15 @@ func (b *batch) closest(i, skip int) neighbour {
 			break
 		}
 		var d float64
-		if b.o.Form == TableForm {
+		switch w := b.vs[c.j]; b.o.Form {
+		case TableForm:
 			d = c.lb
-		} else {
-			d = equationBounded(v, b.vs[c.j], best.d)
+		case Normalized:
+			// Stopped early, the partial sum is ≥ best.d·(S_v + S_w).
+			sum := v.total + w.total
+			d = equationBounded(v, w, best.d*sum) / sum
+		default:
+			d = equationBounded(v, w, best.d)
 		}
 		if d < best.d {
 			best = neighbour{c.j, d}

@@ -13,15 +13,21 @@ import (
 
 // TestFig6RemovesD3: Table 4's pair D2, D3 is below 0.2; D3 is closer to the
 // other document D1 (0.250 against 0.333 for D2), so the rule removes D3.
+// With Normalized (threshold 0.05: only D2, D3 are below it) the same rule
+// removes D3 (0.094 from D1 against 0.113 for D2).
 func TestFig6RemovesD3(t *testing.T) {
-	for _, f := range []Form{Equation, TableForm} {
+	for _, f := range []Form{Equation, TableForm, Normalized} {
 		t.Run(f.String(), func(t *testing.T) {
 			docs := []*neardup.Document{
 				docWithVector(t, "D1", table2(t, 0)),
 				docWithVector(t, "D2", table2(t, 1)),
 				docWithVector(t, "D3", table2(t, 2)),
 			}
-			gs, err := Dedup(t.Context(), docs, Options{M: 3, Form: f})
+			o := Options{M: 3, Form: f}
+			if f == Normalized {
+				o.Threshold = 0.05
+			}
+			gs, err := Dedup(t.Context(), docs, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +39,10 @@ func TestFig6RemovesD3(t *testing.T) {
 				t.Fatalf("group = %+v, want D2, D3 keeping D2", g)
 			}
 			r := g.Removed[0]
-			want := map[Form][3]float64{Equation: {0.140, 0.292, 0.355}, TableForm: {0.082, 0.250, 0.333}}[f]
+			want := map[Form][3]float64{
+				Equation: {0.140, 0.292, 0.355}, TableForm: {0.082, 0.250, 0.333},
+				Normalized: {0.140 / (1.680 + 1.648), 0.292 / (1.462 + 1.648), 0.355 / (1.462 + 1.680)},
+			}[f]
 			if r.ID != "D3" || r.Duplicate != "D2" ||
 				math.Abs(r.Score-want[0]) > 0.001 || math.Abs(r.Nearest-want[1]) > 0.001 || math.Abs(r.DuplicateNearest-want[2]) > 0.001 {
 				t.Errorf("removal = %+v, want D3 (pair %.3f, D3–D1 %.3f, D2–D1 %.3f)", r, want[0], want[1], want[2])
@@ -64,21 +73,26 @@ func TestDedupErrors(t *testing.T) {
 // TestDedupMatchesExhaustive: on synthetic pages, the groups are the connected
 // components of the exhaustive pair relation, every group keeps at least one
 // page, no two kept pages are near-duplicates, and each removal follows the
-// rule computed by brute force.
+// rule computed by brute force; with Form Equation and Normalized.
 func TestDedupMatchesExhaustive(t *testing.T) {
 	pages := synthetic(3, 300, 5, 250)
-	o := Options{Threshold: 1.5}
 	vs := make([]*Vector, len(pages))
 	docs := make([]*neardup.Document, len(pages))
 	for i, p := range pages {
 		vs[i], _ = NewVector(p, 4)
 		docs[i] = doc(fmt.Sprint(i), p...)
 	}
+	for _, o := range []Options{{Threshold: 1.5}, {Threshold: DefaultNormalizedThreshold, Form: Normalized}} {
+		t.Run(o.Form.String(), func(t *testing.T) { dedupMatchesExhaustive(t, docs, vs, o) })
+	}
+}
+
+func dedupMatchesExhaustive(t *testing.T, docs []*neardup.Document, vs []*Vector, o Options) {
 	gs, err := Dedup(t.Context(), docs, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	near := exhaustive(vs, Options{Threshold: 1.5})
+	near := exhaustive(vs, o)
 	inPair := map[int]bool{}
 	for i, js := range near {
 		for _, j := range js {
@@ -104,8 +118,8 @@ func TestDedupMatchesExhaustive(t *testing.T) {
 			ni, nj := math.Inf(1), math.Inf(1)
 			for k := range vs {
 				if k != i && k != j {
-					ni = min(ni, Dissimilarity(vs[i], vs[k], Equation))
-					nj = min(nj, Dissimilarity(vs[j], vs[k], Equation))
+					ni = min(ni, Dissimilarity(vs[i], vs[k], o.Form))
+					nj = min(nj, Dissimilarity(vs[j], vs[k], o.Form))
 				}
 			}
 			if math.Abs(ni-r.Nearest) > 1e-6 || math.Abs(nj-r.DuplicateNearest) > 1e-6 || ni > nj+1e-9 {
@@ -116,5 +130,5 @@ func TestDedupMatchesExhaustive(t *testing.T) {
 	if grouped != len(inPair) {
 		t.Errorf("%d pages grouped, %d in exhaustive pairs", grouped, len(inPair))
 	}
-	t.Logf("%d groups, %d pages grouped", len(gs), grouped)
+	t.Logf("%v threshold %g: %d groups, %d pages grouped, %d removed", o.Form, o.Threshold, len(gs), grouped, grouped-len(gs))
 }

@@ -43,7 +43,7 @@ func BenchmarkDissimilarity10KBUnrelated(b *testing.B) {
 
 func TestDissimilarityAllocs(t *testing.T) {
 	x, y := tenKB(t)
-	for _, f := range []Form{Equation, TableForm} {
+	for _, f := range []Form{Equation, TableForm, Normalized} {
 		if n := testing.AllocsPerRun(100, func() { Dissimilarity(x, y, f) }); n != 0 {
 			t.Errorf("%v: %v allocs per comparison, want 0", f, n)
 		}

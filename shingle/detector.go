@@ -13,22 +13,34 @@ import (
 // near-duplicates when Options.Threshold is zero (seed 004 §3.2, Fig. 6).
 const DefaultThreshold = 0.2
 
+// DefaultNormalizedThreshold is the threshold used when Options.Form is
+// Normalized and Options.Threshold is zero. It is not from the paper: it was
+// chosen by sweeping the dev corpora (package documentation, "Normalized
+// form").
+const DefaultNormalizedThreshold = 0.35
+
 // Options configures a Detector and Dedup. The zero value gives the paper's
-// method: M = 4, Threshold = 0.2, Form = Equation.
+// method: M = 4, Threshold = 0.2, Form = Equation. For pages of real length,
+// Form Normalized with its default threshold is the better choice (package
+// documentation, "Thresholds").
 type Options struct {
 	// M is the largest shingle size: patterns are the k-shingles for
 	// k = 1..M. Zero means DefaultM (4); the paper suggests 2 for short texts
 	// and 3 for news. Valid: 1..MaxM.
 	M int
 	// Threshold: two documents are near-duplicates iff their dissimilarity
-	// is < Threshold. Zero means DefaultThreshold (0.2). Valid: any finite
-	// value > 0. Values above 1 are meaningful: Eq. (1) grows with the square
-	// root of a page's pattern count (see the package documentation,
-	// "Thresholds"), so pages of a few hundred words need a larger threshold
-	// than the paper's short examples.
+	// is < Threshold. Zero means DefaultThreshold (0.2), or
+	// DefaultNormalizedThreshold when Form is Normalized. Valid: any finite
+	// value > 0, and at most 1 with Form Normalized (whose values lie in
+	// [0, 1]; 1 makes every two pages that share a pattern near-duplicates).
+	// With Equation and TableForm, values above 1 are meaningful: Eq. (1)
+	// grows with the square root of a page's pattern count (see the package
+	// documentation, "Thresholds"), so pages of a few hundred words need a
+	// larger threshold than the paper's short examples.
 	Threshold float64
-	// Form selects Eq. (1) as printed (Equation, the zero value) or the form
-	// that reproduces Table 4 (TableForm).
+	// Form selects Eq. (1) as printed (Equation, the zero value), the form
+	// that reproduces Table 4 (TableForm), or Eq. (1) divided by the two
+	// pages' total weights (Normalized, scale-free).
 	Form Form
 }
 
@@ -39,6 +51,9 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.Threshold == 0 {
 		o.Threshold = DefaultThreshold
+		if o.Form == Normalized {
+			o.Threshold = DefaultNormalizedThreshold
+		}
 	}
 	if o.M < 1 || o.M > MaxM {
 		return o, fmt.Errorf("shingle: Options.M = %d not in 1..%d: %w", o.M, MaxM, neardup.ErrInvalidOption)
@@ -46,10 +61,34 @@ func (o Options) resolve() (Options, error) {
 	if !(o.Threshold > 0) || math.IsInf(o.Threshold, 0) {
 		return o, fmt.Errorf("shingle: Options.Threshold = %v, want a finite value > 0: %w", o.Threshold, neardup.ErrInvalidOption)
 	}
-	if o.Form != Equation && o.Form != TableForm {
+	if o.Form != Equation && o.Form != TableForm && o.Form != Normalized {
 		return o, fmt.Errorf("shingle: Options.Form = %v: %w", o.Form, neardup.ErrInvalidOption)
 	}
+	if o.Form == Normalized && o.Threshold > 1 {
+		return o, fmt.Errorf("shingle: Options.Threshold = %v > 1 with Form Normalized (its values lie in [0, 1]): %w", o.Threshold, neardup.ErrInvalidOption)
+	}
 	return o, nil
+}
+
+// prefixWeight returns the weight, in Eq. (1) units, that the indexed and
+// probed prefix of v must reach: if v and another vector share no pattern of
+// such a prefix, their dissimilarity is at least the threshold (package
+// documentation, "Candidates"). For Equation and TableForm it is the
+// threshold t; for Normalized it is 2t·S_v/(1+t), S_v = v.total.
+func (o Options) prefixWeight(v *Vector) float64 {
+	if o.Form == Normalized {
+		return 2 * o.Threshold * v.total / (1 + o.Threshold)
+	}
+	return o.Threshold
+}
+
+// light reports whether v, with an indexed prefix of n keys, must also be
+// compared with every other light vector: two vectors that share no pattern
+// are Eq. (1) = S_v + S_w apart, which may be below the threshold when both
+// weigh less than it in all. With Normalized, vectors that share no pattern
+// are 1 apart, never below a threshold ≤ 1, so no vector is light.
+func (o Options) light(v *Vector, n int) bool {
+	return o.Form != Normalized && n == v.Len() && v.total < o.Threshold
 }
 
 // featureKey keys a document's Vector in its neardup.Feature cache; vectors
@@ -80,9 +119,10 @@ func VectorOf(d *neardup.Document, m int) (*Vector, error) {
 //
 // It does not compare a new document with every kept one. Each kept document
 // is indexed under the first patterns of its vector (in key order) whose
-// weights add up to the threshold — its prefix — and a new document is
-// compared only with the kept documents whose prefix shares a pattern with its
-// own. With Form Equation this finds every kept document within the threshold,
+// weights add up to the threshold (2t·S/(1+t) of its total weight S with
+// Normalized) — its prefix — and a new document is compared only with the
+// kept documents whose prefix shares a pattern with its own. With Form
+// Equation or Normalized this finds every kept document within the threshold,
 // exactly as a comparison with all of them would (package documentation,
 // "Candidates").
 //
@@ -140,9 +180,8 @@ func (dt *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 
 // match finds the kept documents within the threshold of v. dt.mu is held.
 func (dt *Detector) match(v *Vector) []neardup.Match {
-	t := dt.opts.Threshold
-	n := v.prefixLen(t)
-	short := n == v.Len() && v.total < t
+	n := v.prefixLen(dt.opts.prefixWeight(v))
+	short := dt.opts.light(v, n)
 	seen := make(map[*entry]struct{})
 	var out []neardup.Match
 	check := func(e *entry) {
@@ -175,8 +214,15 @@ func (dt *Detector) match(v *Vector) []neardup.Match {
 func (dt *Detector) score(a, b *Vector) (float64, bool) {
 	t := dt.opts.Threshold
 	lb := lowerBound(a, b)
-	if dt.opts.Form == TableForm {
+	switch dt.opts.Form {
+	case TableForm:
 		return lb, lb < t
+	case Normalized:
+		if lb/(a.total+b.total) >= t {
+			return lb, false
+		}
+		s := normalized(a, b)
+		return s, s < t
 	}
 	if lb >= t {
 		return lb, false
@@ -201,9 +247,8 @@ func (dt *Detector) add(id string, v *Vector) error {
 	if _, ok := dt.docs[id]; ok {
 		return fmt.Errorf("shingle: Add %q: %w", id, neardup.ErrDuplicateID)
 	}
-	t := dt.opts.Threshold
-	e := &entry{id: id, v: v, prefix: v.prefixLen(t)}
-	e.short = e.prefix == v.Len() && v.total < t
+	e := &entry{id: id, v: v, prefix: v.prefixLen(dt.opts.prefixWeight(v))}
+	e.short = dt.opts.light(v, e.prefix)
 	dt.docs[id] = e
 	for _, key := range v.keys[:e.prefix] {
 		dt.index[key] = append(dt.index[key], e)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ func TestOptions(t *testing.T) {
 	bad := []Options{
 		{M: -1}, {M: MaxM + 1}, {Threshold: -0.1}, {Threshold: math.NaN()},
 		{Threshold: math.Inf(1)}, {Form: Form(7)},
+		{Form: Normalized, Threshold: 1.01}, {Form: Normalized, Threshold: -1},
 	}
 	for _, o := range bad {
 		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
@@ -31,7 +33,11 @@ func TestOptions(t *testing.T) {
 	if got, want := dt.Options(), (Options{M: 4, Threshold: 0.2, Form: Equation}); got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
-	for _, o := range []Options{{M: 1}, {M: MaxM}, {Threshold: 25}, {Form: TableForm}} {
+	dt, _ = New(Options{Form: Normalized})
+	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultNormalizedThreshold, Form: Normalized}); got != want {
+		t.Errorf("Normalized defaults = %+v, want %+v", got, want)
+	}
+	for _, o := range []Options{{M: 1}, {M: MaxM}, {Threshold: 25}, {Form: TableForm}, {Form: Normalized, Threshold: 1}} {
 		if _, err := New(o); err != nil {
 			t.Errorf("New(%+v): %v", o, err)
 		}
@@ -124,7 +130,7 @@ func TestDissimilarityNaN(t *testing.T) {
 	for _, c := range []struct {
 		x, y *Vector
 		f    Form
-	}{{a, b, Equation}, {nil, a, Equation}, {a, a, Form(9)}} {
+	}{{a, b, Equation}, {nil, a, Equation}, {a, a, Form(9)}, {a, b, Normalized}, {a, nil, Normalized}} {
 		if got := Dissimilarity(c.x, c.y, c.f); !math.IsNaN(got) {
 			t.Errorf("Dissimilarity(%p, %p, %v) = %v, want NaN", c.x, c.y, c.f, got)
 		}
@@ -197,16 +203,21 @@ func exhaustive(vs []*Vector, o Options) [][]int {
 	return out
 }
 
-// TestIndexExact: with Form Equation the prefix index finds exactly the pairs
-// that comparing every pair finds, on synthetic pages of many lengths
-// (including pages shorter than M and pages lighter than the threshold).
+// TestIndexExact: with Form Equation and Normalized the prefix index finds
+// exactly the pairs that comparing every pair finds, on synthetic pages of
+// many lengths (including pages shorter than M and pages lighter than the
+// threshold).
 func TestIndexExact(t *testing.T) {
 	pages := synthetic(1, 300, 1, 300)
 	for _, o := range []Options{
 		{M: 4, Threshold: 0.2}, {M: 4, Threshold: 1}, {M: 4, Threshold: 3},
 		{M: 2, Threshold: 0.5}, {M: 8, Threshold: 0.35},
+		{M: 4, Threshold: 0.1, Form: Normalized}, {M: 4, Form: Normalized},
+		{M: 4, Threshold: 0.6, Form: Normalized}, {M: 2, Threshold: 0.9, Form: Normalized},
+		{M: 8, Threshold: 1, Form: Normalized},
 	} {
-		t.Run(fmt.Sprintf("M%d_T%g", o.M, o.Threshold), func(t *testing.T) {
+		o, _ := o.resolve()
+		t.Run(fmt.Sprintf("%v_M%d_T%g", o.Form, o.M, o.Threshold), func(t *testing.T) {
 			vs := make([]*Vector, len(pages))
 			dt, _ := New(o)
 			got := make([][]int, len(pages))
@@ -298,4 +309,73 @@ func TestConcurrent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNormalizedPrefixExact is the property behind the Normalized index: for
+// every pair with D_n < t, the first pattern the two share (in key order)
+// lies in both prefixes of weight 2t·S/(1+t). Pages are short (1..12 tokens
+// of a 6-word vocabulary, so D_n covers (0, 1]) or near-duplicates of longer
+// random pages; each pair is checked against exhaustive comparison through a
+// Detector, and the test reports how much of the prefix bound the pairs
+// needed (a ratio near 1 means the bound is nearly tight: a prefix much
+// shorter would miss pairs).
+func TestNormalizedPrefixExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	var pages [][]string
+	for range 250 {
+		ts := make([]string, 1+r.IntN(12))
+		for i := range ts {
+			ts[i] = fmt.Sprint("v", r.IntN(6))
+		}
+		pages = append(pages, ts)
+	}
+	pages = append(pages, synthetic(5, 150, 20, 200)...)
+	for _, m := range []int{1, 3, 4} {
+		for _, th := range []float64{0.05, 0.2, DefaultNormalizedThreshold, 0.5, 0.8, 1} {
+			o := Options{M: m, Threshold: th, Form: Normalized}
+			vs := make([]*Vector, len(pages))
+			for i, p := range pages {
+				vs[i], _ = NewVector(p, m)
+			}
+			want := exhaustive(vs, o)
+			dt, _ := New(o)
+			pairs, worst := 0, 0.0
+			for i, v := range vs {
+				var got []int
+				for _, mt := range dt.match(v) {
+					var j int
+					fmt.Sscan(mt.ID, &j)
+					got = append(got, j)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want[i]) {
+					t.Errorf("M %d, t %g, page %d: index finds %v, exhaustive %v", m, th, i, got, want[i])
+				}
+				for _, j := range want[i] {
+					pairs++
+					wi, wj := firstSharedWeight(v, vs[j]), firstSharedWeight(vs[j], v)
+					worst = max(worst, wi/o.prefixWeight(v), wj/o.prefixWeight(vs[j]))
+				}
+				_ = dt.add(fmt.Sprint(i), v)
+			}
+			t.Logf("M %d, t %g: %d pairs, all found; largest weight before the first shared key / prefix bound = %.3f", m, th, pairs, worst)
+			if worst >= 1 {
+				t.Errorf("M %d, t %g: a pair's first shared key lies beyond a prefix (%.3f of the bound)", m, th, worst)
+			}
+		}
+	}
+}
+
+// firstSharedWeight returns the weight of a's keys before the first key it
+// shares with b (+Inf when none): that key is in a's prefix iff this weight
+// is below the prefix bound.
+func firstSharedWeight(a, b *Vector) float64 {
+	var sum float64
+	for i, key := range a.keys {
+		if _, ok := slices.BinarySearch(b.keys, key); ok {
+			return sum
+		}
+		sum += float64(a.s[i])
+	}
+	return math.Inf(1)
 }

@@ -29,15 +29,30 @@ const (
 	// pages have about as many distinct patterns"; use it to reproduce the
 	// paper, not to deduplicate.
 	TableForm
+	// Normalized is a scale-free form of Eq. (1), beyond the paper: Eq. (1)
+	// divided by the total weight of the two vectors,
+	//
+	//	D(d, d') = Eq. (1)(d, d') / (S_d + S_d'),   S_d = Σ_p (k/M)·norm_d(p)
+	//
+	// It lies in [0, 1] (|x − y| ≤ x + y for the non-negative terms): 0 for
+	// equal vectors, 1 for vectors that share no pattern, and equals
+	// 1 − 2·Σ_p min(s_d(p), s_d'(p)) / (S_d + S_d'), one minus a weighted Dice
+	// coefficient. Eq. (1) grows with the square root of a page's pattern
+	// count; this form does not, so one threshold (DefaultNormalizedThreshold)
+	// fits short and long pages alike. It is symmetric but, unlike Equation,
+	// not a metric.
+	Normalized
 )
 
-// String returns "equation" or "table".
+// String returns "equation", "table" or "normalized".
 func (f Form) String() string {
 	switch f {
 	case Equation:
 		return "equation"
 	case TableForm:
 		return "table"
+	case Normalized:
+		return "normalized"
 	}
 	return fmt.Sprintf("Form(%d)", int(f))
 }
@@ -47,8 +62,8 @@ func (f Form) String() string {
 // below a threshold, when a or b is nil, when they were built with different
 // M, or when f is not a Form of this package.
 //
-// Equation costs one merge of the two sorted vectors, O(a.Len() + b.Len()),
-// TableForm O(M); neither allocates.
+// Equation and Normalized cost one merge of the two sorted vectors,
+// O(a.Len() + b.Len()), TableForm O(M); none allocates.
 func Dissimilarity(a, b *Vector, f Form) float64 {
 	if a == nil || b == nil || a.m != b.m {
 		return math.NaN()
@@ -58,6 +73,8 @@ func Dissimilarity(a, b *Vector, f Form) float64 {
 		return equation(a, b)
 	case TableForm:
 		return tableForm(a, b)
+	case Normalized:
+		return normalized(a, b)
 	}
 	return math.NaN()
 }
@@ -86,6 +103,13 @@ func equation(a, b *Vector) float64 {
 	return max(0, a.total+b.total-2*shared)
 }
 
+// normalized computes the Normalized form: Eq. (1) over the two totals. A
+// Vector has at least one pattern, so the totals are positive; the result is
+// in [0, 1] also in floating point (equation returns at most the sum).
+func normalized(a, b *Vector) float64 {
+	return equation(a, b) / (a.total + b.total)
+}
+
 // tableForm computes the Table 4 form from the group sums.
 func tableForm(a, b *Vector) float64 {
 	var d float64
@@ -98,6 +122,8 @@ func tableForm(a, b *Vector) float64 {
 // lowerBound returns a value never larger than Dissimilarity(a, b, Equation)
 // nor Dissimilarity(a, b, TableForm), in O(M): the TableForm value itself
 // (the absolute value of a sum is at most the sum of absolute values).
+// Divided by a.total + b.total it is a lower bound of the Normalized form,
+// and never below its length bound |S_a − S_b| / (S_a + S_b).
 func lowerBound(a, b *Vector) float64 { return tableForm(a, b) }
 
 // equationBounded returns Eq. (1) for a and b, or, as soon as the partial sum

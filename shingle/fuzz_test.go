@@ -10,7 +10,8 @@ import (
 // sequences: keys strictly increasing, k in 1..M and k = the key's size,
 // weights normalised to unit length, group sums adding to the vector total,
 // D(d, d) = 0, symmetry, the lower bound, and agreement of the merge with
-// the union form of Eq. (1).
+// the union form of Eq. (1); for Normalized, 0 ≤ D ≤ 1, D(d, d) = 0,
+// symmetry, D = Eq. (1)/(S_a + S_b), and the scaled lower bound.
 func FuzzPatterns(f *testing.F) {
 	f.Add("new delhi is the capital of india", "new delhi is a capital of india", 4)
 	f.Add("web content outlier mining web content", "web web web", 3)
@@ -53,6 +54,20 @@ func FuzzPatterns(f *testing.F) {
 		}
 		if tf := Dissimilarity(a, b, TableForm); tf != Dissimilarity(b, a, TableForm) || tf > dab+1e-9 {
 			t.Fatalf("TableForm %v, Equation %v", tf, dab)
+		}
+		if d := Dissimilarity(a, a, Normalized); d != 0 {
+			t.Fatalf("Normalized D(a, a) = %v", d)
+		}
+		nab, nba := Dissimilarity(a, b, Normalized), Dissimilarity(b, a, Normalized)
+		if nab != nba || !(nab >= 0 && nab <= 1) {
+			t.Fatalf("Normalized D(a, b) = %v, D(b, a) = %v", nab, nba)
+		}
+		sum := a.total + b.total
+		if math.Abs(nab*sum-dab) > 1e-9*max(1, dab) {
+			t.Fatalf("Normalized %v · (S_a + S_b) %v ≠ Equation %v", nab, sum, dab)
+		}
+		if lb := lowerBound(a, b) / sum; lb > nab+1e-9 || math.Abs(a.total-b.total)/sum > lb+1e-9 {
+			t.Fatalf("Normalized lower bound %v, D %v, length bound %v", lb, nab, math.Abs(a.total-b.total)/sum)
 		}
 	})
 }

@@ -117,3 +117,34 @@ func TestTable4(t *testing.T) {
 		}
 	}
 }
+
+// TestTable4Normalized checks the Normalized form on the Table 2 vectors
+// against values computed by hand: the printed Eq. (1) values (0.355, 0.140,
+// 0.292, see TestTable4) over the sum of the two documents' group sums. From
+// Table 3, D1's group sums are (0.348+0.401+0.390+0.365)/3 = 0.501,
+// (0.328+0.365+0.348)·2/3 = 0.694 and 0.267, so S1 = 1.462; likewise
+// S2 = 0.488+0.650+0.542 = 1.680 and S3 = 0.488+0.675+0.485 = 1.648.
+func TestTable4Normalized(t *testing.T) {
+	d := []*Vector{table2(t, 0), table2(t, 1), table2(t, 2)}
+	for i, s := range []float64{1.462, 1.680, 1.648} {
+		if got := d[i].GroupSum(1) + d[i].GroupSum(2) + d[i].GroupSum(3); math.Abs(got-s) > 0.001 {
+			t.Errorf("S%d = %.4f, want %.3f", i+1, got, s)
+		}
+	}
+	for _, p := range []struct {
+		a, b int
+		want float64
+	}{
+		{0, 1, 0.355 / (1.462 + 1.680)}, // 0.113
+		{1, 2, 0.140 / (1.680 + 1.648)}, // 0.042
+		{0, 2, 0.292 / (1.462 + 1.648)}, // 0.094
+	} {
+		got := Dissimilarity(d[p.a], d[p.b], Normalized)
+		if math.Abs(got-p.want) > 0.0005 {
+			t.Errorf("Normalized(D%d, D%d) = %.4f, want %.3f", p.a+1, p.b+1, got, p.want)
+		}
+		if got != Dissimilarity(d[p.b], d[p.a], Normalized) {
+			t.Errorf("Normalized not symmetric on D%d, D%d", p.a+1, p.b+1)
+		}
+	}
+}
