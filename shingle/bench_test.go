@@ -118,3 +118,26 @@ func BenchmarkDedupEnDev(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamEnDev: MatchOrAdd of every en-dev page into a fresh
+// Detector, as examples/evaluate streams them (vectors computed beforehand).
+func BenchmarkStreamEnDev(b *testing.B) {
+	pages := loadCorpus(b, corpusDir(b, "en-dev"))
+	for _, p := range pages {
+		VectorOf(p.doc, DefaultM)
+	}
+	for _, o := range []Options{{Threshold: DefaultThreshold}, {Threshold: 12}, {Form: Normalized}} {
+		o, _ = o.resolve()
+		b.Run(fmt.Sprintf("%v/threshold=%g", o.Form, o.Threshold), func(b *testing.B) {
+			for b.Loop() {
+				dt, _ := New(o)
+				for _, p := range pages {
+					if _, _, err := dt.MatchOrAdd(p.doc); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(pages))*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}

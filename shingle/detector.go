@@ -210,7 +210,9 @@ func (dt *Detector) match(v *Vector) []neardup.Match {
 }
 
 // score returns the dissimilarity of a and b and whether it is below the
-// threshold. The O(M) lower bound skips most merges.
+// threshold; when it is not, the value may be only a lower bound of it. The
+// O(M) lower bound skips most merges, and a merge stops once the patterns
+// merged so far put the pair at or beyond the threshold.
 func (dt *Detector) score(a, b *Vector) (float64, bool) {
 	t := dt.opts.Threshold
 	lb := lowerBound(a, b)
@@ -218,17 +220,20 @@ func (dt *Detector) score(a, b *Vector) (float64, bool) {
 	case TableForm:
 		return lb, lb < t
 	case Normalized:
-		if lb/(a.total+b.total) >= t {
-			return lb, false
+		sum := a.total + b.total
+		if lb/sum >= t {
+			return lb / sum, false
 		}
-		s := normalized(a, b)
+		// equationBelow's value is equation's, so s is normalized(a, b).
+		d, _ := equationBelow(a, b, t*sum)
+		s := d / sum
 		return s, s < t
 	}
 	if lb >= t {
 		return lb, false
 	}
-	s := equation(a, b)
-	return s, s < t
+	s, ok := equationBelow(a, b, t)
+	return s, ok
 }
 
 // Add keeps d. Errors wrap neardup.ErrNilDocument, neardup.ErrNoFeatures, or

@@ -103,6 +103,41 @@ func equation(a, b *Vector) float64 {
 	return max(0, a.total+b.total-2*shared)
 }
 
+// equationBelow returns Eq. (1) of a and b and whether it is below bound. It
+// merges as equation does, so a value it returns with true is equation(a, b)
+// bit for bit, but it stops (returning false and a value ≥ bound) as soon as
+// the keys merged so far prove the value is not below bound: the shared weight
+// still to come is at most the smaller of the two unmerged weights.
+func equationBelow(a, b *Vector, bound float64) (float64, bool) {
+	ak, as := a.keys, a.s
+	bk, bs := b.keys, b.s
+	ta, tb := a.total, b.total
+	slack := bound + 1e-9*(ta+tb) // rounding margin: never stop on a pair below bound
+	var shared, doneA, doneB float64
+	i, j := 0, 0
+	for n := 0; i < len(ak) && j < len(bk); n++ {
+		if n&15 == 15 {
+			if lb := ta + tb - 2*(shared+min(ta-doneA, tb-doneB)); lb >= slack {
+				return lb, false
+			}
+		}
+		x, y := ak[i], bk[j]
+		if x == y {
+			shared += float64(min(as[i], bs[j]))
+		}
+		if x <= y {
+			doneA += float64(as[i])
+			i++
+		}
+		if y <= x {
+			doneB += float64(bs[j])
+			j++
+		}
+	}
+	d := max(0, ta+tb-2*shared)
+	return d, d < bound
+}
+
 // normalized computes the Normalized form: Eq. (1) over the two totals. A
 // Vector has at least one pattern, so the totals are positive; the result is
 // in [0, 1] also in floating point (equation returns at most the sum).
