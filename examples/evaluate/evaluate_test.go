@@ -110,3 +110,20 @@ func TestMetrics(t *testing.T) {
 		t.Error("empty result: want zero metrics, not NaN")
 	}
 }
+
+func TestEvaluateShingleForms(t *testing.T) {
+	dir := writeCorpus(t)
+	var out, errs bytes.Buffer
+	for _, form := range []string{"equation", "table", "normalized"} {
+		out.Reset()
+		if err := run([]string{"-corpus", dir, "-methods", "shingle", "-sf", form, "-tsv"}, &out, &errs); err != nil {
+			t.Fatalf("-sf %s: %v", form, err)
+		}
+		if !strings.HasPrefix(strings.Split(out.String(), "\n")[1], "shingle\t") {
+			t.Errorf("-sf %s: output %q", form, out.String())
+		}
+	}
+	if err := run([]string{"-corpus", dir, "-methods", "shingle", "-sf", "cosine"}, &out, &errs); err == nil {
+		t.Error("-sf cosine accepted")
+	}
+}

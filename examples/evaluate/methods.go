@@ -20,6 +20,7 @@ type config struct {
 	tr float64 // sentence relative tolerance
 	st float64 // shingle threshold
 	sm int     // shingle m
+	sf string  // shingle form
 }
 
 func (c *config) register(fs *flag.FlagSet) {
@@ -27,6 +28,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.ts, "ts", -1, "sentence: largest sentence-count difference T_s (-1 = package default)")
 	fs.Float64Var(&c.st, "st", 0, "shingle: dissimilarity threshold (0 = package default)")
 	fs.IntVar(&c.sm, "sm", 0, "shingle: largest shingle size m (0 = package default)")
+	fs.StringVar(&c.sf, "sf", "equation", "shingle: dissimilarity form: equation (Eq. (1) as printed), table (Table 4's form) or normalized (Eq. (1) over S_a+S_b, in [0, 1])")
 	fs.Float64Var(&c.tr, "tr", -1, "sentence: relative tolerance, a fraction of the new page's sentence count (-1 = package default)")
 }
 
@@ -52,7 +54,12 @@ func methods() []method {
 			return neardup.NewCascade(s, h)
 		}},
 		{"shingle", "multiple k-shingle weighted dissimilarity (seed 004)", func(c config) (neardup.Detector, error) {
-			return shingle.New(shingle.Options{M: c.sm, Threshold: c.st})
+			forms := map[string]shingle.Form{"equation": shingle.Equation, "table": shingle.TableForm, "normalized": shingle.Normalized}
+			f, ok := forms[c.sf]
+			if !ok {
+				return nil, fmt.Errorf("-sf %q: want equation, table or normalized", c.sf)
+			}
+			return shingle.New(shingle.Options{M: c.sm, Threshold: c.st, Form: f})
 		}},
 	}
 }
