@@ -27,7 +27,7 @@ type Partitioned struct {
 	mu    sync.RWMutex
 	parts map[int]Detector
 	home  map[string]int // kept ID -> home part, for Remove
-	addMu sync.Mutex     // serialises MatchOrAdd
+	addMu sync.Mutex     // serialises Add and MatchOrAdd
 }
 
 // NewPartitioned returns a Detector that partitions with p and keeps a detector
@@ -101,6 +101,12 @@ func (pd *Partitioned) Match(d *Document) ([]Match, error) {
 
 // Add keeps d in its home part (the first part the Partitioner returns).
 func (pd *Partitioned) Add(d *Document) error {
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	return pd.add(d)
+}
+
+func (pd *Partitioned) add(d *Document) error {
 	if err := Check(d); err != nil {
 		return err
 	}
@@ -127,8 +133,8 @@ func (pd *Partitioned) Add(d *Document) error {
 	return nil
 }
 
-// MatchOrAdd is the atomic "add if new" of MatchAdder: MatchOrAdd calls are
-// serialised with each other (plain Add calls are not).
+// MatchOrAdd is the atomic "add if new" of MatchAdder: Add and MatchOrAdd
+// calls are serialised with each other; Match runs concurrently.
 func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	pd.addMu.Lock()
 	defer pd.addMu.Unlock()
@@ -136,7 +142,7 @@ func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := pd.Add(d); err != nil {
+	if err := pd.add(d); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
