@@ -312,6 +312,9 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	if l.qradius[k] > 0 {
 		return ix.queryMulti(q, k, dst)
 	}
+	if l.rot != nil {
+		return ix.queryRot(q, k, dst)
+	}
 	np := l.nprobe[k]
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
@@ -379,6 +382,141 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
 				dst = append(dst, Hit{ID: bf.ids[i], Distance: d})
 			}
+		}
+	}
+	return dst
+}
+
+// queryRot is query for a layout whose tables are rotations (l.rot set): the
+// same loads in the same order, but every table's key is one rotate, so that
+// no loop over segments stands between the query and its loads.
+func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
+	l := &ix.lay
+	np := l.nprobe[k]
+	b, bf := &ix.base, &ix.buf
+	tabs, tls, rot := b.tabs[:np], l.tables[:np], l.rot[:np]
+	var qtA [maxRotTables]uint64
+	var loA, hiA [maxRotTables]uint32
+	var headA [maxRotTables]int32
+	qt, lo, hi, head := qtA[:np], loA[:np], hiA[:np], headA[:np]
+	for t := range qt {
+		qt[t] = bits.RotateLeft64(q, rot[t])
+	}
+	for t := range tabs {
+		dir := tabs[t].dir
+		j := qt[t] >> tls[t].shift
+		lo[t], hi[t] = dir[j], dir[j+1]
+	}
+	buffered := len(bf.fps) > 0
+	S := len(bf.heads)
+	if buffered {
+		heads, shift := bf.heads[:np], bf.shift[:np]
+		for t := range heads {
+			head[t] = heads[t][qt[t]>>shift[t]]
+		}
+	}
+	// touch every cache line of the buckets and the first entry of every
+	// chain before scanning any, so that their misses overlap
+	var touch uint64
+	for t := range tabs {
+		data, stride := tabs[t].data, tls[t].stride
+		end := int(hi[t]) * stride
+		for x := int(lo[t]) * stride; x < end; x += 64 {
+			touch += uint64(data[x])
+		}
+		touch += uint64(data[end])
+	}
+	if buffered {
+		fps, next := bf.fps, bf.next
+		for t, e := range head {
+			if e != 0 {
+				touch += fps[e-1] + uint64(next[int(e-1)*S+t])
+			}
+		}
+	}
+	if touch == 1 && np == 0 { // never true; keeps the loads
+		return dst
+	}
+	// The chains are followed in lockstep, one link of every table's chain
+	// per step, and a step is taken after each bucket scan, so that their
+	// dependent misses overlap each other and the scans.
+	// Hits of tables other than 0 are resolved to ids through table 0 once
+	// every bucket is scanned, so that these lookups overlap too.
+	type pending struct {
+		f    uint64
+		dist int
+	}
+	var pend [8]pending
+	npend := 0
+	t0 := &tls[0]
+	dir0, data0, ids := tabs[0].dir, tabs[0].data, b.ids
+	for t := range tabs {
+		stride, low := tls[t].stride, tls[t].low
+		ql := qt[t] & low
+		start, end := int(lo[t])*stride, int(hi[t])*stride
+		data := tabs[t].data[:end+8]
+		for x := start; x < end; x += stride {
+			v := binary.LittleEndian.Uint64(data[x:]) & low
+			if bits.OnesCount64(v^ql) > k {
+				continue
+			}
+			if t == 0 || npend == len(pend) {
+				dst = ix.baseHit(t, k, x/stride, (qt[t]&^low)|v, qt[t], q, dst)
+			} else if diff := bits.RotateLeft64(((qt[t]&^low)|v)^qt[t], -rot[t]); l.canonical(diff, t, k) {
+				// resolved through table 0 after the scans; its
+				// loads start now
+				f := q ^ diff
+				j := f >> t0.shift
+				if p := int(dir0[j]); p < len(ids) {
+					touch += uint64(data0[p*t0.stride]) + ids[p]
+				}
+				pend[npend] = pending{f, bits.OnesCount64(diff)}
+				npend++
+			}
+			if t > 0 {
+				// equal entries are one fingerprint, resolved at once
+				for x+stride < end && binary.LittleEndian.Uint64(data[x+stride:])&low == v {
+					x += stride
+				}
+			}
+		}
+		if buffered {
+			dst = ix.chainStep(head, q, k, dst)
+		}
+	}
+	for buffered {
+		var more int32
+		dst = ix.chainStep(head, q, k, dst)
+		for _, e := range head {
+			more |= e
+		}
+		if more == 0 {
+			break
+		}
+	}
+	if touch == 1 && npend > len(pend) { // never true; keeps the loads
+		return dst
+	}
+	for _, p := range pend[:npend] {
+		dst = ix.resolve(p.f, p.dist, dst)
+	}
+	return dst
+}
+
+// chainStep checks the buffer entry at the head of each table's chain in
+// head and advances it by one link.
+func (ix *Index) chainStep(head []int32, q uint64, k int, dst []Hit) []Hit {
+	bf := &ix.buf
+	S := len(bf.heads)
+	for t, e := range head {
+		if e == 0 {
+			continue
+		}
+		i := int(e - 1)
+		head[t] = bf.next[i*S+t]
+		diff := bf.fps[i] ^ q
+		if d := bits.OnesCount64(diff); d <= k && ix.lay.canonical(diff, t, k) && !bitGet(bf.dead, i) {
+			dst = append(dst, Hit{ID: bf.ids[i], Distance: d})
 		}
 	}
 	return dst
@@ -500,8 +638,12 @@ var bufferScanFactor = 4
 // table, resolving the ids through table 0 for the other tables.
 func (ix *Index) baseHit(t, kk, i int, cand, qt, q uint64, dst []Hit) []Hit {
 	l := &ix.lay
-	tl := &l.tables[t]
-	diff := applySegments(tl.inv, cand^qt)
+	var diff uint64
+	if l.rot != nil {
+		diff = bits.RotateLeft64(cand^qt, -l.rot[t])
+	} else {
+		diff = applySegments(l.tables[t].inv, cand^qt)
+	}
 	if !l.canonical(diff, t, kk) {
 		return dst
 	}
@@ -513,8 +655,14 @@ func (ix *Index) baseHit(t, kk, i int, cand, qt, q uint64, dst []Hit) []Hit {
 		}
 		return dst
 	}
-	f := q ^ diff
-	t0 := &l.tables[0]
+	return ix.resolve(q^diff, dist, dst)
+}
+
+// resolve appends the live entries of fingerprint f, at distance dist, found
+// through table 0.
+func (ix *Index) resolve(f uint64, dist int, dst []Hit) []Hit {
+	b := &ix.base
+	t0 := &ix.lay.tables[0]
 	d := b.tabs[0].dir
 	j := f >> t0.shift
 	fl := f & t0.low
@@ -622,7 +770,7 @@ func (bf *buffer) add(l *layout, id, fp uint64) {
 	for t := range S {
 		var key uint64
 		if t < S-1 {
-			key = applySegments(l.tables[t].perm, fp)
+			key = l.permute(t, fp)
 		} else {
 			key = mix64(id)
 		}

@@ -74,6 +74,46 @@ type layout struct {
 	multi   bool
 	radius  int   // the radius at distance k: floor(k/B) when multi, else 0
 	qradius []int // qradius[k'] is the radius probed at distance k'
+
+	// rot is set when the layout is exact and every table's permutation is
+	// a rotation of the fingerprint (each key is one block, B = k+1):
+	// rot[t] is the left rotation of table t, and query and Add take a
+	// straight-line path that needs no segment loop.
+	rot []int
+}
+
+// maxRotTables bounds the tables of a rotation layout (B = k+1 blocks, one
+// per table), so that queryRot's per-table arrays stay small: zeroing arrays
+// of maxIndexTables entries costs a tenth of a cached query.
+const maxRotTables = MaxIndexDistance + 1
+
+// permute returns x in the bit order of table t.
+func (l *layout) permute(t int, x uint64) uint64 {
+	if l.rot != nil {
+		return bits.RotateLeft64(x, l.rot[t])
+	}
+	return applySegments(l.tables[t].perm, x)
+}
+
+// setRotations sets l.rot when every table's permutation is a rotation.
+func (l *layout) setRotations() {
+	if l.multi || len(l.tables) > maxRotTables {
+		return
+	}
+	rot := make([]int, len(l.tables))
+	for t := range l.tables {
+		tl := &l.tables[t]
+		// the rotation that moves bit 0 where perm moves it
+		r := bits.TrailingZeros64(applySegments(tl.perm, 1))
+		for i := range 64 {
+			x := uint64(1) << uint(i)
+			if applySegments(tl.perm, x) != bits.RotateLeft64(x, r) {
+				return
+			}
+		}
+		rot[t] = r
+	}
+	l.rot = rot
 }
 
 // newLayout splits 64 bits into blocks (wider blocks first, block 0 at the
@@ -101,6 +141,7 @@ func newLayout(k, blocks, dirBits int) layout {
 	for kk := 0; kk <= k; kk++ {
 		l.nprobe[kk] = binomial(m+kk, m)
 	}
+	l.setRotations()
 	return l
 }
 

@@ -241,11 +241,11 @@ func (ix *Index) merge() {
 	for t := 1; t < len(l.tables); t++ {
 		tl := &l.tables[t]
 		for i, f := range fps {
-			keys[i] = applySegments(tl.perm, f)
+			keys[i] = l.permute(t, f)
 		}
 		bucketSort(keys, nil, scratch, nil, tl.dbits)
 		for i, f := range gone {
-			goneKeys[i] = applySegments(tl.perm, f)
+			goneKeys[i] = l.permute(t, f)
 		}
 		bucketSort(goneKeys, nil, scratch, nil, tl.dbits)
 		nb.tabs[t] = mergeTable(tl, b.tabs[t], keys, goneKeys, n, nil, nil, nil, nil)

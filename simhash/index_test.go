@@ -108,6 +108,7 @@ func TestIndexExact(t *testing.T) {
 	if testing.Short() {
 		rounds = 500
 	}
+	rotations := 0 // configurations that take queryRot
 	for ci, opts := range configs {
 		ix, err := NewIndex(opts)
 		if err != nil {
@@ -127,6 +128,9 @@ func TestIndexExact(t *testing.T) {
 			}
 			rounds /= 3
 			chains = ci%2 == 0
+		}
+		if ix.lay.rot != nil {
+			rotations++
 		}
 		t.Run(fmt.Sprintf("k%d_B%d_r%d", opts.MaxDistance, ix.Plan().Blocks, ix.lay.radius), func(t *testing.T) {
 			if chains {
@@ -212,6 +216,9 @@ func TestIndexExact(t *testing.T) {
 			}
 		})
 	}
+	if rotations < 3 || rotations == len(configs) {
+		t.Fatalf("%d of %d configurations are rotation layouts; want both kinds", rotations, len(configs))
+	}
 }
 
 // useLayout replaces the layout of an empty index.
@@ -247,6 +254,9 @@ func TestIndexLayoutTables(t *testing.T) {
 				continue
 			}
 			l := newLayout(k, B, 16)
+			if B == k+1 && l.rot == nil {
+				t.Fatalf("k=%d B=%d: not a rotation layout", k, B)
+			}
 			if len(l.tables) != binomial(B, B-k) {
 				t.Fatalf("k=%d B=%d: %d tables, want C(%d,%d)", k, B, len(l.tables), B, k)
 			}
@@ -262,6 +272,9 @@ func TestIndexLayoutTables(t *testing.T) {
 				}
 				if i == 0 && applySegments(tl.perm, x) != x {
 					t.Fatalf("k=%d B=%d: table 0 is not the identity", k, B)
+				}
+				if got := l.permute(i, x); got != applySegments(tl.perm, x) {
+					t.Fatalf("k=%d B=%d table %d: permute %x, perm %x", k, B, i, got, applySegments(tl.perm, x))
 				}
 				// the key blocks are the top prefix bits
 				var key uint64
