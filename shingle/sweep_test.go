@@ -70,7 +70,7 @@ func loadStream(tb testing.TB, dir string) []streamPage {
 func TestSweep(t *testing.T) {
 	spec := os.Getenv("NEARDUP_SWEEP")
 	if spec == "" {
-		t.Skip("set NEARDUP_SWEEP=form:t1,t2,... to sweep thresholds on the corpora")
+		t.Skip("corpus sweep not requested: set NEARDUP_SWEEP=form:t1,t2,... to sweep thresholds on the corpora")
 	}
 	name, list, _ := strings.Cut(spec, ":")
 	var form Form

@@ -38,23 +38,11 @@ var benchData = sync.OnceValue(func() []Fingerprint {
 	return fps
 })
 
-// benchIndex builds an index of the benchmark fingerprints by Add, so that it
-// is in the state a crawler sees: a merged base plus a partly full buffer.
-func benchIndex(b *testing.B) *Index {
-	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: benchSize})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i, fp := range benchData() {
-		if err := ix.Add(uint64(i), fp); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return ix
-}
-
-var sharedBenchIndex = sync.OnceValues(func() (*Index, error) {
-	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: benchSize})
+// buildBenchIndex builds an index of the benchmark fingerprints by Add, so
+// that it is in the state a crawler sees: a merged base plus a partly full
+// buffer.
+func buildBenchIndex(k int) (*Index, error) {
+	ix, err := NewIndex(IndexOptions{MaxDistance: k, ExpectedSize: benchSize})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +52,21 @@ var sharedBenchIndex = sync.OnceValues(func() (*Index, error) {
 		}
 	}
 	return ix, nil
-})
+}
+
+// benchIndex returns a fresh k = 3 benchmark index.
+func benchIndex(b *testing.B) *Index {
+	ix, err := buildBenchIndex(3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ix
+}
+
+var (
+	sharedBenchIndex   = sync.OnceValues(func() (*Index, error) { return buildBenchIndex(3) })
+	sharedBenchIndexK8 = sync.OnceValues(func() (*Index, error) { return buildBenchIndex(8) })
+)
 
 // queries returns 1<<16 queries: random ones, or stored fingerprints with 1
 // to 3 bits flipped.
@@ -152,19 +154,6 @@ func BenchmarkLinearScan1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 }
-
-var sharedBenchIndexK8 = sync.OnceValues(func() (*Index, error) {
-	ix, err := NewIndex(IndexOptions{MaxDistance: 8, ExpectedSize: benchSize})
-	if err != nil {
-		return nil, err
-	}
-	for i, fp := range benchData() {
-		if err := ix.Add(uint64(i), fp); err != nil {
-			return nil, err
-		}
-	}
-	return ix, nil
-})
 
 // BenchmarkIndexQueryK8 queries an index of 1M random fingerprints at k = 8
 // (the Detector's default T_B): random queries, queries 1 to 8 bits from a
