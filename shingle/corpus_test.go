@@ -30,6 +30,29 @@ func corpusDir(tb testing.TB, name string) string {
 	return dir
 }
 
+// readManifest returns the rows (id, url, group, file) of dir/manifest.tsv
+// without its header line, in order.
+func readManifest(tb testing.TB, dir string) [][]string {
+	tb.Helper()
+	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var rows [][]string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		if c := strings.Split(sc.Text(), "\t"); len(c) >= 4 && c[0] != "id" {
+			rows = append(rows, c)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return rows
+}
+
 type corpusPage struct {
 	doc   *neardup.Document
 	group string
@@ -45,22 +68,11 @@ func loadCorpus(tb testing.TB, dir string) []corpusPage {
 	if c, ok := corpusCache.Load(dir); ok {
 		return c.([]corpusPage)
 	}
-	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if c := strings.Split(sc.Text(), "\t"); len(c) == 4 && c[0] != "id" {
-			rows = append(rows, c)
-		}
-	}
+	rows := readManifest(tb, dir)
 	var p preprocess.Pipeline
 	pages := make([]corpusPage, len(rows))
-	err = parallel(tb.Context(), len(rows), func(i int) error {
-		raw, err := os.ReadFile(filepath.Join(dir, rows[i][3]))
+	err := parallel(tb.Context(), len(rows), func(i int) error {
+		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rows[i][3])))
 		if err != nil {
 			return err
 		}

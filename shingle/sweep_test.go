@@ -1,7 +1,6 @@
 package shingle
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,19 +21,7 @@ type streamPage struct {
 
 func loadStream(tb testing.TB, dir string) []streamPage {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		if c := strings.Split(sc.Text(), "\t"); len(c) >= 4 && c[0] != "id" {
-			rows = append(rows, c)
-		}
-	}
+	rows := readManifest(tb, dir)
 	seen := map[string]bool{}
 	pages := make([]streamPage, len(rows))
 	for i, r := range rows {
@@ -42,7 +29,7 @@ func loadStream(tb testing.TB, dir string) []streamPage {
 		seen[r[2]] = true
 	}
 	var p preprocess.Pipeline
-	err = parallel(tb.Context(), len(rows), func(i int) error {
+	err := parallel(tb.Context(), len(rows), func(i int) error {
 		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rows[i][3])))
 		if err != nil {
 			return err

@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
-
-	"github.com/neardup/neardup/preprocess"
 )
 
 func loadText(b *testing.B) string {
@@ -32,15 +30,7 @@ func BenchmarkSimhashText10KB(b *testing.B) {
 // BenchmarkSimhashTerms measures Sum over the distinct words of the same text
 // with their counts (what a Detector computes from preprocess.Page.Terms).
 func BenchmarkSimhashTerms(b *testing.B) {
-	text := loadText(b)
-	counts := map[string]int{}
-	for _, w := range refWords(text) {
-		counts[w]++
-	}
-	terms := make([]preprocess.Term, 0, len(counts))
-	for w, c := range counts {
-		terms = append(terms, preprocess.Term{Text: w, Count: c})
-	}
+	terms := refTerms(loadText(b))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Sum(terms); err != nil {

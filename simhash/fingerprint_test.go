@@ -204,8 +204,8 @@ func refWords(text string) []string {
 	return words
 }
 
-// refSum is Sum over the word counts of text.
-func refSum(text string) (Fingerprint, error) {
+// refTerms returns the distinct words of text with their counts.
+func refTerms(text string) []preprocess.Term {
 	counts := map[string]int{}
 	for _, w := range refWords(text) {
 		counts[w]++
@@ -214,7 +214,12 @@ func refSum(text string) (Fingerprint, error) {
 	for w, c := range counts {
 		terms = append(terms, preprocess.Term{Text: w, Count: c})
 	}
-	return Sum(terms)
+	return terms
+}
+
+// refSum is Sum over the word counts of text.
+func refSum(text string) (Fingerprint, error) {
+	return Sum(refTerms(text))
 }
 
 func checkAgree(t *testing.T, text string) {
