@@ -17,7 +17,8 @@ import (
 type Cascade struct {
 	mu     sync.RWMutex
 	first  Detector
-	stages []stage
+	stages []stage     // the stages after the first
+	all    []Detector // every stage in order, for Add and Remove
 }
 
 type stage struct {
@@ -31,7 +32,7 @@ func NewCascade(stages ...Detector) (*Cascade, error) {
 	if len(stages) == 0 {
 		return nil, fmt.Errorf("neardup: NewCascade: no stages: %w", ErrInvalidOption)
 	}
-	c := &Cascade{first: stages[0]}
+	c := &Cascade{first: stages[0], all: append([]Detector(nil), stages...)}
 	for i, s := range stages {
 		if s == nil {
 			return nil, fmt.Errorf("neardup: NewCascade: stage %d is nil: %w", i, ErrInvalidOption)
@@ -110,7 +111,7 @@ func (c *Cascade) Add(d *Document) error {
 }
 
 func (c *Cascade) add(d *Document) error {
-	all := c.all()
+	all := c.all
 	for i, s := range all {
 		if err := s.Add(d); err != nil {
 			for _, done := range all[:i] {
@@ -122,15 +123,6 @@ func (c *Cascade) add(d *Document) error {
 		}
 	}
 	return nil
-}
-
-func (c *Cascade) all() []Detector {
-	all := make([]Detector, 0, 1+len(c.stages))
-	all = append(all, c.first)
-	for _, s := range c.stages {
-		all = append(all, s.Detector)
-	}
-	return all
 }
 
 // MatchOrAdd returns the matches of d; when there are none it keeps d. No
@@ -158,7 +150,7 @@ func (c *Cascade) Remove(id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var first error
-	for _, s := range c.all() {
+	for _, s := range c.all {
 		if r, ok := s.(Remover); ok {
 			if err := r.Remove(id); err != nil && first == nil {
 				first = err
