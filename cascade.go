@@ -17,7 +17,7 @@ import (
 type Cascade struct {
 	mu     sync.RWMutex
 	first  Detector
-	stages []stage     // the stages after the first
+	stages []stage    // the stages after the first
 	all    []Detector // every stage in order, for Add and Remove
 }
 
