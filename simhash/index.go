@@ -358,11 +358,13 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		stride, low := tl.stride, tl.low
 		ql := qt[t] & low
 		end := int(hi[t])
-		for i := int(lo[t]); i < end; i++ {
-			v := binary.LittleEndian.Uint64(data[i*stride:]) & low
-			if bits.OnesCount64(v^ql) > k {
-				continue
+		for i := int(lo[t]); ; i++ {
+			if x := scanBucket(data, i*stride, end*stride, stride, low, ql, k); x < end*stride {
+				i = x / stride
+			} else {
+				break
 			}
+			v := binary.LittleEndian.Uint64(data[i*stride:]) & low
 			dst = ix.baseHit(t, k, i, (qt[t]&^low)|v, qt[t], q, dst)
 			if t > 0 {
 				// equal entries are one fingerprint, resolved at once
@@ -455,11 +457,11 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		ql := qt[t] & low
 		start, end := int(lo[t])*stride, int(hi[t])*stride
 		data := tabs[t].data[:end+8]
-		for x := start; x < end; x += stride {
-			v := binary.LittleEndian.Uint64(data[x:]) & low
-			if bits.OnesCount64(v^ql) > k {
-				continue
+		for x := start; ; x += stride {
+			if x = scanBucket(data, x, end, stride, low, ql, k); x >= end {
+				break
 			}
+			v := binary.LittleEndian.Uint64(data[x:]) & low
 			if t == 0 || npend == len(pend) {
 				dst = ix.baseHit(t, k, x/stride, (qt[t]&^low)|v, qt[t], q, dst)
 			} else if diff := bits.RotateLeft64(((qt[t]&^low)|v)^qt[t], -rot[t]); l.canonical(diff, t, k) {
@@ -566,11 +568,13 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 				kp := k - bits.OnesCount64(flip[p])
 				top := (qj ^ flip[p]) << shift
 				end := int(hi[p])
-				for i := int(lo[p]); i < end; i++ {
-					v := binary.LittleEndian.Uint64(data[i*stride:]) & low
-					if bits.OnesCount64(v^ql) > kp {
-						continue
+				for i := int(lo[p]); ; i++ {
+					if x := scanBucket(data, i*stride, end*stride, stride, low, ql, kp); x < end*stride {
+						i = x / stride
+					} else {
+						break
 					}
+					v := binary.LittleEndian.Uint64(data[i*stride:]) & low
 					dst = ix.baseHit(t, k, i, top|v, qt, q, dst)
 					if t > 0 {
 						for i+1 < end && binary.LittleEndian.Uint64(data[(i+1)*stride:])&low == v {
@@ -692,35 +696,6 @@ func (b *base) fingerprintAt(t0 *tableLayout, p int) uint64 {
 		lo++
 	}
 	return uint64(lo)<<t0.shift | binary.LittleEndian.Uint64(b.tabs[0].data[p*t0.stride:])&t0.low
-}
-
-// buildIDs rebuilds the id lookup from b.ids.
-func (b *base) buildIDs() {
-	n := b.n
-	b.idBits = uint(max(bits.Len(uint(n))-4, 1))
-	b.posBits = uint(max(bits.Len(uint(n)), 1))
-	b.posMask = uint32(lowMask(int(b.posBits)))
-	tagBits := 32 - b.posBits
-	b.tagShift = 64 - b.idBits - tagBits
-	b.tagMask = uint32(lowMask(int(tagBits)))
-	dir := make([]uint32, 1<<b.idBits+1)
-	for _, id := range b.ids {
-		dir[mix64(id)>>(64-b.idBits)+1]++
-	}
-	for j := 1; j < len(dir); j++ {
-		dir[j] += dir[j-1]
-	}
-	cur := make([]uint32, len(dir)-1)
-	copy(cur, dir)
-	pos := make([]uint32, n)
-	for p, id := range b.ids {
-		h := mix64(id)
-		j := h >> (64 - b.idBits)
-		tag := uint32(h>>b.tagShift) & b.tagMask
-		pos[cur[j]] = uint32(p) | tag<<b.posBits
-		cur[j]++
-	}
-	b.idDir, b.idPos = dir, pos
 }
 
 // reset empties the buffer and sizes it for limit entries.

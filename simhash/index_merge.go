@@ -256,3 +256,32 @@ func (ix *Index) merge() {
 	ix.base = nb
 	bf.reset(l, mergeThreshold(n))
 }
+
+// buildIDs rebuilds the id lookup from b.ids.
+func (b *base) buildIDs() {
+	n := b.n
+	b.idBits = uint(max(bits.Len(uint(n))-4, 1))
+	b.posBits = uint(max(bits.Len(uint(n)), 1))
+	b.posMask = uint32(lowMask(int(b.posBits)))
+	tagBits := 32 - b.posBits
+	b.tagShift = 64 - b.idBits - tagBits
+	b.tagMask = uint32(lowMask(int(tagBits)))
+	dir := make([]uint32, 1<<b.idBits+1)
+	for _, id := range b.ids {
+		dir[mix64(id)>>(64-b.idBits)+1]++
+	}
+	for j := 1; j < len(dir); j++ {
+		dir[j] += dir[j-1]
+	}
+	cur := make([]uint32, len(dir)-1)
+	copy(cur, dir)
+	pos := make([]uint32, n)
+	for p, id := range b.ids {
+		h := mix64(id)
+		j := h >> (64 - b.idBits)
+		tag := uint32(h>>b.tagShift) & b.tagMask
+		pos[cur[j]] = uint32(p) | tag<<b.posBits
+		cur[j]++
+	}
+	b.idDir, b.idPos = dir, pos
+}
