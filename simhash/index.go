@@ -117,18 +117,49 @@ type base struct {
 	tagMask  uint32
 }
 
-// buffer holds the entries added since the last merge, linked into one hash
+// buffer holds the entries added since the last merge, linked into one
 // chain per table (keyed on the table's top bits) and one per id hash.
+//
+// A table's chain head holds, besides the index of the chain's first entry,
+// the low 31 bits of that entry's permuted fingerprint (bits below any key)
+// and whether more entries follow. A query whose own low bits differ from
+// the tag in more than k places skips the first entry without loading it,
+// and a chain of one entry ends there: most chains a random query meets cost
+// the one load of their head, made together with the directory loads.
 type buffer struct {
-	fps    []uint64
-	ids    []uint64
-	dead   []uint64
-	ndead  int
-	next   []int32 // links per entry: len(tables)+1, entry index+1, 0 ends
-	heads  [][]int32
-	shift  []uint // per chain: 64 - key bits
-	limit  int
-	probes []int // probes[k']: chains a multi-probe query at k' looks up
+	fps     []uint64
+	ids     []uint64
+	dead    []uint64
+	ndead   int
+	next    []int32    // links per entry (links of them): entry index+1, 0 ends
+	links   int        // len(tables)+1: a chain per table, then the id chain
+	heads   [][]uint64 // per table: index+1 | tag<<32 | headMore
+	idHeads []int32    // id chain heads, keyed on mix64(id)
+	shift   []uint     // per chain (tables, then ids): 64 - key bits
+	limit   int
+	probes  []int // probes[k']: chains a multi-probe query at k' looks up
+}
+
+const (
+	headTagMask = 1<<31 - 1 // the tag: low bits of the first entry's permuted fingerprint
+	headMore    = 1 << 63   // more entries follow the first
+)
+
+// first returns the entry at which a query with permuted value qt, at
+// distance k, must start its walk of the chain whose head is h: the head's
+// entry, or when its tag rules that out, the entry after it (0: none).
+func (bf *buffer) first(h uint64, t int, qt uint64, k int) int32 {
+	e := int32(uint32(h))
+	if e == 0 {
+		return 0
+	}
+	if bits.OnesCount32(uint32(h>>32&headTagMask^qt&headTagMask)) <= k {
+		return e
+	}
+	if h&headMore == 0 {
+		return 0
+	}
+	return bf.next[int(e-1)*bf.links+t]
 }
 
 // NewIndex returns an empty Index for opts. Options out of range return an
@@ -200,8 +231,9 @@ func (ix *Index) MemoryUsage() int {
 	}
 	s += 8*cap(bf.fps) + 8*cap(bf.ids) + 8*cap(bf.dead) + 4*cap(bf.next)
 	for _, h := range bf.heads {
-		s += 4 * cap(h)
+		s += 8 * cap(h)
 	}
+	s += 4 * cap(bf.idHeads)
 	return s
 }
 
@@ -269,11 +301,11 @@ func (ix *Index) maybeMerge() {
 func (ix *Index) find(id uint64) (inBase bool, i int, ok bool) {
 	h := mix64(id)
 	b, bf := &ix.base, &ix.buf
-	T := len(bf.heads) - 1
+	T := len(bf.heads)
 	// both first loads before either scan, so that their misses overlap
 	j := h >> (64 - b.idBits)
 	lo, hi := b.idDir[j], b.idDir[j+1]
-	e := bf.heads[T][h>>bf.shift[T]]
+	e := bf.idHeads[h>>bf.shift[T]]
 	tag := uint32(h>>b.tagShift) & b.tagMask
 	for _, x := range b.idPos[lo:hi] {
 		if x>>b.posBits == tag {
@@ -318,9 +350,10 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	np := l.nprobe[k]
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
-	S := len(bf.heads)
+	S := bf.links
 	var qt [maxIndexTables]uint64
 	var lo, hi [maxIndexTables]uint32
+	var headH [maxIndexTables]uint64
 	var head [maxIndexTables]int32
 	// Random queries are dominated by cache misses: find every table's
 	// bucket and buffer chain first, then touch the buckets and the first
@@ -334,7 +367,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		j := v >> tl.shift
 		lo[t], hi[t] = d[j], d[j+1]
 		if buffered {
-			head[t] = bf.heads[t][v>>bf.shift[t]]
+			headH[t] = bf.heads[t][v>>bf.shift[t]]
 		}
 	}
 	var touch uint64
@@ -342,6 +375,9 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		data := b.tabs[t].data
 		stride := l.tables[t].stride
 		touch += uint64(data[int(lo[t])*stride] + data[int(hi[t])*stride])
+		if buffered {
+			head[t] = bf.first(headH[t], t, qt[t], k)
+		}
 		if e := head[t]; e != 0 {
 			touch += bf.fps[e-1] + uint64(bf.next[int(e-1)*S+t])
 		}
@@ -399,8 +435,9 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	tabs, tls, rot := b.tabs[:np], l.tables[:np], l.rot[:np]
 	var qtA [maxRotTables]uint64
 	var loA, hiA [maxRotTables]uint32
+	var headHA [maxRotTables]uint64
 	var headA [maxRotTables]int32
-	qt, lo, hi, head := qtA[:np], loA[:np], hiA[:np], headA[:np]
+	qt, lo, hi, headH, head := qtA[:np], loA[:np], hiA[:np], headHA[:np], headA[:np]
 	for t := range qt {
 		qt[t] = bits.RotateLeft64(q, rot[t])
 	}
@@ -410,11 +447,11 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		lo[t], hi[t] = dir[j], dir[j+1]
 	}
 	buffered := len(bf.fps) > 0
-	S := len(bf.heads)
+	S := bf.links
 	if buffered {
 		heads, shift := bf.heads[:np], bf.shift[:np]
 		for t := range heads {
-			head[t] = heads[t][qt[t]>>shift[t]]
+			headH[t] = heads[t][qt[t]>>shift[t]]
 		}
 	}
 	// touch every cache line of the buckets and the first entry of every
@@ -430,7 +467,9 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	}
 	if buffered {
 		fps, next := bf.fps, bf.next
-		for t, e := range head {
+		for t, h := range headH {
+			e := bf.first(h, t, qt[t], k)
+			head[t] = e
 			if e != 0 {
 				touch += fps[e-1] + uint64(next[int(e-1)*S+t])
 			}
@@ -509,7 +548,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 // head and advances it by one link.
 func (ix *Index) chainStep(head []int32, q uint64, k int, dst []Hit) []Hit {
 	bf := &ix.buf
-	S := len(bf.heads)
+	S := bf.links
 	for t, e := range head {
 		if e == 0 {
 			continue
@@ -597,16 +636,17 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 		}
 		return dst
 	}
-	S := len(bf.heads)
+	S := bf.links
 	var head [batch]int32
 	for t := range np {
 		shift := bf.shift[t]
-		qk := applySegments(l.tables[t].perm, q) >> shift
+		qt := applySegments(l.tables[t].perm, q)
+		qk := qt >> shift
 		heads := bf.heads[t]
 		for f, more := uint64(0), true; more; {
 			nb := 0
 			for ; more && nb < batch; f, more = nextFlip(f, 64-int(shift), r) {
-				head[nb] = heads[qk^f]
+				head[nb] = bf.first(heads[qk^f], t, qt, k-bits.OnesCount64(f))
 				nb++
 			}
 			var touch uint64
@@ -700,19 +740,20 @@ func (b *base) fingerprintAt(t0 *tableLayout, p int) uint64 {
 
 // reset empties the buffer and sizes it for limit entries.
 func (bf *buffer) reset(l *layout, limit int) {
-	S := len(l.tables) + 1
+	T := len(l.tables)
+	S := T + 1
 	bb := bufferBits(limit)
 	if bf.limit != limit || bf.heads == nil {
-		bf.heads = make([][]int32, S)
+		bf.links = S
+		bf.heads = make([][]uint64, T)
 		bf.shift = make([]uint, S)
-		for t := range S {
-			kb := bb
-			if t < S-1 {
-				kb = min(bb, l.tables[t].prefix)
-			}
-			bf.heads[t] = make([]int32, 1<<kb)
+		for t := range T {
+			kb := min(bb, l.tables[t].prefix)
+			bf.heads[t] = make([]uint64, 1<<kb)
 			bf.shift[t] = uint(64 - kb)
 		}
+		bf.idHeads = make([]int32, 1<<bb)
+		bf.shift[T] = uint(64 - bb)
 		bf.fps = make([]uint64, 0, limit)
 		bf.ids = make([]uint64, 0, limit)
 		bf.next = make([]int32, 0, limit*S)
@@ -721,6 +762,7 @@ func (bf *buffer) reset(l *layout, limit int) {
 		for _, h := range bf.heads {
 			clear(h)
 		}
+		clear(bf.idHeads)
 		bf.fps, bf.ids, bf.next = bf.fps[:0], bf.ids[:0], bf.next[:0]
 		clear(bf.dead)
 	}
@@ -741,18 +783,20 @@ func (bf *buffer) add(l *layout, id, fp uint64) {
 	}
 	bf.fps = append(bf.fps, fp)
 	bf.ids = append(bf.ids, id)
-	S := len(bf.heads)
-	for t := range S {
-		var key uint64
-		if t < S-1 {
-			key = l.permute(t, fp)
-		} else {
-			key = mix64(id)
-		}
+	T := len(bf.heads)
+	for t := range T {
+		key := l.permute(t, fp)
 		h := &bf.heads[t][key>>bf.shift[t]]
-		bf.next = append(bf.next, *h)
-		*h = int32(i + 1)
+		bf.next = append(bf.next, int32(uint32(*h)))
+		nh := uint64(i+1) | (key&headTagMask)<<32
+		if *h != 0 {
+			nh |= headMore
+		}
+		*h = nh
 	}
+	h := &bf.idHeads[mix64(id)>>bf.shift[T]]
+	bf.next = append(bf.next, *h)
+	*h = int32(i + 1)
 }
 
 func bitGet(s []uint64, i int) bool { return s[i>>6]>>(uint(i)&63)&1 != 0 }

@@ -114,6 +114,29 @@ func BenchmarkIndexQuery1M(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 			b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
 		})
+		// the same queries through QueryBatch, 256 at a time (one op is
+		// one query)
+		b.Run(name+"-batch", func(b *testing.B) {
+			qs := benchQueries(near)
+			const batch = 256
+			dst := make([]Hit, 0, 4*batch)
+			ends := make([]int, 0, batch)
+			hits := 0
+			i := 0
+			for b.Loop() {
+				if i%batch == 0 {
+					o := i & (len(qs) - 1)
+					dst, ends, _ = ix.QueryBatch(qs[o:o+batch], 3, dst[:0], ends[:0])
+					hits += len(dst)
+				}
+				i++
+			}
+			if near && hits < b.N-batch {
+				b.Fatalf("near queries found %d hits in %d queries", hits, b.N)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
+		})
 	}
 }
 

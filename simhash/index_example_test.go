@@ -34,6 +34,34 @@ func ExampleIndex() {
 	// [{1 0}] 3
 }
 
+// A crawler that fetches pages in batches asks for all their neighbours at
+// once: QueryBatch overlaps the memory waits of the queries.
+func ExampleIndex_QueryBatch() {
+	ix, _ := simhash.NewIndex(simhash.IndexOptions{MaxDistance: 3, ExpectedSize: 1000})
+	page := func(id uint64) simhash.Fingerprint { return simhash.Fingerprint(id * 0x9e37_79b9_7f4a_7c15) }
+	for id := uint64(1); id <= 100; id++ {
+		_ = ix.Add(id, page(id))
+	}
+	fetched := []simhash.Fingerprint{
+		page(7) ^ 0b11,        // a copy of page 7 with two bits changed
+		0x0123_4567_89ab_cdef, // a new page
+		page(42),              // page 42 again
+	}
+	hits, ends, err := ix.QueryBatch(fetched, 3, nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	from := 0
+	for i, end := range ends {
+		fmt.Println(i, hits[from:end])
+		from = end
+	}
+	// Output:
+	// 0 [{7 2}]
+	// 1 []
+	// 2 [{42 0}]
+}
+
 func ExampleIndex_Plan() {
 	ix, _ := simhash.NewIndex(simhash.IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 20})
 	p := ix.Plan()

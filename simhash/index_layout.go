@@ -452,7 +452,7 @@ func (l *layout) bytesPerEntry(n int) float64 {
 	for _, t := range l.tables {
 		bpe += float64(t.stride)
 		dirs += 4 * float64(uint64(1)<<uint(t.dbits)+1)
-		heads += 4 * math.Exp2(float64(min(bb, t.prefix)))
+		heads += 8 * math.Exp2(float64(min(bb, t.prefix)))
 	}
 	// ids, id lookup (position + tag) and its directory, tombstones
 	idDir := 4 * math.Exp2(float64(max(bits.Len(uint(n))-4, 1)))

@@ -78,7 +78,29 @@ func checkQuery(t *testing.T, ix *Index, ref scan, q Fingerprint, k int) {
 	}
 }
 
-// TestIndexExact checks Query against a linear scan, for several layouts,
+// checkBatch checks QueryBatch against a linear scan: the hits of each query
+// of qs, in order, after hits already in dst.
+func checkBatch(t *testing.T, ix *Index, ref scan, qs []Fingerprint, k int) {
+	t.Helper()
+	pre := []Hit{{ID: 1 << 60}}
+	dst, ends, err := ix.QueryBatch(qs, k, pre, nil)
+	if err != nil {
+		t.Fatalf("QueryBatch(%d queries, %d): %v", len(qs), k, err)
+	}
+	if len(ends) != len(qs) || dst[0] != pre[0] {
+		t.Fatalf("QueryBatch: %d ends for %d queries, dst[0] = %v", len(ends), len(qs), dst[0])
+	}
+	from := len(pre)
+	for i, q := range qs {
+		got := sortHits(slices.Clone(dst[from:ends[i]]))
+		from = ends[i]
+		if want := ref.query(q, k); !slices.Equal(got, want) {
+			t.Fatalf("QueryBatch query %d of %d (%#x, %d) with %d entries (plan %v):\n got %v\nwant %v", i, len(qs), uint64(q), k, len(ref), ix.Plan(), got, want)
+		}
+	}
+}
+
+// TestIndexExact checks Query and QueryBatch against a linear scan, for several layouts,
 // over random and clustered fingerprints (entries exactly j bits from a
 // center in every block pattern, for j up to MaxDistance+1), with adds and
 // removes interleaved with queries and merges.
@@ -153,6 +175,7 @@ func TestIndexExact(t *testing.T) {
 				ids = append(ids, id)
 			}
 			var centers []uint64
+			var batch []Fingerprint
 			for round := range rounds {
 				switch x := r.IntN(10); {
 				case x < 4: // random
@@ -204,8 +227,33 @@ func TestIndexExact(t *testing.T) {
 				if len(ids) > 0 {
 					checkQuery(t, ix, ref, ref[ids[r.IntN(len(ids))]], kmax)
 				}
+				// a batch of the same kinds of queries now and then
+				if round%50 == 49 {
+					batch = batch[:0]
+					for range 30 + r.IntN(60) {
+						switch x := r.IntN(4); {
+						case x == 0 && len(centers) > 0:
+							batch = append(batch, Fingerprint(centers[r.IntN(len(centers))]))
+						case x == 1 && len(centers) > 0:
+							c := centers[r.IntN(len(centers))]
+							batch = append(batch, Fingerprint(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+1)))))
+						case x == 2 && len(ids) > 0:
+							batch = append(batch, ref[ids[r.IntN(len(ids))]])
+						default:
+							batch = append(batch, Fingerprint(r.Uint64()))
+						}
+					}
+					checkBatch(t, ix, ref, batch, r.IntN(kmax+1))
+				}
 			}
-			// every stored entry at every k
+			// every stored entry at every k, alone and in one batch
+			batch = batch[:0]
+			for _, id := range ids {
+				batch = append(batch, ref[id])
+			}
+			for k := 0; k <= kmax; k++ {
+				checkBatch(t, ix, ref, batch, k)
+			}
 			for _, id := range ids[:min(len(ids), 300)] {
 				for k := 0; k <= kmax; k++ {
 					checkQuery(t, ix, ref, ref[id], k)
@@ -349,6 +397,9 @@ func TestIndexErrors(t *testing.T) {
 		if _, err := ix.Query(0xff, k, nil); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("Query k=%d: %v", k, err)
 		}
+		if dst, ends, err := ix.QueryBatch([]Fingerprint{0xff}, k, nil, nil); !errors.Is(err, neardup.ErrInvalidOption) || dst != nil || ends != nil {
+			t.Errorf("QueryBatch k=%d: %v, %v, %v", k, dst, ends, err)
+		}
 	}
 	if err := ix.Remove(2); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove unknown: %v", err)
@@ -408,6 +459,21 @@ func TestIndexQueryAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Query allocates %.1f times per call", allocs)
+	}
+	qs := make([]Fingerprint, 600) // more than one chunk
+	for j := range qs {
+		qs[j] = fps[j] ^ 0b1011
+	}
+	dst = make([]Hit, 0, 2*len(qs))
+	ends := make([]int, 0, len(qs))
+	allocs = testing.AllocsPerRun(20, func() {
+		dst, ends, _ = ix.QueryBatch(qs, 3, dst[:0], ends[:0])
+		if len(ends) != len(qs) || len(dst) < len(qs) {
+			panic("stored fingerprints not found")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("QueryBatch allocates %.1f times per call", allocs)
 	}
 }
 
@@ -470,6 +536,34 @@ func TestIndexConcurrent(t *testing.T) {
 			}
 		}()
 	}
+	// a reader of batches of the stable entries, spanning several locks
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		qs := make([]Fingerprint, 600)
+		for i := range qs {
+			qs[i] = Fingerprint(uint64(i%200)*0x9e3779b97f4a7c15) ^ 0b101
+		}
+		var dst []Hit
+		var ends []int
+		for range n / 100 {
+			var err error
+			dst, ends, err = ix.QueryBatch(qs, 3, dst[:0], ends[:0])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			from := 0
+			for i, end := range ends {
+				id := uint64(i % 200)
+				if !slices.ContainsFunc(dst[from:end], func(h Hit) bool { return h.ID == id && h.Distance == 2 }) {
+					t.Errorf("batch: entry %d not found: %v", id, dst[from:end])
+					return
+				}
+				from = end
+			}
+		}
+	}()
 	wg.Wait()
 	if ix.Len() < 200 {
 		t.Fatalf("Len %d", ix.Len())

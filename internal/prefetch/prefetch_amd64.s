@@ -1,0 +1,14 @@
+#include "textflag.h"
+
+// func lines(p unsafe.Pointer, n uintptr)
+TEXT ·lines(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	LEAQ -1(AX)(CX*1), CX // last byte
+	ANDQ $~63, AX
+loop:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	CMPQ AX, CX
+	JLS  loop
+	RET

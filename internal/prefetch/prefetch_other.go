@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package prefetch
+
+import "unsafe"
+
+// lines does nothing on this architecture.
+func lines(unsafe.Pointer, uintptr) {}

@@ -1,0 +1,297 @@
+package simhash
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/prefetch"
+)
+
+// QueryBatch answers Query(fps[i], k) for every i, faster than a loop of
+// Query calls: it appends the hits of each query to dst in turn, appends to
+// ends the length of dst after each query's hits, and returns both. The
+// hits of fps[i] are dst[ends[i-1]:ends[i]] (from the length dst had on
+// entry, for i = 0). A k outside 0..MaxDistance returns dst, ends and an
+// error wrapping neardup.ErrInvalidOption. QueryBatch does not allocate when
+// dst and ends have room.
+//
+// A query to a large index spends most of its time waiting for memory: a
+// directory entry, then the buckets it points to. QueryBatch runs the
+// queries as a pipeline: while it scans the buckets of one query, the
+// directory entries and buckets of the next few are already on their way
+// (prefetched), so that the waits overlap. It takes the read lock for a few
+// hundred queries at a time, so writers are not held up by a long batch;
+// each query sees the index as it was at some point during the call.
+func (ix *Index) QueryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]Hit, []int, error) {
+	if k < 0 || k > ix.lay.k {
+		return dst, ends, fmt.Errorf("simhash: Index.QueryBatch: k = %d not in 0..%d: %w", k, ix.lay.k, neardup.ErrInvalidOption)
+	}
+	for len(fps) > 0 {
+		chunk := fps[:min(len(fps), batchChunk)]
+		fps = fps[len(chunk):]
+		ix.mu.RLock()
+		dst, ends = ix.queryBatch(chunk, k, dst, ends)
+		ix.mu.RUnlock()
+	}
+	return dst, ends, nil
+}
+
+const (
+	// batchChunk is the number of queries QueryBatch answers under one
+	// read lock.
+	batchChunk = 256
+	// batchDepth is the number of queries between two stages of a query
+	// in the pipeline: a load prefetched by one stage is used by the next.
+	batchDepth = 4
+	// batchStages is the number of stages of a query (see queryBatch).
+	batchStages = 5
+	// batchHits bounds the hits a query carries through the pipeline; a
+	// query with more is answered again by query when it leaves it.
+	batchHits = 8
+)
+
+// batchQuery is one query in flight in queryBatch's pipeline.
+type batchQuery struct {
+	q      uint64
+	qt     [maxIndexTables]uint64
+	lo, hi [maxIndexTables]uint32
+	head   [maxIndexTables]int32
+
+	over bool // more hits than the arrays hold: answer with query
+	// hits of table 0 and resolved ones: positions in table 0
+	npos int
+	pos  [batchHits]uint32
+	pdis [batchHits]uint8
+	// hits of other tables, to be resolved through table 0
+	npend int
+	pend  [batchHits]uint64
+	ndis  [batchHits]uint8
+	plo   [batchHits]uint32
+	phi   [batchHits]uint32
+	// hits in the buffer
+	nbuf int
+	buf  [batchHits]Hit
+}
+
+// queryBatch runs the queries through a pipeline of stages, each stage
+// batchDepth queries behind the one before:
+//
+//	start    permute, prefetch directory entries and chain heads
+//	load     read them, prefetch buckets and first chain entries
+//	scan     scan buckets and chains; table 0 hits become positions,
+//	         other tables' hits fingerprints to resolve (prefetch table 0's
+//	         directory entries for them)
+//	resolve  read those entries, prefetch their table 0 buckets
+//	locate   find the positions in those buckets, prefetch ids and
+//	         tombstones of every position
+//	emit     (same step as the next query's start) append the hits
+func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]Hit, []int) {
+	if ix.lay.qradius[k] > 0 {
+		// multi-probe queries issue dozens of independent bucket loads
+		// each; they gain little from a pipeline
+		for _, fp := range fps {
+			dst = ix.query(uint64(fp), k, dst)
+			ends = append(ends, len(dst))
+		}
+		return dst, ends
+	}
+	var ring [batchStages*batchDepth + 1]batchQuery
+	n := len(fps)
+	const D = batchDepth
+	for i := 0; i < n+batchStages*D; i++ {
+		if j := i - batchStages*D; j >= 0 {
+			dst = ix.batchEmit(&ring[j%len(ring)], k, dst)
+			ends = append(ends, len(dst))
+		}
+		if i < n {
+			ix.batchStart(&ring[i%len(ring)], uint64(fps[i]), k)
+		}
+		if j := i - D; j >= 0 && j < n {
+			ix.batchLoad(&ring[j%len(ring)], k)
+		}
+		if j := i - 2*D; j >= 0 && j < n {
+			ix.batchScan(&ring[j%len(ring)], k)
+		}
+		if j := i - 3*D; j >= 0 && j < n {
+			ix.batchResolve(&ring[j%len(ring)])
+		}
+		if j := i - 4*D; j >= 0 && j < n {
+			ix.batchLocate(&ring[j%len(ring)])
+		}
+	}
+	return dst, ends
+}
+
+// batchStart permutes the query for every table and prefetches its
+// directory entries and buffer chain heads.
+func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
+	l := &ix.lay
+	b, bf := &ix.base, &ix.buf
+	buffered := len(bf.fps) > 0
+	bq.q = q
+	bq.over = false
+	bq.npos, bq.npend, bq.nbuf = 0, 0, 0
+	for t := range l.nprobe[k] {
+		v := l.permute(t, q)
+		bq.qt[t] = v
+		prefetch.Elem(b.tabs[t].dir, int(v>>l.tables[t].shift))
+		if buffered {
+			prefetch.Elem(bf.heads[t], int(v>>bf.shift[t]))
+		}
+	}
+}
+
+// batchLoad reads the query's directory entries and chain heads (by now in
+// cache) and prefetches its buckets and first chain entries.
+func (ix *Index) batchLoad(bq *batchQuery, k int) {
+	l := &ix.lay
+	b, bf := &ix.base, &ix.buf
+	buffered := len(bf.fps) > 0
+	for t := range l.nprobe[k] {
+		tl := &l.tables[t]
+		v := bq.qt[t]
+		d := b.tabs[t].dir
+		j := v >> tl.shift
+		lo, hi := d[j], d[j+1]
+		bq.lo[t], bq.hi[t] = lo, hi
+		if lo < hi {
+			prefetch.Span(b.tabs[t].data, int(lo)*tl.stride, int(hi)*tl.stride+8)
+		}
+		bq.head[t] = 0
+		if buffered {
+			e := bf.first(bf.heads[t][v>>bf.shift[t]], t, v, k)
+			bq.head[t] = e
+			if e != 0 {
+				prefetch.Elem(bf.fps, int(e-1))
+				prefetch.Elem(bf.next, int(e-1)*bf.links+t)
+			}
+		}
+	}
+}
+
+// batchScan scans the query's buckets and buffer chains: hits of table 0
+// become positions, hits of the other tables fingerprints to resolve, whose
+// table 0 directory entries it prefetches.
+func (ix *Index) batchScan(bq *batchQuery, k int) {
+	l := &ix.lay
+	b, bf := &ix.base, &ix.buf
+	q := bq.q
+	np := l.nprobe[k]
+	t0 := &l.tables[0]
+	for t := range np {
+		tl := &l.tables[t]
+		qt := bq.qt[t]
+		stride, low := tl.stride, tl.low
+		start, end := int(bq.lo[t])*stride, int(bq.hi[t])*stride
+		data := b.tabs[t].data
+		for x := start; ; x += stride {
+			if x = scanBucket(data, x, end, stride, low, qt, k); x >= end {
+				break
+			}
+			v := binary.LittleEndian.Uint64(data[x:]) & low
+			var diff uint64
+			if l.rot != nil {
+				diff = bits.RotateLeft64(((qt&^low)|v)^qt, -l.rot[t])
+			} else {
+				diff = applySegments(tl.inv, ((qt&^low)|v)^qt)
+			}
+			if !l.canonical(diff, t, k) {
+				continue
+			}
+			dist := uint8(bits.OnesCount64(diff))
+			switch {
+			case t == 0 && bq.npos < batchHits:
+				bq.pos[bq.npos], bq.pdis[bq.npos] = uint32(x/stride), dist
+				bq.npos++
+			case t > 0 && bq.npend < batchHits:
+				f := q ^ diff
+				bq.pend[bq.npend], bq.ndis[bq.npend] = f, dist
+				bq.npend++
+				prefetch.Elem(b.tabs[0].dir, int(f>>t0.shift))
+				// equal entries are one fingerprint, resolved at once
+				for x+stride < end && binary.LittleEndian.Uint64(data[x+stride:])&low == v {
+					x += stride
+				}
+			default:
+				bq.over = true
+				return
+			}
+		}
+	}
+	S := bf.links
+	for t := range np {
+		for e := bq.head[t]; e != 0; e = bf.next[int(e-1)*S+t] {
+			i := int(e - 1)
+			diff := bf.fps[i] ^ q
+			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
+				if bq.nbuf == batchHits {
+					bq.over = true
+					return
+				}
+				bq.buf[bq.nbuf] = Hit{ID: bf.ids[i], Distance: d}
+				bq.nbuf++
+			}
+		}
+	}
+}
+
+// batchResolve reads table 0's directory entries for the fingerprints to
+// resolve and prefetches their buckets.
+func (ix *Index) batchResolve(bq *batchQuery) {
+	if bq.over {
+		return
+	}
+	t0 := &ix.lay.tables[0]
+	tab := &ix.base.tabs[0]
+	for p, f := range bq.pend[:bq.npend] {
+		j := f >> t0.shift
+		lo, hi := tab.dir[j], tab.dir[j+1]
+		bq.plo[p], bq.phi[p] = lo, hi
+		prefetch.Span(tab.data, int(lo)*t0.stride, int(hi)*t0.stride+8)
+	}
+}
+
+// batchLocate finds the positions of the fingerprints to resolve in their
+// table 0 buckets and prefetches the ids and tombstones of every position.
+func (ix *Index) batchLocate(bq *batchQuery) {
+	if bq.over {
+		return
+	}
+	t0 := &ix.lay.tables[0]
+	b := &ix.base
+	data := b.tabs[0].data
+	for p, f := range bq.pend[:bq.npend] {
+		fl := f & t0.low
+		for i := int(bq.plo[p]); i < int(bq.phi[p]); i++ {
+			if binary.LittleEndian.Uint64(data[i*t0.stride:])&t0.low != fl {
+				continue
+			}
+			if bq.npos == batchHits {
+				bq.over = true
+				return
+			}
+			bq.pos[bq.npos], bq.pdis[bq.npos] = uint32(i), bq.ndis[p]
+			bq.npos++
+		}
+	}
+	for _, i := range bq.pos[:bq.npos] {
+		prefetch.Elem(b.ids, int(i))
+		prefetch.Elem(b.dead, int(i>>6))
+	}
+}
+
+// batchEmit appends the query's hits to dst.
+func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit) []Hit {
+	if bq.over {
+		return ix.query(bq.q, k, dst)
+	}
+	b := &ix.base
+	for p, i := range bq.pos[:bq.npos] {
+		if !bitGet(b.dead, int(i)) {
+			dst = append(dst, Hit{ID: b.ids[i], Distance: int(bq.pdis[p])})
+		}
+	}
+	return append(dst, bq.buf[:bq.nbuf]...)
+}
