@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // IndexOptions configures NewIndex. The zero value is an index for queries up
@@ -243,6 +244,8 @@ func (ix *Index) MemoryUsage() int {
 func (ix *Index) Add(id uint64, fp Fingerprint) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	// the chain heads the entry joins load while find looks for the id
+	ix.buf.prefetchHeads(&ix.lay, uint64(fp))
 	if _, _, ok := ix.find(id); ok {
 		return fmt.Errorf("simhash: Index.Add %d: %w", id, neardup.ErrDuplicateID)
 	}
@@ -773,6 +776,14 @@ func (bf *buffer) reset(l *layout, limit int) {
 		for t := range l.nprobe[kk] {
 			bf.probes[kk] += neighbours(64-int(bf.shift[t]), l.qradius[kk])
 		}
+	}
+}
+
+// prefetchHeads prefetches the table chain heads an entry of fingerprint fp
+// joins.
+func (bf *buffer) prefetchHeads(l *layout, fp uint64) {
+	for t, h := range bf.heads {
+		prefetch.Elem(h, int(l.permute(t, fp)>>bf.shift[t]))
 	}
 }
 
