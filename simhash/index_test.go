@@ -364,6 +364,23 @@ func TestIndexPlan(t *testing.T) {
 		}
 		t.Log(ix.Plan())
 	}
+	// Below a million entries the exact tables need 7-byte entries (50.6
+	// B/entry at 16K); the default budget bends to them rather than take
+	// multi-probe tables estimated 5 times slower. A strict budget does not.
+	small, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := small.Plan(); p.Radius != 0 || p.Tables != 4 || !p.OverBudget || p.BytesPerEntry > 64 {
+		t.Errorf("default plan at 16K, k=3: %v", p)
+	}
+	strict, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 14, MaxBytesPerEntry: 48})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strict.Plan(); p.OverBudget || p.BytesPerEntry > 48 {
+		t.Errorf("plan at 16K, k=3, 48 B/entry: %v", p)
+	}
 	big, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 30, MaxBytesPerEntry: 100})
 	if err != nil {
 		t.Fatal(err)
