@@ -50,14 +50,18 @@ const (
 	// batchHits bounds the hits a query carries through the pipeline; a
 	// query with more is answered again by query when it leaves it.
 	batchHits = 8
+	// batchTables bounds the tables of a layout QueryBatch pipelines, so
+	// that the pipeline's state stays well within the L1 cache (about
+	// 11 KB); layouts with more tables are queried one query at a time.
+	batchTables = maxRotTables
 )
 
 // batchQuery is one query in flight in queryBatch's pipeline.
 type batchQuery struct {
 	q      uint64
-	qt     [maxIndexTables]uint64
-	lo, hi [maxIndexTables]uint32
-	head   [maxIndexTables]int32
+	qt     [batchTables]uint64
+	lo, hi [batchTables]uint32
+	head   [batchTables]int32
 
 	over bool // more hits than the arrays hold: answer with query
 	// hits of table 0 and resolved ones: positions in table 0
@@ -88,7 +92,7 @@ type batchQuery struct {
 //	         tombstones of every position
 //	emit     (same step as the next query's start) append the hits
 func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]Hit, []int) {
-	if ix.lay.qradius[k] > 0 {
+	if ix.lay.qradius[k] > 0 || ix.lay.nprobe[k] > batchTables {
 		// multi-probe queries issue dozens of independent bucket loads
 		// each; they gain little from a pipeline
 		for _, fp := range fps {
