@@ -75,7 +75,9 @@ type Hit struct {
 //
 // Add appends to a small buffer indexed by hash chains, one per table, that
 // queries search too (a multi-probe query follows the chains of every key
-// within its radius, or scans the buffer when it is small); when the buffer reaches 1/8 of the sorted base (or
+// within its radius, or scans the buffer when it is small); a chain's head
+// carries a tag of its first entry, so that most chains cost a query one
+// load. When the buffer reaches 1/8 of the sorted base (or
 // removals make up that much) the buffer is merged into the base in one
 // linear pass per table, which copies the unchanged runs and drops removed
 // entries. Inserts are amortised O(1) in the base size; a merge holds the
@@ -84,9 +86,15 @@ type Hit struct {
 // tables ask for transparent huge pages (madvise), which spares most TLB
 // misses of random queries.
 //
-// An Index is safe for concurrent use: Query, Len, MemoryUsage and Plan take
-// a read lock and may run in parallel; Add and Remove take the write lock.
-// Query does not allocate when dst has room for the hits.
+// A single Query waits for memory twice (directory entries, then buckets) and
+// spends most of its time waiting; QueryBatch answers many queries as a
+// pipeline in which those waits overlap, about 1.5 times as fast at a
+// million entries.
+//
+// An Index is safe for concurrent use: Query, QueryBatch, Len, MemoryUsage
+// and Plan take a read lock and may run in parallel; Add and Remove take the
+// write lock. Query and QueryBatch do not allocate when their destination
+// slices have room.
 type Index struct {
 	mu   sync.RWMutex
 	lay  layout

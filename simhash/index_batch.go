@@ -137,14 +137,16 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
 	bq.q = q
 	bq.over = false
 	bq.npos, bq.npend, bq.nbuf = 0, 0, 0
+	var pl prefetch.List
 	for t := range l.nprobe[k] {
 		v := l.permute(t, q)
 		bq.qt[t] = v
-		prefetch.Elem(b.tabs[t].dir, int(v>>l.tables[t].shift))
+		prefetch.Add(&pl, b.tabs[t].dir, int(v>>l.tables[t].shift))
 		if buffered {
-			prefetch.Elem(bf.heads[t], int(v>>bf.shift[t]))
+			prefetch.Add(&pl, bf.heads[t], int(v>>bf.shift[t]))
 		}
 	}
+	pl.Flush()
 }
 
 // batchLoad reads the query's directory entries and chain heads (by now in
@@ -153,6 +155,7 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
+	var pl prefetch.List
 	for t := range l.nprobe[k] {
 		tl := &l.tables[t]
 		v := bq.qt[t]
@@ -161,18 +164,19 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 		lo, hi := d[j], d[j+1]
 		bq.lo[t], bq.hi[t] = lo, hi
 		if lo < hi {
-			prefetch.Span(b.tabs[t].data, int(lo)*tl.stride, int(hi)*tl.stride+8)
+			pl.Span(b.tabs[t].data, int(lo)*tl.stride, int(hi)*tl.stride+8)
 		}
 		bq.head[t] = 0
 		if buffered {
 			e := bf.first(bf.heads[t][v>>bf.shift[t]], t, v, k)
 			bq.head[t] = e
 			if e != 0 {
-				prefetch.Elem(bf.fps, int(e-1))
-				prefetch.Elem(bf.next, int(e-1)*bf.links+t)
+				prefetch.Add(&pl, bf.fps, int(e-1))
+				prefetch.Add(&pl, bf.next, int(e-1)*bf.links+t)
 			}
 		}
 	}
+	pl.Flush()
 }
 
 // batchScan scans the query's buckets and buffer chains: hits of table 0

@@ -7,3 +7,8 @@ import "unsafe"
 //
 //go:noescape
 func lines(p unsafe.Pointer, n uintptr)
+
+// addrs issues PREFETCHT0 for each of the n addresses at a.
+//
+//go:noescape
+func addrs(a *uintptr, n int)

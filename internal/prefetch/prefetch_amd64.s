@@ -12,3 +12,16 @@ loop:
 	CMPQ AX, CX
 	JLS  loop
 	RET
+
+// func addrs(a *uintptr, n int)
+TEXT ·addrs(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ a+0(FP), AX
+	MOVQ n+8(FP), CX
+	LEAQ (AX)(CX*8), CX
+next:
+	MOVQ (AX), DX
+	PREFETCHT0 (DX)
+	ADDQ $8, AX
+	CMPQ AX, CX
+	JB   next
+	RET

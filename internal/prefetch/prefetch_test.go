@@ -4,7 +4,7 @@ import "testing"
 
 // The functions have no visible effect; these tests check that they accept
 // every range a caller may pass, empty and clamped ones included, without
-// faulting.
+// faulting, and that a List counts and drops what it should.
 func TestSpanRanges(t *testing.T) {
 	b := make([]byte, 1000)
 	for _, r := range [][2]int{{0, 0}, {0, 1}, {0, 1000}, {63, 65}, {999, 1000}, {-5, 10}, {990, 5000}, {500, 400}, {1000, 1000}} {
@@ -20,6 +20,38 @@ func TestSpanRanges(t *testing.T) {
 	Elem(s64, 0)
 }
 
+func TestList(t *testing.T) {
+	var l List
+	l.Flush() // empty: nothing to do
+	b := make([]byte, 4096)
+	l.Span(b, 0, 1)
+	l.Span(b, 60, 70) // two lines when b is line-aligned, else one or two
+	l.Span(b, 100, 100)
+	l.Span(b, -10, 0)
+	if n := l.Len(); n < 2 || n > 3 {
+		t.Errorf("Len after spans = %d, want 2 or 3", n)
+	}
+	s := make([]uint64, 8)
+	Add(&l, s, 7)
+	Add(&l, s, 8)
+	Add(&l, s, -1)
+	var empty []uint32
+	Add(&l, empty, 0)
+	if n := l.Len(); n < 3 || n > 4 {
+		t.Errorf("Len after Add = %d, want 3 or 4", n)
+	}
+	l.Flush()
+	if l.Len() != 0 {
+		t.Errorf("Len after Flush = %d", l.Len())
+	}
+	l.Span(b, 0, len(b)) // 64 or 65 lines: the list keeps ListSize
+	Add(&l, s, 0)
+	if l.Len() != ListSize {
+		t.Errorf("Len of a full list = %d, want %d", l.Len(), ListSize)
+	}
+	l.Flush()
+}
+
 // BenchmarkSpan measures the cost of prefetching one 96-byte bucket (two or
 // three lines) that is already cached: the overhead a caller pays per call.
 func BenchmarkSpan(b *testing.B) {
@@ -27,5 +59,21 @@ func BenchmarkSpan(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		lo := (i * 96) & 2047
 		Span(buf, lo, lo+96)
+	}
+}
+
+// BenchmarkList measures a List of 12 places (a query's directory entries,
+// chain heads and buckets) flushed with one call.
+func BenchmarkList(b *testing.B) {
+	buf := make([]byte, 4096)
+	dir := make([]uint32, 1024)
+	var l List
+	for i := 0; b.Loop(); i++ {
+		for t := range 4 {
+			Add(&l, dir, (i*7+t*131)&1023)
+			lo := (i*96 + t*512) & 2047
+			l.Span(buf, lo, lo+96)
+		}
+		l.Flush()
 	}
 }
