@@ -9,15 +9,26 @@ import (
 // scanBucket returns the offset of the first entry at or after x, in steps of
 // stride below end, whose stored bits (the 8 bytes at its offset, masked by
 // low) lie within k bits of q's; end if none does. It is the inner loop of
-// every query: a leaf function, so that the loop keeps its values in
-// registers, unrolled by two, and reading the entries through a pointer
-// whose range is checked once (data must hold 8 bytes from end on).
-//
-//go:noinline
+// every query. Where the CPU has AVX-512 (F, BW, VBMI, VPOPCNTDQ) and BMI2
+// it checks 8 entries per step in assembly (scanAVX512); elsewhere in Go
+// (scanGo).
 func scanBucket(data []byte, x, end, stride int, low, q uint64, k int) int {
 	if x < 0 || stride <= 0 || end > len(data)-8 {
 		panic("simhash: internal error: bucket out of range")
 	}
+	if useAVX512 && stride <= 8 && x < end {
+		n := (end - x + stride - 1) / stride
+		return x + stride*scanAVX512(&data[x], n, stride, low, q&low, k, &scanPerm[stride])
+	}
+	return scanGo(data, x, end, stride, low, q, k)
+}
+
+// scanGo is scanBucket in Go: a leaf function, so that the loop keeps its
+// values in registers, unrolled by two, and reading the entries through a
+// pointer whose range is checked once (data must hold 8 bytes from end on).
+//
+//go:noinline
+func scanGo(data []byte, x, end, stride int, low, q uint64, k int) int {
 	p := unsafe.Pointer(unsafe.SliceData(data))
 	q &= low
 	for ; x+stride < end; x += 2 * stride {
@@ -38,3 +49,17 @@ func scanBucket(data []byte, x, end, stride int, low, q uint64, k int) int {
 	}
 	return end
 }
+
+// scanPerm[s] gathers 8 entries of s bytes, packed, into 8 little-endian
+// 64-bit lanes (VPERMB indices): byte j of lane i is byte i*s+j, or for
+// j >= s (bits the mask low clears) any byte of the group.
+var scanPerm = func() (p [9][64]byte) {
+	for s := 1; s <= 8; s++ {
+		for i := range 8 {
+			for j := range 8 {
+				p[s][8*i+j] = byte(i*s + min(j, s-1))
+			}
+		}
+	}
+	return p
+}()

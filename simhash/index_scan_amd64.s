@@ -1,0 +1,80 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eax+0(FP), AX
+	MOVL ecx+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
+
+// func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte) int
+//
+// Each step loads the next min(8, left) entries with a masked byte load
+// (bytes past them are neither read nor faulted on), spreads them into
+// eight 64-bit lanes with VPERMB, and compares popcount((lane & low) ^ q)
+// with k in every lane at once.
+TEXT ·scanAVX512(SB), NOSPLIT, $0-64
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ stride+16(FP), DX
+	MOVQ perm+48(FP), DI
+	VPBROADCASTQ low+24(FP), Z1
+	VPBROADCASTQ q+32(FP), Z2
+	VPBROADCASTQ k+40(FP), Z3
+	VMOVDQU64 (DI), Z4
+	MOVQ DX, R8
+	SHLQ $3, R8 // bytes per step of 8 entries
+	XORQ AX, AX // index of the step's first entry
+	MOVQ $-1, R12
+
+loop:
+	MOVQ CX, R9
+	SUBQ AX, R9 // entries left
+	JLE  none
+	MOVQ $8, R10
+	CMPQ R9, R10
+	CMOVQLT R9, R10 // entries this step
+	MOVQ R10, R11
+	IMULQ DX, R11 // bytes this step
+	BZHIQ R11, R12, R13
+	KMOVQ R13, K1
+	BZHIQ R10, R12, R13
+	KMOVQ R13, K3
+	VMOVDQU8.Z (SI), K1, Z0
+	VPERMB Z0, Z4, Z0
+	VPANDQ Z1, Z0, Z0
+	VPXORQ Z2, Z0, Z0
+	VPOPCNTQ Z0, Z0
+	VPCMPUQ $2, Z3, Z0, K3, K2 // lanes with popcount <= k
+	KMOVQ K2, R14
+	TESTQ R14, R14
+	JNZ  found
+	ADDQ $8, AX
+	ADDQ R8, SI
+	JMP  loop
+
+found:
+	TZCNTQ R14, R14
+	ADDQ R14, AX
+	MOVQ AX, ret+56(FP)
+	VZEROUPPER
+	RET
+
+none:
+	MOVQ CX, ret+56(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package simhash
+
+// useAVX512 is false where scanAVX512 has no assembly.
+const useAVX512 = false
+
+// scanAVX512 is never called where useAVX512 is false.
+func scanAVX512(*byte, int, int, uint64, uint64, int, *[64]byte) int {
+	panic("simhash: internal error: scanAVX512 without AVX-512")
+}

@@ -1,0 +1,92 @@
+package simhash
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestScanBucket checks scanBucket (AVX-512 where the CPU has it) and scanGo
+// against a plain loop, for every stride, bucket lengths 0..40 (partial
+// steps of 8 included), every k up to 10 and entries planted at distance k
+// and k+1 from the query.
+func TestScanBucket(t *testing.T) {
+	t.Logf("useAVX512 = %v", useAVX512)
+	r := rand.New(rand.NewPCG(4, 2))
+	for stride := 1; stride <= 8; stride++ {
+		low := lowMask(min(64, 8*stride-r.IntN(3)))
+		for n := 0; n <= 40; n++ {
+			for k := 0; k <= 10; k++ {
+				off := r.IntN(16)
+				data := make([]byte, off+n*stride+8)
+				for i := range data {
+					data[i] = byte(r.Uint32())
+				}
+				q := r.Uint64()
+				// plant entries exactly k and k+1 bits from q
+				for range 2 {
+					if n == 0 {
+						break
+					}
+					i := r.IntN(n)
+					v := q & low
+					for range k + r.IntN(2) {
+						v ^= 1 << uint(r.IntN(bits.Len64(low)))
+					}
+					for b := range stride {
+						data[off+i*stride+b] = byte(v >> (8 * b))
+					}
+				}
+				end := off + n*stride
+				for x := off; x <= end; x += stride {
+					want := end
+					for y := x; y < end; y += stride {
+						var v uint64
+						for b := range 8 {
+							v |= uint64(data[y+b]) << (8 * b)
+						}
+						if bits.OnesCount64((v^q)&low) <= k {
+							want = y
+							break
+						}
+					}
+					if got := scanBucket(data, x, end, stride, low, q, k); got != want {
+						t.Fatalf("stride %d, n %d, k %d, from %d: scanBucket = %d, want %d", stride, n, k, x, got, want)
+					}
+					if got := scanGo(data, x, end, stride, low, q, k); got != want {
+						t.Fatalf("stride %d, n %d, k %d, from %d: scanGo = %d, want %d", stride, n, k, x, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkScanBucket scans buckets of 16 entries of 6 bytes (the k = 3
+// layout at a million entries) with no match, as a random query does.
+func BenchmarkScanBucket(b *testing.B) {
+	const stride, n = 6, 16
+	r := rand.New(rand.NewPCG(1, 1))
+	data := make([]byte, 4096+8)
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	low := lowMask(48)
+	for _, impl := range []string{"dispatch", "go"} {
+		b.Run(impl, func(b *testing.B) {
+			sum := 0
+			for i := 0; b.Loop(); i++ {
+				x := (i * 96) & 2047
+				q := uint64(i) * 0x9e3779b97f4a7c15
+				if impl == "go" {
+					sum += scanGo(data, x, x+n*stride, stride, low, q, 3)
+				} else {
+					sum += scanBucket(data, x, x+n*stride, stride, low, q, 3)
+				}
+			}
+			if sum == 0 {
+				b.Fatal("no work")
+			}
+		})
+	}
+}
