@@ -795,8 +795,16 @@ func (bf *buffer) reset(l *layout, limit int) {
 // prefetchHeads prefetches the table chain heads an entry of fingerprint fp
 // joins.
 func (bf *buffer) prefetchHeads(l *layout, fp uint64) {
+	var pl prefetch.List
+	bf.prefetchHeadsTo(&pl, l, fp)
+	pl.Flush()
+}
+
+// prefetchHeadsTo adds to pl the table chain heads an entry of fingerprint
+// fp joins.
+func (bf *buffer) prefetchHeadsTo(pl *prefetch.List, l *layout, fp uint64) {
 	for t, h := range bf.heads {
-		prefetch.Elem(h, int(l.permute(t, fp)>>bf.shift[t]))
+		prefetch.Add(pl, h, int(l.permute(t, fp)>>bf.shift[t]))
 	}
 }
 

@@ -303,3 +303,80 @@ func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit) []Hit {
 	}
 	return append(dst, bq.buf[:bq.nbuf]...)
 }
+
+// AddBatch keeps fps[i] under ids[i] for every i, in order, faster than a
+// loop of Add calls: while it adds one entry, the id lookups and chain heads
+// of the next few are already on their way (prefetched). It stops at the
+// first id already kept (by the index or earlier in the batch) and returns
+// an error wrapping neardup.ErrDuplicateID that names its position; the
+// entries before it stay added. ids and fps must have the same length. It
+// takes the write lock for a few hundred entries at a time, so that queries
+// are not held up by a long batch.
+func (ix *Index) AddBatch(ids []uint64, fps []Fingerprint) error {
+	if len(ids) != len(fps) {
+		return fmt.Errorf("simhash: Index.AddBatch: %d ids for %d fingerprints: %w", len(ids), len(fps), neardup.ErrInvalidOption)
+	}
+	for from := 0; from < len(ids); from += batchChunk {
+		to := min(from+batchChunk, len(ids))
+		ix.mu.Lock()
+		err := ix.addBatch(ids[from:to], fps[from:to], from)
+		ix.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addBatch adds the entries in order, each after prefetching the id lookup
+// directory entry and chain heads of the entry 2*batchDepth ahead and the
+// id lookup bucket of the entry batchDepth ahead. from is the position of
+// ids[0] in the caller's batch, for errors.
+func (ix *Index) addBatch(ids []uint64, fps []Fingerprint, from int) error {
+	const D = batchDepth
+	for i, id := range ids {
+		var pl prefetch.List
+		if j := i + 2*D; j < len(ids) {
+			ix.prefetchID(&pl, ids[j])
+			ix.buf.prefetchHeadsTo(&pl, &ix.lay, uint64(fps[j]))
+		}
+		if j := i + D; j < len(ids) {
+			ix.prefetchIDBucket(&pl, ids[j])
+		}
+		pl.Flush()
+		if _, _, ok := ix.find(id); ok {
+			return fmt.Errorf("simhash: Index.AddBatch: id %d at %d: %w", id, from+i, neardup.ErrDuplicateID)
+		}
+		if ix.live >= maxIndexEntries {
+			return fmt.Errorf("simhash: Index.AddBatch: id %d at %d: index holds the maximum of %d entries", id, from+i, maxIndexEntries)
+		}
+		ix.buf.add(&ix.lay, id, uint64(fps[i]))
+		ix.live++
+		ix.maybeMerge()
+	}
+	return nil
+}
+
+// prefetchID adds to pl the id lookup's directory entry and the buffer's id
+// chain head for id.
+func (ix *Index) prefetchID(pl *prefetch.List, id uint64) {
+	h := mix64(id)
+	b, bf := &ix.base, &ix.buf
+	prefetch.Add(pl, b.idDir, int(h>>(64-b.idBits)))
+	prefetch.Add(pl, bf.idHeads, int(h>>bf.shift[len(bf.heads)]))
+}
+
+// prefetchIDBucket adds to pl the id lookup bucket of id (its directory
+// entry should be in cache) and the first buffer entry of its id chain.
+func (ix *Index) prefetchIDBucket(pl *prefetch.List, id uint64) {
+	h := mix64(id)
+	b, bf := &ix.base, &ix.buf
+	j := h >> (64 - b.idBits)
+	if lo, hi := int(b.idDir[j]), int(b.idDir[j+1]); lo < hi {
+		prefetch.Add(pl, b.idPos, lo)
+		prefetch.Add(pl, b.idPos, hi-1)
+	}
+	if e := bf.idHeads[h>>bf.shift[len(bf.heads)]]; e != 0 {
+		prefetch.Add(pl, bf.ids, int(e-1))
+	}
+}

@@ -158,6 +158,37 @@ func BenchmarkIndexInsert1M(b *testing.B) {
 	b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
 }
 
+// BenchmarkIndexInsertBatch1M is BenchmarkIndexInsert1M through the batch
+// calls: AddBatch of 256 new fingerprints, then QueryBatch of 256 random
+// queries (one op is one insert and one query).
+func BenchmarkIndexInsertBatch1M(b *testing.B) {
+	const batch = 256
+	ix := benchIndex(b)
+	r := rand.New(rand.NewPCG(5, 6))
+	id := uint64(benchSize)
+	ids := make([]uint64, batch)
+	fps := make([]Fingerprint, batch)
+	qs := make([]Fingerprint, batch)
+	var dst []Hit
+	var ends []int
+	i := 0
+	for b.Loop() {
+		if i%batch == 0 {
+			for j := range batch {
+				ids[j], fps[j], qs[j] = id, Fingerprint(r.Uint64()), Fingerprint(r.Uint64())
+				id++
+			}
+			if err := ix.AddBatch(ids, fps); err != nil {
+				b.Fatal(err)
+			}
+			dst, ends, _ = ix.QueryBatch(qs, 3, dst[:0], ends[:0])
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "inserts/s")
+	b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
+}
+
 // BenchmarkLinearScan1M is the baseline: every fingerprint compared with
 // the query (seed 000's approach).
 func BenchmarkLinearScan1M(b *testing.B) { benchLinearScan(b, 3) }

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -174,6 +175,22 @@ func TestIndexExact(t *testing.T) {
 				ref[id] = Fingerprint(fp)
 				ids = append(ids, id)
 			}
+			// addBatch adds fps with AddBatch
+			addBatch := func(fps []uint64) {
+				bids := make([]uint64, len(fps))
+				bfps := make([]Fingerprint, len(fps))
+				for i, fp := range fps {
+					bids[i], bfps[i] = nextID, Fingerprint(fp)
+					nextID += 1 + uint64(r.IntN(3))
+				}
+				if err := ix.AddBatch(bids, bfps); err != nil {
+					t.Fatal(err)
+				}
+				for i, id := range bids {
+					ref[id] = bfps[i]
+					ids = append(ids, id)
+				}
+			}
 			var centers []uint64
 			var batch []Fingerprint
 			for round := range rounds {
@@ -193,9 +210,17 @@ func TestIndexExact(t *testing.T) {
 						r.Shuffle(len(pats), func(a, b int) { pats[a], pats[b] = pats[b], pats[a] })
 						pats = pats[:40]
 					}
+					var near []uint64
 					for _, per := range pats {
 						if fits(l, per) {
-							add(flipInBlocks(r, l, c, per))
+							near = append(near, flipInBlocks(r, l, c, per))
+						}
+					}
+					if r.IntN(2) == 0 {
+						addBatch(near)
+					} else {
+						for _, fp := range near {
+							add(fp)
 						}
 					}
 				case x < 8 && len(ids) > 0: // remove
@@ -421,6 +446,29 @@ func TestIndexErrors(t *testing.T) {
 	if err := ix.Remove(2); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove unknown: %v", err)
 	}
+	// AddBatch: mismatched lengths; a duplicate of a kept id and one within
+	// the batch stop it there, keeping the entries before
+	if err := ix.AddBatch([]uint64{5}, nil); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("AddBatch with 1 id and 0 fingerprints: %v", err)
+	}
+	err = ix.AddBatch([]uint64{5, 6, 1, 7}, []Fingerprint{5, 6, 1, 7})
+	if !errors.Is(err, neardup.ErrDuplicateID) || !strings.Contains(err.Error(), "at 2") {
+		t.Errorf("AddBatch with kept id 1 at 2: %v", err)
+	}
+	err = ix.AddBatch([]uint64{8, 9, 8}, []Fingerprint{8, 9, 8})
+	if !errors.Is(err, neardup.ErrDuplicateID) || !strings.Contains(err.Error(), "at 2") {
+		t.Errorf("AddBatch with id 8 twice: %v", err)
+	}
+	for id, want := range map[uint64]bool{5: true, 6: true, 7: false, 8: true, 9: true} {
+		if _, ok := ix.Fingerprint(id); ok != want {
+			t.Errorf("after the failed batches, id %d kept = %v, want %v", id, ok, want)
+		}
+	}
+	for _, id := range []uint64{5, 6, 8, 9} {
+		if err := ix.Remove(id); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := ix.Remove(1); err != nil {
 		t.Fatal(err)
 	}
@@ -517,6 +565,26 @@ func TestIndexConcurrent(t *testing.T) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(uint64(w), 1))
 			base := uint64(1_000_000 * (w + 1))
+			if w == 1 {
+				// this writer adds in batches of 50, removing as it goes
+				for i := 0; i < n; i += 50 {
+					bids := make([]uint64, 0, 50)
+					bfps := make([]Fingerprint, 0, 50)
+					for j := i; j < min(i+50, n); j++ {
+						bids = append(bids, base+uint64(j))
+						bfps = append(bfps, Fingerprint(r.Uint64()))
+					}
+					if err := ix.AddBatch(bids, bfps); err != nil {
+						t.Error(err)
+						return
+					}
+					if err := ix.Remove(base + uint64(i/2)); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+						t.Error(err)
+						return
+					}
+				}
+				return
+			}
 			for i := range n {
 				if err := ix.Add(base+uint64(i), Fingerprint(r.Uint64())); err != nil {
 					t.Error(err)
