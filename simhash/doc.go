@@ -48,9 +48,12 @@
 // English (BenchmarkSimhashText10KB). A Detector with T_B ≤ MaxIndexDistance
 // (16) finds the kept fingerprints within T_B bits through an Index: Manku,
 // Jain and Das Sarma's permuted block tables, exact, dynamic and safe for
-// concurrent use, about a microsecond per query at a million fingerprints and
-// k = 3 (BenchmarkIndexQuery1M), against a millisecond for a scan
-// (BenchmarkLinearScan1M). Its cost grows with k: for small k every table
+// concurrent use, about half a microsecond per query at a million
+// fingerprints and k = 3 (BenchmarkIndexQuery1M), against a millisecond for a
+// scan (BenchmarkLinearScan1M). A query spends most of that time waiting for
+// memory; Index.QueryBatch and Index.AddBatch run many queries or inserts as
+// a pipeline whose waits overlap (prefetching), about 1.5 times as fast. Its
+// cost grows with k: for small k every table
 // needs one block to match exactly; for larger k (multi-index hashing,
 // Norouzi, Punjani and Fleet, CVPR 2012) each table is probed at every key
 // within a small radius of the query's block. At k = 8 (the default T_B) and a

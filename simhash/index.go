@@ -3,6 +3,7 @@ package simhash
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"sync"
 
@@ -207,7 +208,7 @@ func NewIndex(opts IndexOptions) (*Index, error) {
 }
 
 // maxIndexEntries keeps positions and bucket offsets within uint32.
-const maxIndexEntries = 1<<32 - 1<<20
+const maxIndexEntries = min(1<<32-1<<20, math.MaxInt)
 
 func emptyBase(l *layout) base {
 	b := base{tabs: make([]table, len(l.tables))}

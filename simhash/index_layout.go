@@ -337,8 +337,8 @@ func binomial(n, k int) int {
 	r := 1
 	for i := 1; i <= k; i++ {
 		r = r * (n - k + i) / i
-		if r > 1<<40 {
-			return 1 << 40
+		if r > 1<<30 {
+			return 1 << 30
 		}
 	}
 	return r

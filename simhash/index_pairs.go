@@ -26,7 +26,7 @@ func AllPairs(ctx context.Context, fps []Fingerprint, k int, fn func(i, j, dista
 	if k < 0 || k > MaxIndexDistance {
 		return fmt.Errorf("simhash: AllPairs: k = %d not in 0..%d: %w", k, MaxIndexDistance, neardup.ErrInvalidOption)
 	}
-	if len(fps) > math.MaxUint32 {
+	if uint64(len(fps)) > math.MaxUint32 {
 		return fmt.Errorf("simhash: AllPairs: %d fingerprints, more than %d: %w", len(fps), uint32(math.MaxUint32), neardup.ErrInvalidOption)
 	}
 	if err := ctx.Err(); err != nil {
