@@ -178,13 +178,13 @@ func (l *layout) bucketPermuted(t int, fps, dead, tmp, dst []uint64, end []uint3
 
 // mergeTable returns the new table of n entries: the old one without the
 // removed entries, plus adds (permuted, grouped by bucket, end[j] the end of
-// bucket j's; they are sorted within each bucket, with addIDs alongside
-// when not nil). Removed entries are
-// given for tables other than 0 by value in gone (grouped like adds,
-// goneEnd like end; each is in the old table), for table 0 by their
-// positions in dead. ins, when not nil, receives the old position before
-// which each add is inserted. end becomes the new table's directory. The
-// tables stay sorted, so that equal entries stay adjacent.
+// bucket j's; they are sorted here within each bucket, with addIDs
+// alongside when not nil). Removed entries are given for tables other than
+// 0 by value in gone (grouped like adds, goneEnd like end; each is in the
+// old table), for table 0 by their positions in dead. ins, when not nil,
+// receives the old position before which each add is inserted. end becomes
+// the new table's directory. The tables stay sorted, so that equal entries
+// stay adjacent.
 func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32, gone []uint64, goneEnd []uint32, dead []uint64, ins []uint32, n int) table {
 	stride := tl.stride
 	data := make([]byte, n*stride+8)
@@ -238,16 +238,18 @@ func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32,
 // entries: w entries are written to data, the old entries before span are
 // handled, and a is the first add of bucket j0 (adds grouped by bucket,
 // dir[j] the end of bucket j's; the few adds of a bucket are sorted here,
-// in place, with ids alongside when not nil). dir[j] receives the new start of
-// bucket j, and ins (when not nil) the old position before which each add
-// goes. It returns the new w, span and a. Old entries are copied in 8-byte
-// words (the tables have 8 bytes of padding, and each write is followed by
-// the next one's), the untouched ones in runs.
+// in place, with ids alongside when not nil). dir[j] receives the new
+// start of bucket j, and ins (when not nil) the old position before which
+// each add goes. It returns the new w, span and a.
 //
-// It is the inner loop of a merge: a leaf function whose loops keep their
-// values in registers and access the tables through pointers, the ranges
-// being checked once per bucket. (Branch-free searches and fixed-size
-// copies were tried: no faster.)
+// It is the inner loop of a merge, and most of its cost is mispredicted
+// branches (a bucket receives about two adds; each ends a scan): old
+// entries are copied in 8-byte words (the tables have 8 bytes of padding,
+// and each write is followed by the next one's), up to each add's place
+// one by one, the runs between buckets in a block of fixed size when they
+// fit one; the tables are accessed through pointers, the ranges checked
+// once per bucket. (Branch-free binary searches for the places were tried:
+// no faster.)
 //
 //go:noinline
 func mergeAdds(data, odata []byte, odir, dir []uint32, adds, ids []uint64, ins []uint32, stride int, low uint64, w, span, a, j0, j1 int) (int, int, int) {
@@ -287,11 +289,16 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds, ids []uint64, ins [
 				}
 			}
 		}
-		// the untouched run span..lo
+		// the untouched run span..lo: most are short, and copied whole
+		// in a block of fixed size (the next writes overwrite the excess)
 		d := unsafe.Add(dp, w*stride)
 		s := unsafe.Add(sp, span*stride)
-		for e := unsafe.Add(sp, lo*stride); uintptr(s) < uintptr(e); s, d = unsafe.Add(s, 8), unsafe.Add(d, 8) {
-			le.PutUint64((*[8]byte)(d)[:], le.Uint64((*[8]byte)(s)[:]))
+		if (lo-span)*stride <= runBlock && w*stride+runBlock <= len(data) && span*stride+runBlock <= len(odata) {
+			*(*[runBlock]byte)(d) = *(*[runBlock]byte)(s)
+		} else {
+			for e := unsafe.Add(sp, lo*stride); uintptr(s) < uintptr(e); s, d = unsafe.Add(s, 8), unsafe.Add(d, 8) {
+				le.PutUint64((*[8]byte)(d)[:], le.Uint64((*[8]byte)(s)[:]))
+			}
 		}
 		w += lo - span
 		d = unsafe.Add(dp, w*stride)
@@ -320,6 +327,9 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds, ids []uint64, ins [
 	}
 	return w, span, a
 }
+
+// runBlock is the size of the blocks in which mergeAdds copies short runs.
+const runBlock = 128
 
 // mergeBucket writes the old entries lo..hi of a bucket holding removed
 // entries, merged with the bucket's adds (the first being add a0; sorted
@@ -428,6 +438,14 @@ func mergeIDs(oldIDs, dead []uint64, ndead int, addIDs []uint64, ins []uint32, n
 	addPos := make([]uint32, len(addIDs))
 	w, src := 0, 0
 	live := func(to int) { // the live old ids src..to
+		if ndead == 0 && to-src <= 16 && w+16 <= len(ids) && src+16 <= len(oldIDs) {
+			// most runs are short: whole, without a loop or call on the
+			// length (the next writes overwrite the excess)
+			*(*[16]uint64)(ids[w:]) = *(*[16]uint64)(oldIDs[src:])
+			w += to - src
+			src = to
+			return
+		}
 		for src < to {
 			d := to
 			if ndead > 0 {
@@ -587,6 +605,21 @@ func (pm *posMap) slow(p, o uint32) uint32 {
 	return q
 }
 
+// idSlack is the slack of updateIDs' output: runs of up to that many
+// entries are written whole, the next writes overwriting the excess.
+const idSlack = 16
+
+// putAdds writes adds[a:a1] to pos at w and returns the positions after
+// them. Buckets have about one add: the first two are written without a
+// loop on the count (adds has two entries of slack, pos idSlack).
+func putAdds(pos, adds []uint32, w, a, a1 int) (int, int) {
+	pos[w], pos[w+1] = adds[a], adds[a+1]
+	for i := a + 2; i < a1; i++ {
+		pos[w+i-a] = adds[i]
+	}
+	return w + a1 - a, a1
+}
+
 // deadPos is posMap.pos of a removed entry.
 const deadPos = ^uint32(0)
 
@@ -656,7 +689,7 @@ func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32
 		dir[mix64(id)>>idShift+1]++
 	}
 	prefixSums(dir)
-	adds := make([]uint32, len(addIDs))
+	adds := make([]uint32, len(addIDs)+2) // slack for putAdds
 	for k, id := range addIDs {
 		h := mix64(id)
 		j := h >> idShift
@@ -665,9 +698,9 @@ func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32
 		dir[j]++
 	}
 
-	// one slot of slack: the split below writes an entry before knowing
-	// whether it keeps it
-	pos := make([]uint32, b.n+1)
+	// slack: the loops below write entries before knowing whether they
+	// keep them, and runs of fixed length
+	pos := make([]uint32, b.n+idSlack)
 	odir, opos := old.idDir, old.idPos
 	opm, pmask := old.posMask, b.posMask
 	off, base := pm.off, pm.base // pm.pos, inline below
@@ -692,17 +725,14 @@ func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32
 			}
 			a1 := int(dir[J])
 			dir[J] = uint32(start)
-			for ; a < a1; a++ {
-				pos[w] = adds[a]
-				w++
-			}
+			w, a = putAdds(pos, adds, w, a, a1)
 		}
 	case 1: // old bucket j splits into 2j and 2j+1 by its top tag bit
 		var h1 []uint32
 		for j := range len(odir) - 1 {
 			bucket := opos[odir[j]:odir[j+1]]
 			if len(bucket) > len(h1) {
-				h1 = make([]uint32, 2*len(bucket))
+				h1 = make([]uint32, max(2*len(bucket), idSlack))
 			}
 			start, n1 := w, 0
 			for _, x := range bucket {
@@ -723,22 +753,18 @@ func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32
 				w += live &^ hi
 				n1 += live & hi
 			}
-			a1 := int(dir[2*j])
+			a1, a2 := int(dir[2*j]), int(dir[2*j+1])
 			dir[2*j] = uint32(start)
-			for ; a < a1; a++ {
-				pos[w] = adds[a]
-				w++
-			}
-			a1 = int(dir[2*j+1])
+			w, a = putAdds(pos, adds, w, a, a1)
 			dir[2*j+1] = uint32(w)
-			for _, e := range h1[:n1] {
-				pos[w] = e
-				w++
+			if n1 <= idSlack && len(h1) >= idSlack {
+				// whole, without a loop on the count
+				*(*[idSlack]uint32)(pos[w:]) = *(*[idSlack]uint32)(h1)
+				w += n1
+			} else {
+				w += copy(pos[w:], h1[:n1])
 			}
-			for ; a < a1; a++ {
-				pos[w] = adds[a]
-				w++
-			}
+			w, a = putAdds(pos, adds, w, a, a2)
 		}
 	case -1: // old buckets 2J and 2J+1 join: their low bit tops the tag
 		for J := range len(dir) - 1 {
@@ -760,10 +786,7 @@ func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32
 			}
 			a1 := int(dir[J])
 			dir[J] = uint32(start)
-			for ; a < a1; a++ {
-				pos[w] = adds[a]
-				w++
-			}
+			w, a = putAdds(pos, adds, w, a, a1)
 		}
 	}
 	dir[len(dir)-1] = uint32(w)
