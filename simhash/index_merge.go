@@ -502,7 +502,7 @@ func newPosMap(ins []uint32, dead []uint64, ndead, oldN int) *posMap {
 	// first of its block, else in the offsets of p and the entries after it
 	// in its block (counted at p, then summed along the block), and in the
 	// bases of the blocks after.
-	var count []uint16 // adds counted in the offsets of each block
+	var count []uint32 // adds counted in the offsets of each block
 	for _, p := range ins {
 		if int(p) >= oldN {
 			break // after the last entry
@@ -513,14 +513,14 @@ func newPosMap(ins []uint32, dead []uint64, ndead, oldN int) *posMap {
 			continue
 		}
 		if count == nil {
-			count = make([]uint16, nblk)
+			count = make([]uint32, nblk)
 		}
 		if count[B]++; count[B] <= maxBlockAdds {
 			pm.off[p>>3] += 1 << (8 * (g & 7))
 		}
 	}
 	if count == nil {
-		count = make([]uint16, nblk)
+		count = make([]uint32, nblk)
 	}
 	for B, c := range count {
 		if c == 0 {
@@ -598,11 +598,9 @@ func (pm *posMap) slow(p, o uint32) uint32 {
 		q -= uint32(bits.OnesCount64(pm.dead[B] & (1<<(p&63) - 1)))
 	}
 	// the adds inserted after the block's first entry, up to p
-	k := sort.Search(len(pm.ins), func(k int) bool { return pm.ins[k] > B<<6 })
-	for ; k < len(pm.ins) && pm.ins[k] <= p; k++ {
-		q++
-	}
-	return q
+	from := sort.Search(len(pm.ins), func(k int) bool { return pm.ins[k] > B<<6 })
+	to := sort.Search(len(pm.ins), func(k int) bool { return pm.ins[k] > p })
+	return q + uint32(to-from)
 }
 
 // idSlack is the slack of updateIDs' output: runs of up to that many

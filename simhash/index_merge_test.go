@@ -19,7 +19,11 @@ func TestPosMap(t *testing.T) {
 		}
 		if round%4 == 0 { // many adds before one entry
 			p := uint32(r.IntN(oldN + 1))
-			for range 100 + r.IntN(300) {
+			many := 100 + r.IntN(300)
+			if round == 100 {
+				many = 1<<16 + 50 // more than 16 bits count, wrapping below maxBlockAdds
+			}
+			for range many {
 				ins = append(ins, p)
 			}
 		}
