@@ -35,25 +35,17 @@ func (ix *Index) merge() {
 	nb := base{n: n, tabs: make([]table, len(l.tables))}
 	nb.setIDParams()
 
-	// the live buffer entries in table 0 order, with their ids, bucketed on
-	// its directory (mergeAdds sorts the few of a bucket)
-	keys := make([]uint64, m)
-	addIDs := make([]uint64, m)
+	// the live buffer entries in table 0 order, with their ids
+	keys := make([]uint64, 0, m)
+	addIDs := make([]uint64, 0, m)
+	for i, f := range bf.fps {
+		if !bitGet(bf.dead, i) {
+			keys = append(keys, f)
+			addIDs = append(addIDs, bf.ids[i])
+		}
+	}
 	end := make([]uint32, len(b.tabs[0].dir))
-	for i, f := range bf.fps {
-		if !bitGet(bf.dead, i) {
-			end[f>>t0.shift+1]++
-		}
-	}
-	prefixSums(end)
-	for i, f := range bf.fps {
-		if !bitGet(bf.dead, i) {
-			j := f >> t0.shift
-			keys[end[j]] = f
-			addIDs[end[j]] = bf.ids[i]
-			end[j]++
-		}
-	}
+	keys, addIDs = bucketSort(keys, addIDs, make([]uint64, m), make([]uint64, m), end, t0.shift)
 
 	// the other tables: adds and removed entries permuted and bucketed,
 	// then merged, on workers when there are CPUs for them
@@ -75,7 +67,7 @@ func (ix *Index) merge() {
 	}
 
 	ins := make([]uint32, m)
-	nb.tabs[0] = mergeTable(t0, b.tabs[0], keys, addIDs, end, nil, nil, b.dead, ins, n)
+	nb.tabs[0] = mergeTable(t0, b.tabs[0], keys, end, nil, nil, b.dead, ins, n)
 	var addPos []uint32
 	nb.ids, addPos = mergeIDs(b.ids, b.dead, b.ndead, addIDs, ins, n)
 	if nb.idsFollow(b) {
@@ -130,62 +122,109 @@ func prefixSums(c []uint32) {
 // mergeScratch holds the buffers of the merges of the tables other than 0
 // done by one goroutine.
 type mergeScratch struct {
-	tmp, adds, gone []uint64
+	adds, gone, tmp []uint64
 }
 
 // mergePermuted merges table t (old) given the buffer (m live entries) and
-// the removed entries of the base (gone): it puts them in the order of
-// table t, grouped by its directory buckets (a counting sort; mergeTable
-// sorts the few of a bucket), and merges.
+// the removed entries of the base (gone, in table 0 order): it puts them in
+// the order of table t (bucketSort) and merges.
 func (s *mergeScratch) mergePermuted(l *layout, t int, old table, bf *buffer, m int, gone []uint64, n int) table {
-	if cap(s.tmp) < max(len(bf.fps), len(gone)) {
-		s.tmp = make([]uint64, max(len(bf.fps), len(gone)))
-		s.adds = make([]uint64, m)
+	if s.adds == nil {
+		s.adds = make([]uint64, 0, m)
 		s.gone = make([]uint64, len(gone))
+		s.tmp = make([]uint64, max(m, len(gone)))
+	}
+	shift := l.tables[t].shift
+	adds := s.adds[:0]
+	for i, f := range bf.fps {
+		if !bitGet(bf.dead, i) {
+			adds = append(adds, l.permute(t, f))
+		}
 	}
 	end := make([]uint32, len(old.dir))
-	l.bucketPermuted(t, bf.fps, bf.dead, s.tmp, s.adds, end)
+	adds, _ = bucketSort(adds, nil, s.tmp[:m], nil, end, shift)
 	var goneEnd []uint32
+	g := s.gone[:len(gone)]
 	if len(gone) > 0 {
+		for i, f := range gone {
+			g[i] = l.permute(t, f)
+		}
 		goneEnd = make([]uint32, len(end))
-		l.bucketPermuted(t, gone, nil, s.tmp, s.gone, goneEnd)
+		tmp := make([]uint64, len(gone))
+		g, _ = bucketSort(g, nil, tmp, nil, goneEnd, shift)
 	}
-	return mergeTable(&l.tables[t], old, s.adds[:m], nil, end, s.gone[:len(gone)], goneEnd, nil, nil, n)
+	return mergeTable(&l.tables[t], old, adds, end, g, goneEnd, nil, nil, n)
 }
 
-// bucketPermuted writes fps but those set in dead (when not nil) in the
-// order of table t into dst, grouped by the table's directory buckets
-// (unsorted within), and sets end[j] to the end of bucket j in dst. end
-// must be zero, with one slot per bucket plus one; tmp as long as fps.
-func (l *layout) bucketPermuted(t int, fps, dead, tmp, dst []uint64, end []uint32) {
-	shift := l.tables[t].shift
-	tmp = tmp[:0]
-	for i, f := range fps {
-		if dead != nil && bitGet(dead, i) {
-			continue
-		}
-		k := l.permute(t, f)
-		tmp = append(tmp, k)
+// bucketSort sorts keys, with ids alongside when not nil, and sets end[j]
+// (zero on entry, one slot per bucket plus one) to the end of the keys
+// whose top bits (k >> shift) are j. It returns the sorted keys and ids:
+// in keys and ids, or in tmp and tmpIDs (as long as them).
+//
+// Two counting sorts, on the 8 bits below the bucket bits and then on the
+// bucket bits (stable), leave unsorted only keys equal in their top
+// 72-shift bits, which are rare, and sorted in a last pass; so that
+// mergeAdds needs no sort of each bucket's adds (the mispredicted ends of
+// its loops cost more than these passes).
+func bucketSort(keys, ids, tmp, tmpIDs []uint64, end []uint32, shift uint) ([]uint64, []uint64) {
+	var low [257]uint32
+	for _, k := range keys {
+		low[k>>(shift-8)&255+1]++
 		end[k>>shift+1]++
 	}
+	prefixSums(low[:])
 	prefixSums(end)
-	for _, k := range tmp {
+	tmp = tmp[:len(keys)]
+	for i, k := range keys {
+		d := k >> (shift - 8) & 255
+		tmp[low[d]] = k
+		if ids != nil {
+			tmpIDs[low[d]] = ids[i]
+		}
+		low[d]++
+	}
+	for i, k := range tmp {
 		j := k >> shift
-		dst[end[j]] = k
+		keys[end[j]] = k
+		if ids != nil {
+			ids[end[j]] = tmpIDs[i]
+		}
 		end[j]++
 	}
+	// end[j] is now the end of bucket j. A key below the one before it is
+	// in a group of keys equal in their top 72-shift bits, out of order:
+	// sort the group (rare, and small but for clusters of fingerprints).
+	for i := 1; i < len(keys); i++ {
+		if keys[i-1] <= keys[i] {
+			continue
+		}
+		top := keys[i] >> (shift - 8)
+		lo, hi := i-1, i+1
+		for lo > 0 && keys[lo-1]>>(shift-8) == top {
+			lo--
+		}
+		for hi < len(keys) && keys[hi]>>(shift-8) == top {
+			hi++
+		}
+		if ids != nil {
+			sort.Sort(pairs{keys[lo:hi], ids[lo:hi]})
+		} else {
+			slices.Sort(keys[lo:hi])
+		}
+		i = hi - 1
+	}
+	return keys, ids
 }
 
 // mergeTable returns the new table of n entries: the old one without the
-// removed entries, plus adds (permuted, grouped by bucket, end[j] the end of
-// bucket j's; they are sorted here within each bucket, with addIDs
-// alongside when not nil). Removed entries are given for tables other than
-// 0 by value in gone (grouped like adds, goneEnd like end; each is in the
-// old table), for table 0 by their positions in dead. ins, when not nil,
+// removed entries, plus adds (permuted, sorted, end[j] the end of bucket
+// j's). Removed entries are given for tables other than 0 by value in gone
+// (sorted, goneEnd like end; each is in the old table), for table 0 by
+// their positions in dead. ins, when not nil,
 // receives the old position before which each add is inserted. end becomes
 // the new table's directory. The tables stay sorted, so that equal entries
 // stay adjacent.
-func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32, gone []uint64, goneEnd []uint32, dead []uint64, ins []uint32, n int) table {
+func mergeTable(tl *tableLayout, old table, adds []uint64, end []uint32, gone []uint64, goneEnd []uint32, dead []uint64, ins []uint32, n int) table {
 	stride := tl.stride
 	data := make([]byte, n*stride+8)
 	adviseHuge(data)
@@ -207,7 +246,7 @@ func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32,
 		case dp < oldN:
 			jd = j + sort.Search(nbk-j, func(i int) bool { return int(odir[j+i+1]) > dp })
 		}
-		w, span, a = mergeAdds(data, odata, odir, dir, adds, addIDs, ins, stride, tl.low, w, span, a, j, jd)
+		w, span, a = mergeAdds(data, odata, odir, dir, adds, ins, stride, tl.low, w, span, a, j, jd)
 		if jd == nbk {
 			break
 		}
@@ -218,11 +257,7 @@ func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32,
 		}
 		dir[jd] = uint32(w + lo - span)
 		w += copy(data[w*stride:], odata[span*stride:lo*stride]) / stride
-		var bids []uint64
-		if addIDs != nil {
-			bids = addIDs[a:a1]
-		}
-		w, dp = mergeBucket(tl, data, odata, w, lo, hi, adds[a:a1], bids, gone[g:g1], dead, dp, oldN, ins, a)
+		w, dp = mergeBucket(tl, data, odata, w, lo, hi, adds[a:a1], gone[g:g1], dead, dp, oldN, ins, a)
 		span, a, g = hi, a1, g1
 		j = jd + 1
 	}
@@ -236,10 +271,8 @@ func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32,
 
 // mergeAdds writes buckets j0..j1 of a table, which have no removed
 // entries: w entries are written to data, the old entries before span are
-// handled, and a is the first add of bucket j0 (adds grouped by bucket,
-// dir[j] the end of bucket j's; the few adds of a bucket are sorted here,
-// in place, with ids alongside when not nil). dir[j] receives the new
-// start of bucket j, and ins (when not nil) the old position before which
+// handled, and a is the first add of bucket j0 (adds sorted, dir[j] the
+// end of bucket j's). dir[j] receives the new start of bucket j, and ins (when not nil) the old position before which
 // each add goes. It returns the new w, span and a.
 //
 // It is the inner loop of a merge, and most of its cost is mispredicted
@@ -252,8 +285,8 @@ func mergeTable(tl *tableLayout, old table, adds, addIDs []uint64, end []uint32,
 // no faster.)
 //
 //go:noinline
-func mergeAdds(data, odata []byte, odir, dir []uint32, adds, ids []uint64, ins []uint32, stride int, low uint64, w, span, a, j0, j1 int) (int, int, int) {
-	if j0 < 0 || j1 >= len(odir) || j1 >= len(dir) || stride <= 0 || span < 0 || w < 0 || (ins != nil && len(ins) != len(adds)) || (ids != nil && len(ids) != len(adds)) {
+func mergeAdds(data, odata []byte, odir, dir []uint32, adds []uint64, ins []uint32, stride int, low uint64, w, span, a, j0, j1 int) (int, int, int) {
+	if j0 < 0 || j1 >= len(odir) || j1 >= len(dir) || stride <= 0 || span < 0 || w < 0 || (ins != nil && len(ins) != len(adds)) {
 		panic("simhash: internal error: merge out of range")
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(data))
@@ -273,22 +306,6 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds, ids []uint64, ins [
 			panic("simhash: internal error: merge out of range")
 		}
 		ba := adds[a:a1]
-		if len(ba) > 1 {
-			if ids != nil {
-				sortBucket(ba, ids[a:a1])
-			} else {
-				for i := 1; i < len(ba); i++ { // insertion sort
-					if v := ba[i]; ba[i-1] > v {
-						k := i
-						for k > 0 && ba[k-1] > v {
-							ba[k] = ba[k-1]
-							k--
-						}
-						ba[k] = v
-					}
-				}
-			}
-		}
 		// the untouched run span..lo: most are short, and copied whole
 		// in a block of fixed size (the next writes overwrite the excess)
 		d := unsafe.Add(dp, w*stride)
@@ -332,21 +349,14 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds, ids []uint64, ins [
 const runBlock = 128
 
 // mergeBucket writes the old entries lo..hi of a bucket holding removed
-// entries, merged with the bucket's adds (the first being add a0; sorted
-// here, with ids alongside when not nil; their places recorded in ins when
-// not nil), from position w on, dropping the
+// entries, merged with the bucket's adds (sorted, the first being add a0;
+// their places recorded in ins when not nil), from position w on, dropping the
 // removed ones: gone for tables other than 0, the positions set in dead for
-// table 0, dp being the first one at or after lo. It returns the position
+// table 0, dp being the first one at or after lo. gone is sorted. It returns the position
 // after the bucket and the next removed position at or after hi.
-func mergeBucket(tl *tableLayout, data, odata []byte, w, lo, hi int, adds, ids, gone, dead []uint64, dp, oldN int, ins []uint32, a0 int) (int, int) {
+func mergeBucket(tl *tableLayout, data, odata []byte, w, lo, hi int, adds, gone, dead []uint64, dp, oldN int, ins []uint32, a0 int) (int, int) {
 	stride, low := tl.stride, tl.low
 	le := binary.LittleEndian
-	if ids != nil {
-		sortBucket(adds, ids)
-	} else {
-		slices.Sort(adds)
-	}
-	slices.Sort(gone)
 	src, gi := lo, 0
 	// old copies the old entries up to the place of x (all of them when x
 	// is ^0), dropping the removed ones
@@ -397,27 +407,6 @@ func nextSet(s []uint64, i, n int) int {
 		}
 	}
 	return n
-}
-
-// sortBucket sorts the few keys of one bucket, ids alongside.
-func sortBucket(keys, ids []uint64) {
-	if len(keys) > 32 {
-		sort.Sort(pairs{keys, ids})
-		return
-	}
-	for i := 1; i < len(keys); i++ {
-		k := keys[i]
-		if keys[i-1] <= k {
-			continue
-		}
-		id := ids[i]
-		j := i
-		for j > 0 && keys[j-1] > k {
-			keys[j], ids[j] = keys[j-1], ids[j-1]
-			j--
-		}
-		keys[j], ids[j] = k, id
-	}
 }
 
 // pairs sorts keys with ids alongside.

@@ -230,3 +230,44 @@ func leU64(b []byte) uint64 {
 	}
 	return v
 }
+
+// TestBucketSort checks bucketSort against a full sort, with ids alongside,
+// for random keys, keys sharing their top bits in long descending runs
+// (one group to sort whole), and equal keys.
+func TestBucketSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const shift = 48
+	for round := range 20 {
+		n := r.IntN(5000)
+		keys := make([]uint64, n)
+		for i := range keys {
+			switch round % 3 {
+			case 0:
+				keys[i] = r.Uint64()
+			case 1: // one group: same top 24 bits, descending below
+				keys[i] = 0xabcdef<<40 | uint64(n-i)<<8 | r.Uint64()&0xff
+			case 2:
+				keys[i] = uint64(r.IntN(4)) << 62
+			}
+		}
+		ids := make([]uint64, n)
+		for i := range ids {
+			ids[i] = keys[i] ^ 0x5555
+		}
+		end := make([]uint32, 1<<(64-shift)+1)
+		gotK, gotIDs := bucketSort(slices.Clone(keys), ids, make([]uint64, n), make([]uint64, n), end, shift)
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		if !slices.Equal(gotK, want) {
+			t.Fatalf("round %d: not sorted", round)
+		}
+		for i, k := range gotK {
+			if gotIDs[i] != k^0x5555 {
+				t.Fatalf("round %d: id %d not beside its key", round, i)
+			}
+			if j := k >> shift; int(end[j]) <= i || (j > 0 && int(end[j-1]) > i) {
+				t.Fatalf("round %d: end of bucket %d wrong", round, j)
+			}
+		}
+	}
+}
