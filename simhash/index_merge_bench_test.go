@@ -22,8 +22,8 @@ import (
 // index_bench_test.go, busy with other work:
 //
 //	              before               after
-//	-cpu=1    40.3 ms  345 ns/entry    28.5 ms  244 ns/entry
-//	-cpu=2    47.8 ms  409 ns/entry    20.0 ms  172 ns/entry
+//	-cpu=1    41.9 ms  358 ns/entry    29.4 ms  252 ns/entry
+//	-cpu=2    50.4 ms  431 ns/entry    20.3 ms  174 ns/entry
 //
 // The single-CPU time is mostly mispredicted branches (~12 ns each here):
 // the end of each add's scan in each table, and of the per-bucket loops
