@@ -111,9 +111,61 @@ type Index struct {
 // table is one sorted, permuted table: the low 64-d bits of each entry in
 // stride bytes (little endian; 8 bytes of padding at the end so every entry
 // can be loaded as a uint64), and the start of each of the 2^d buckets.
+//
+// Queries read the bucket starts from a compact copy of dir, half its size:
+// the start of every 64th bucket (cbase) and each bucket's offset from it
+// (cdir). A directory line then covers twice the buckets, so that the four
+// directories of a k = 3 index at a million entries (512 KB instead of 1 MB)
+// mostly stay in cache between queries, where the full ones are mostly
+// fetched from memory: one dependent miss less per query. cdir is nil when
+// some group of 64 buckets holds 65,536 entries or more (heavily clustered
+// fingerprints); queries then read dir. Merges build dir and derive the
+// compact copy (setCompact).
 type table struct {
-	data []byte
-	dir  []uint32
+	data  []byte
+	dir   []uint32
+	cdir  []uint16
+	cbase []uint32
+}
+
+// compactGroup is the number of buckets per cbase entry.
+const compactGroup = 64
+
+// setCompact derives cdir and cbase from dir.
+func (t *table) setCompact() {
+	t.cdir, t.cbase = nil, nil
+	cbase := make([]uint32, (len(t.dir)+compactGroup-1)/compactGroup)
+	cdir := make([]uint16, len(t.dir))
+	for j, v := range t.dir {
+		g := j / compactGroup
+		if j%compactGroup == 0 {
+			cbase[g] = v
+		}
+		d := v - cbase[g]
+		if d > 0xffff {
+			return
+		}
+		cdir[j] = uint16(d)
+	}
+	t.cdir, t.cbase = cdir, cbase
+}
+
+// bucket returns the first entry of bucket j and the first after it.
+func (t *table) bucket(j uint64) (lo, hi uint32) {
+	if c := t.cdir; c != nil {
+		return t.cbase[j/compactGroup] + uint32(c[j]), t.cbase[(j+1)/compactGroup] + uint32(c[j+1])
+	}
+	return t.dir[j], t.dir[j+1]
+}
+
+// prefetchBucket adds to pl the directory line that bucket j's start is read
+// from.
+func (t *table) prefetchBucket(pl *prefetch.List, j uint64) {
+	if t.cdir != nil {
+		prefetch.Add(pl, t.cdir, int(j))
+	} else {
+		prefetch.Add(pl, t.dir, int(j))
+	}
 }
 
 // base is the merged, sorted part of the index.
@@ -217,6 +269,7 @@ func emptyBase(l *layout) base {
 	b := base{tabs: make([]table, len(l.tables))}
 	for t := range b.tabs {
 		b.tabs[t] = table{data: make([]byte, 8), dir: make([]uint32, 1<<l.tables[t].dbits+1)}
+		b.tabs[t].setCompact()
 	}
 	b.buildIDs()
 	return b
@@ -245,7 +298,7 @@ func (ix *Index) MemoryUsage() int {
 	b, bf := &ix.base, &ix.buf
 	s := 8*cap(b.ids) + 8*cap(b.dead) + 4*cap(b.idDir) + 4*cap(b.idPos)
 	for _, t := range b.tabs {
-		s += cap(t.data) + 4*cap(t.dir)
+		s += cap(t.data) + 4*cap(t.dir) + 2*cap(t.cdir) + 4*cap(t.cbase)
 	}
 	s += 8*cap(bf.fps) + 8*cap(bf.ids) + 8*cap(bf.dead) + 4*cap(bf.next)
 	for _, h := range bf.heads {
@@ -383,9 +436,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		tl := &l.tables[t]
 		v := applySegments(tl.perm, q)
 		qt[t] = v
-		d := b.tabs[t].dir
-		j := v >> tl.shift
-		lo[t], hi[t] = d[j], d[j+1]
+		lo[t], hi[t] = b.tabs[t].bucket(v >> tl.shift)
 		if buffered {
 			headH[t] = bf.heads[t][v>>bf.shift[t]]
 		}
@@ -462,9 +513,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		qt[t] = bits.RotateLeft64(q, rot[t])
 	}
 	for t := range tabs {
-		dir := tabs[t].dir
-		j := qt[t] >> tls[t].shift
-		lo[t], hi[t] = dir[j], dir[j+1]
+		lo[t], hi[t] = tabs[t].bucket(qt[t] >> tls[t].shift)
 	}
 	buffered := len(bf.fps) > 0
 	S := bf.links
@@ -510,7 +559,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	var pend [8]pending
 	npend := 0
 	t0 := &tls[0]
-	dir0, data0, ids := tabs[0].dir, tabs[0].data, b.ids
+	tab0, data0, ids := &tabs[0], tabs[0].data, b.ids
 	for t := range tabs {
 		stride, low := tls[t].stride, tls[t].low
 		ql := qt[t] & low
@@ -528,7 +577,8 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 				// loads start now
 				f := q ^ diff
 				j := f >> t0.shift
-				if p := int(dir0[j]); p < len(ids) {
+				if lo, _ := tab0.bucket(j); int(lo) < len(ids) {
+					p := int(lo)
 					touch += uint64(data0[p*t0.stride]) + ids[p]
 				}
 				pend[npend] = pending{f, bits.OnesCount64(diff)}
@@ -727,11 +777,10 @@ func (ix *Index) baseHit(t, kk, i int, cand, qt, q uint64, dst []Hit) []Hit {
 func (ix *Index) resolve(f uint64, dist int, dst []Hit) []Hit {
 	b := &ix.base
 	t0 := &ix.lay.tables[0]
-	d := b.tabs[0].dir
-	j := f >> t0.shift
+	lo, hi := b.tabs[0].bucket(f >> t0.shift)
 	fl := f & t0.low
 	data := b.tabs[0].data
-	for p := int(d[j]); p < int(d[j+1]); p++ {
+	for p := int(lo); p < int(hi); p++ {
 		if binary.LittleEndian.Uint64(data[p*t0.stride:])&t0.low == fl && !bitGet(b.dead, p) {
 			dst = append(dst, Hit{ID: b.ids[p], Distance: dist})
 		}

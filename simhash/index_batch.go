@@ -141,7 +141,7 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
 	for t := range l.nprobe[k] {
 		v := l.permute(t, q)
 		bq.qt[t] = v
-		prefetch.Add(&pl, b.tabs[t].dir, int(v>>l.tables[t].shift))
+		b.tabs[t].prefetchBucket(&pl, v>>l.tables[t].shift)
 		if buffered {
 			prefetch.Add(&pl, bf.heads[t], int(v>>bf.shift[t]))
 		}
@@ -159,9 +159,7 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 	for t := range l.nprobe[k] {
 		tl := &l.tables[t]
 		v := bq.qt[t]
-		d := b.tabs[t].dir
-		j := v >> tl.shift
-		lo, hi := d[j], d[j+1]
+		lo, hi := b.tabs[t].bucket(v >> tl.shift)
 		bq.lo[t], bq.hi[t] = lo, hi
 		if lo < hi {
 			pl.Span(b.tabs[t].data, int(lo)*tl.stride, int(hi)*tl.stride+8)
@@ -217,7 +215,9 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 				f := q ^ diff
 				bq.pend[bq.npend], bq.ndis[bq.npend] = f, dist
 				bq.npend++
-				prefetch.Elem(b.tabs[0].dir, int(f>>t0.shift))
+				var pl prefetch.List
+				b.tabs[0].prefetchBucket(&pl, f>>t0.shift)
+				pl.Flush()
 				// equal entries are one fingerprint, resolved at once
 				for x+stride < end && binary.LittleEndian.Uint64(data[x+stride:])&low == v {
 					x += stride
@@ -254,8 +254,7 @@ func (ix *Index) batchResolve(bq *batchQuery) {
 	t0 := &ix.lay.tables[0]
 	tab := &ix.base.tabs[0]
 	for p, f := range bq.pend[:bq.npend] {
-		j := f >> t0.shift
-		lo, hi := tab.dir[j], tab.dir[j+1]
+		lo, hi := tab.bucket(f >> t0.shift)
 		bq.plo[p], bq.phi[p] = lo, hi
 		prefetch.Span(tab.data, int(lo)*t0.stride, int(hi)*t0.stride+8)
 	}

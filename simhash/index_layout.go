@@ -454,7 +454,8 @@ func (l *layout) bytesPerEntry(n int) float64 {
 	var bpe, dirs, heads float64
 	for _, t := range l.tables {
 		bpe += float64(t.stride)
-		dirs += 4 * float64(uint64(1)<<uint(t.dbits)+1)
+		nb := float64(uint64(1)<<uint(t.dbits) + 1)
+		dirs += 4*nb + 2*nb + 4*nb/compactGroup // dir and its compact copy
 		heads += 8 * math.Exp2(float64(min(bb, t.prefix)))
 	}
 	// ids, id lookup (position + tag) and its directory, tombstones

@@ -79,6 +79,9 @@ func (ix *Index) merge() {
 
 	others() // what the workers left, or all
 	wg.Wait()
+	for t := range nb.tabs {
+		nb.tabs[t].setCompact()
+	}
 	ix.base = nb
 	bf.reset(l, mergeThreshold(n))
 }

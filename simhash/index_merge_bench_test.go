@@ -65,7 +65,7 @@ func cloneBase(b base) base {
 	c := b
 	c.tabs = make([]table, len(b.tabs))
 	for t, tb := range b.tabs {
-		c.tabs[t] = table{data: slices.Clone(tb.data), dir: slices.Clone(tb.dir)}
+		c.tabs[t] = table{data: slices.Clone(tb.data), dir: slices.Clone(tb.dir), cdir: slices.Clone(tb.cdir), cbase: slices.Clone(tb.cbase)}
 	}
 	c.ids, c.dead = slices.Clone(b.ids), slices.Clone(b.dead)
 	c.idDir, c.idPos = slices.Clone(b.idDir), slices.Clone(b.idPos)

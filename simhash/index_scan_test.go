@@ -90,3 +90,30 @@ func BenchmarkScanBucket(b *testing.B) {
 		})
 	}
 }
+
+// TestTableBucket checks the compact directory against dir for random
+// bucket sizes, and that a group of 64 buckets holding 65,536 entries or
+// more falls back to dir.
+func TestTableBucket(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 4))
+	for _, crowded := range []bool{false, true} {
+		dir := make([]uint32, 1<<10+1)
+		for j := 1; j < len(dir); j++ {
+			size := uint32(r.IntN(40))
+			if crowded && j == 300 {
+				size = 70000
+			}
+			dir[j] = dir[j-1] + size
+		}
+		tb := table{dir: dir}
+		tb.setCompact()
+		if (tb.cdir == nil) != crowded {
+			t.Fatalf("crowded %v: compact directory present = %v", crowded, tb.cdir != nil)
+		}
+		for j := range uint64(len(dir) - 1) {
+			if lo, hi := tb.bucket(j); lo != dir[j] || hi != dir[j+1] {
+				t.Fatalf("crowded %v: bucket(%d) = %d, %d; want %d, %d", crowded, j, lo, hi, dir[j], dir[j+1])
+			}
+		}
+	}
+}
