@@ -8,25 +8,30 @@ import (
 
 // The benchmarks run at 1,000,000 random fingerprints and k = 3:
 //
-//	go test -run='^$' -bench='IndexQuery1M|IndexInsert1M|LinearScan1M' -benchmem -cpu=1 -count=6 ./simhash/
+//	go test -run='^$' -bench='IndexQuery1M|IndexInsert1M|IndexInsertBatch1M|LinearScan1M' -benchmem -cpu=1 -count=6 ./simhash/
 //
 // Plan at 1M, k <= 3: 4 blocks of 16 bits, 4 tables (C(4,1), 1 exact
-// block), 16-bit prefix, 16-bit directory; 43.5 B/entry (estimate),
-// 15.3 candidates/probe, 61/query. Medians (benchstat, -count=6) on a shared
-// 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1, with the other core mostly idle:
+// block), 4 probes/query, 16-bit prefix, 16-bit directory; 45.1 B/entry
+// (estimate, buffer at its largest), 15.3 candidates/probe, 61/query.
+// Medians of 6 (benchstat), alternating with the binary of the session
+// before (caf2cda) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1:
 //
-//	IndexQuery1M/random  1.391M queries/s ± 18%   40.87 B/entry   0 allocs/op
-//	IndexQuery1M/near    796.6k queries/s ±  8%   40.87 B/entry   0 allocs/op
-//	IndexInsert1M        456.5k inserts/s ± 17%   40.44 B/entry   (1 query per insert)
-//	LinearScan1M          1.011k queries/s ± 11%
+//	                     caf2cda          now
+//	IndexQuery1M/random  1.58 M/s ± 21%   1.75 M/s ± 36%   42.46 B/entry, 0 allocs/op
+//	IndexQuery1M/near    1.03 M/s ± 15%   1.09 M/s ± 15%
+//	  random-batch                        2.39 M/s ± 26%   (6 runs: 2.09-3.03 M/s)
+//	  near-batch                          1.92 M/s ± 10%
+//	IndexInsert1M        571 k/s ± 20%    675 k/s ± 13%    (one query per insert)
+//	IndexInsertBatch1M                    980 k/s ± 12%    (6 runs: 0.95-1.10 M/s)
+//	LinearScan1M         1,138/s ± 17%    1,135/s ± 23%
 //
-// that is about 1,400 times the linear scan for random queries and 800 times
-// for near ones. The targets (3 M queries/s, 1 M inserts/s) are not
-// met here: a random query costs two rounds of dependent cache misses (bucket
-// directory, then bucket) in four tables plus the insert buffer's chains, and
-// a dependent miss costs ~180 ns on this VM. A directory-free bucketised
-// variant with 32-bit pre-filters was tried: no faster, 31 % slower inserts,
-// 47.9 B/entry.
+// so a query is about 1,500 times the linear scan and a batched one about
+// 2,100 times. The machine drifted by up to 1.8x during the session for the
+// same binary (IndexQuery1M/random of caf2cda: 535 ns at the start, 650-950
+// ns later), so only ratios within one run mean much. What a query costs:
+// two rounds of dependent cache misses (directory entries, then buckets; a
+// miss costs 160-180 ns here) and ~200 ns of work; QueryBatch overlaps the
+// misses of consecutive queries (prefetching), AddBatch those of inserts.
 const benchSize = 1_000_000
 
 var benchData = sync.OnceValue(func() []Fingerprint {
