@@ -31,8 +31,8 @@ type List struct {
 	a [ListSize]uintptr
 }
 
-// Elem adds the line holding s[i], if i is in range.
-func (l *List) Elem(s unsafe.Pointer, size uintptr, i, n int) {
+// elem adds the line of element i of n, of size bytes each, at s.
+func (l *List) elem(s unsafe.Pointer, size uintptr, i, n int) {
 	if uint(i) < uint(n) && l.n < ListSize {
 		l.a[l.n] = uintptr(s) + uintptr(i)*size
 		l.n++
@@ -69,7 +69,7 @@ func (l *List) Len() int { return l.n }
 // Add adds the line holding s[i] to l, if i is in range.
 func Add[S ~[]E, E any](l *List, s S, i int) {
 	if uint(i) < uint(len(s)) {
-		l.Elem(unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(s[0]), i, len(s))
+		l.elem(unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(s[0]), i, len(s))
 	}
 }
 
