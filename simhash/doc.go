@@ -53,10 +53,10 @@
 // scan (BenchmarkLinearScan1M). A query spends most of that time waiting for
 // memory; Index.QueryBatch and Index.AddBatch run many queries or inserts as
 // a pipeline whose waits overlap (prefetching), 1.4 to 1.8 times as many per
-// second. The index's cost grows with k: for small k every table needs one block to
-// match exactly; for larger k (multi-index hashing,
-// Norouzi, Punjani and Fleet, CVPR 2012) each table is probed at every key
-// within a small radius of the query's block. At k = 8 (the default T_B) and a
+// second. The index's cost grows with k: for small k every table needs one
+// block to match exactly; for larger k (multi-index hashing, Norouzi,
+// Punjani and Fleet, CVPR 2012) each table is probed at every key within a
+// small radius of the query's block. At k = 8 (the default T_B) and a
 // million fingerprints that is 3 tables of 21–22 bits probed within radius 2:
 // about 20,000 queries/s against 1,000 for a scan (BenchmarkIndexQueryK8), and
 // 6 µs per Match at 100,000 kept pages (BenchmarkDetectorMatch).
