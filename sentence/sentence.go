@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/verify"
 )
 
 // DefaultThreshold is T_s when Options.Threshold is zero: 24 sentences,
@@ -157,7 +158,8 @@ func abs(x int) int {
 // Verify returns the candidates whose kept sentence counts are within T_s of
 // d's, closest first (ties by ID), scored with |S_d − S_k|. The candidates'
 // incoming scores are ignored; candidates this detector does not keep are
-// dropped, since they cannot be compared.
+// dropped, since they cannot be compared, and a repeated candidate is
+// reported once.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	s, err := Count(d)
 	if err != nil {
@@ -165,18 +167,11 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 	}
 	det.mu.RLock()
 	defer det.mu.RUnlock()
-	var ms []neardup.Match
-	for _, c := range candidates {
-		sd, ok := det.count[c.ID]
-		if !ok {
-			continue
-		}
-		if delta := abs(sd - s); delta <= det.Tolerance(s) {
-			ms = append(ms, neardup.Match{ID: c.ID, Score: float64(delta)})
-		}
-	}
-	neardup.SortMatches(ms)
-	return ms, nil
+	return verify.Candidates(candidates, func(id string) (float64, bool) {
+		sd, ok := det.count[id]
+		delta := abs(sd - s)
+		return float64(delta), ok && delta <= det.Tolerance(s)
+	}), nil
 }
 
 // Add keeps d's sentence count. An ID already kept returns an error wrapping

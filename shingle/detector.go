@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/verify"
 )
 
 // DefaultThreshold is the dissimilarity below which two documents are
@@ -324,20 +325,13 @@ func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]n
 	}
 	dt.mu.RLock()
 	defer dt.mu.RUnlock()
-	var out []neardup.Match
-	seen := make(map[string]struct{}, len(candidates))
-	for _, c := range candidates {
-		e, ok := dt.docs[c.ID]
-		if _, dup := seen[c.ID]; !ok || dup {
-			continue
+	return verify.Candidates(candidates, func(id string) (float64, bool) {
+		e, ok := dt.docs[id]
+		if !ok {
+			return 0, false
 		}
-		seen[c.ID] = struct{}{}
-		if s, ok := dt.score(v, e.v); ok {
-			out = append(out, neardup.Match{ID: e.id, Score: s})
-		}
-	}
-	neardup.SortMatches(out)
-	return out, nil
+		return dt.score(v, e.v)
+	}), nil
 }
 
 // Interface checks.

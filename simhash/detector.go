@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/verify"
 )
 
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
@@ -192,7 +193,8 @@ func (det *Detector) match(fp Fingerprint, hits []Hit) ([]neardup.Match, []Hit) 
 // Verify returns the candidates whose kept fingerprints are within T_B bits
 // of d's, closest first (ties by ID), scored with the distance in bits. The
 // candidates' incoming scores are ignored; candidates this detector does not
-// keep are dropped, since they cannot be compared.
+// keep are dropped, since they cannot be compared, and a repeated candidate
+// is reported once.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	fp, err := Of(d)
 	if err != nil {
@@ -200,18 +202,14 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 	}
 	det.mu.RLock()
 	defer det.mu.RUnlock()
-	var ms []neardup.Match
-	for _, c := range candidates {
-		i, ok := det.slot[c.ID]
+	return verify.Candidates(candidates, func(id string) (float64, bool) {
+		i, ok := det.slot[id]
 		if !ok {
-			continue
+			return 0, false
 		}
-		if dist := Distance(fp, det.fps[i]); dist <= det.maxDist {
-			ms = append(ms, neardup.Match{ID: c.ID, Score: float64(dist)})
-		}
-	}
-	neardup.SortMatches(ms)
-	return ms, nil
+		dist := Distance(fp, det.fps[i])
+		return float64(dist), dist <= det.maxDist
+	}), nil
 }
 
 // Add keeps d's fingerprint. An ID already kept returns an error wrapping
