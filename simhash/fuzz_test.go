@@ -115,10 +115,7 @@ func FuzzIndex(f *testing.F) {
 				live = append(live, ids...)
 			case 5:
 				if len(live) > 0 {
-					i := int(a) % len(live)
-					id := live[i]
-					live[i] = live[len(live)-1]
-					live = live[:len(live)-1]
+					id := takeAt(&live, int(a)%len(live))
 					if err := ix.Remove(id); err != nil {
 						t.Fatal(err)
 					}

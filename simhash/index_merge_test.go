@@ -126,10 +126,7 @@ func TestIndexMergeInvariants(t *testing.T) {
 					ref[id] = fp
 					ids = append(ids, id)
 				default:
-					i := r.IntN(len(ids))
-					id := ids[i]
-					ids[i] = ids[len(ids)-1]
-					ids = ids[:len(ids)-1]
+					id := takeAt(&ids, r.IntN(len(ids)))
 					if err := ix.Remove(id); err != nil {
 						t.Fatal(err)
 					}

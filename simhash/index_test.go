@@ -28,6 +28,15 @@ func (s scan) query(fp Fingerprint, k int) []Hit {
 	return sortHits(hits)
 }
 
+// takeAt removes and returns (*ids)[i], moving the last id into its place.
+func takeAt(ids *[]uint64, i int) uint64 {
+	s := *ids
+	id := s[i]
+	s[i] = s[len(s)-1]
+	*ids = s[:len(s)-1]
+	return id
+}
+
 func sortHits(h []Hit) []Hit {
 	slices.SortFunc(h, func(a, b Hit) int { return cmp.Compare(a.ID, b.ID) })
 	return h
@@ -224,10 +233,7 @@ func TestIndexExact(t *testing.T) {
 						}
 					}
 				case x < 8 && len(ids) > 0: // remove
-					i := r.IntN(len(ids))
-					id := ids[i]
-					ids[i] = ids[len(ids)-1]
-					ids = ids[:len(ids)-1]
+					id := takeAt(&ids, r.IntN(len(ids)))
 					if err := ix.Remove(id); err != nil {
 						t.Fatal(err)
 					}
