@@ -752,12 +752,7 @@ var bufferScanFactor = 4
 // table, resolving the ids through table 0 for the other tables.
 func (ix *Index) baseHit(t, kk, i int, cand, qt, q uint64, dst []Hit) []Hit {
 	l := &ix.lay
-	var diff uint64
-	if l.rot != nil {
-		diff = bits.RotateLeft64(cand^qt, -l.rot[t])
-	} else {
-		diff = applySegments(l.tables[t].inv, cand^qt)
-	}
+	diff := l.unpermute(t, cand^qt)
 	if !l.canonical(diff, t, kk) {
 		return dst
 	}

@@ -197,12 +197,7 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 				break
 			}
 			v := binary.LittleEndian.Uint64(data[x:]) & low
-			var diff uint64
-			if l.rot != nil {
-				diff = bits.RotateLeft64(((qt&^low)|v)^qt, -l.rot[t])
-			} else {
-				diff = applySegments(tl.inv, ((qt&^low)|v)^qt)
-			}
+			diff := l.unpermute(t, ((qt&^low)|v)^qt)
 			if !l.canonical(diff, t, k) {
 				continue
 			}

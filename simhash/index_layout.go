@@ -96,6 +96,14 @@ func (l *layout) permute(t int, x uint64) uint64 {
 	return applySegments(l.tables[t].perm, x)
 }
 
+// unpermute returns x, in the bit order of table t, in the original order.
+func (l *layout) unpermute(t int, x uint64) uint64 {
+	if l.rot != nil {
+		return bits.RotateLeft64(x, -l.rot[t])
+	}
+	return applySegments(l.tables[t].inv, x)
+}
+
 // setRotations sets l.rot when every table's permutation is a rotation.
 func (l *layout) setRotations() {
 	if l.multi || len(l.tables) > maxRotTables {
