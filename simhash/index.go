@@ -190,12 +190,16 @@ type base struct {
 // buffer holds the entries added since the last merge, linked into one
 // chain per table (keyed on the table's top bits) and one per id hash.
 //
-// A table's chain head holds, besides the index of the chain's first entry,
-// the low 31 bits of that entry's permuted fingerprint (bits below any key)
-// and whether more entries follow. A query whose own low bits differ from
-// the tag in more than k places skips the first entry without loading it,
-// and a chain of one entry ends there: most chains a random query meets cost
-// the one load of their head, made together with the directory loads.
+// A table's chain head is one word: the index of the chain's first entry, the
+// number of entries (1, 2, 3, or 4 for four or more) and a tag of each of
+// the first three entries: its low tagBits bits of permuted fingerprint
+// (bits below any key). The index takes as many bits as the buffer's size
+// needs and the tags share the rest (15 bits each at a million entries). A
+// query whose own low bits differ from a tag in more than k places need not
+// load that entry, so that a chain of up to three entries, which is nearly
+// every chain (the buffer holds up to about two entries per chain), costs a
+// random query the one load of its head, made together with the directory
+// loads; only the entries whose tags match, and longer chains, are walked.
 type buffer struct {
 	fps     []uint64
 	ids     []uint64
@@ -203,31 +207,55 @@ type buffer struct {
 	ndead   int
 	next    []int32    // links per entry (links of them): entry index+1, 0 ends
 	links   int        // len(tables)+1: a chain per table, then the id chain
-	heads   [][]uint64 // per table: index+1 | tag<<32 | headMore
+	heads   [][]uint64 // per table: index+1 | (count-1)<<idxBits | tags<<(idxBits+2)
+	idxBits uint       // bits of a head's index: bits.Len(limit)
+	tagBits uint       // bits of each of its three tags
 	idHeads []int32    // id chain heads, keyed on mix64(id)
 	shift   []uint     // per chain (tables, then ids): 64 - key bits
 	limit   int
 	probes  []int // probes[k']: chains a multi-probe query at k' looks up
 }
 
-const (
-	headTagMask = 1<<31 - 1 // the tag: low bits of the first entry's permuted fingerprint
-	headMore    = 1 << 63   // more entries follow the first
-)
+// headAdd returns the head of a chain whose head was h once the entry with
+// index i and permuted value key is put in front of it.
+func (bf *buffer) headAdd(h uint64, i int, key uint64) uint64 {
+	ib, w := bf.idxBits, bf.tagBits
+	tags := h >> (ib + 2)
+	n := uint64(0)
+	if h != 0 {
+		n = min(h>>ib&3+1, 3)
+	}
+	tags = (tags<<w | key&(1<<w-1)) & (1<<(3*w) - 1)
+	return uint64(i+1) | n<<ib | tags<<(ib+2)
+}
 
 // first returns the entry at which a query with permuted value qt, at
-// distance k, must start its walk of the chain whose head is h: the head's
-// entry, or when its tag rules that out, the entry after it (0: none).
+// distance k, must start its walk of the chain whose head is h (0: none):
+// the first entry, unless its tag rules it out; then the second, unless the
+// tags rule out every entry of the chain after the first.
 func (bf *buffer) first(h uint64, t int, qt uint64, k int) int32 {
-	e := int32(uint32(h))
+	ib, w := bf.idxBits, bf.tagBits
+	e := int32(h & (1<<ib - 1))
 	if e == 0 {
 		return 0
 	}
-	if bits.OnesCount32(uint32(h>>32&headTagMask^qt&headTagMask)) <= k {
+	mask := uint64(1)<<w - 1
+	q := qt & mask
+	tags := h >> (ib + 2)
+	if bits.OnesCount64(tags&mask^q) <= k {
 		return e
 	}
-	if h&headMore == 0 {
+	switch h >> ib & 3 { // entries - 1
+	case 0:
 		return 0
+	case 1:
+		if bits.OnesCount64(tags>>w&mask^q) > k {
+			return 0
+		}
+	case 2:
+		if bits.OnesCount64(tags>>w&mask^q) > k && bits.OnesCount64(tags>>(2*w)&mask^q) > k {
+			return 0
+		}
 	}
 	return bf.next[int(e-1)*bf.links+t]
 }
@@ -831,6 +859,9 @@ func (bf *buffer) reset(l *layout, limit int) {
 		clear(bf.dead)
 	}
 	bf.limit = limit
+	// a head's index is at most limit, below 1<<30 (maxIndexEntries/8)
+	bf.idxBits = uint(bits.Len(uint(limit)))
+	bf.tagBits = (62 - bf.idxBits) / 3
 	bf.ndead = 0
 	bf.probes = make([]int, l.k+1)
 	for kk := range bf.probes {
@@ -867,12 +898,8 @@ func (bf *buffer) add(l *layout, id, fp uint64) {
 	for t := range T {
 		key := l.permute(t, fp)
 		h := &bf.heads[t][key>>bf.shift[t]]
-		bf.next = append(bf.next, int32(uint32(*h)))
-		nh := uint64(i+1) | (key&headTagMask)<<32
-		if *h != 0 {
-			nh |= headMore
-		}
-		*h = nh
+		bf.next = append(bf.next, int32(*h&(1<<bf.idxBits-1)))
+		*h = bf.headAdd(*h, i, key)
 	}
 	h := &bf.idHeads[mix64(id)>>bf.shift[T]]
 	bf.next = append(bf.next, *h)
