@@ -62,6 +62,39 @@ func TestScanBucket(t *testing.T) {
 	}
 }
 
+// TestAVXEntries checks the share of a bucket scanBucket gives to the
+// AVX-512 kernel: every step's 64-byte load stays within the cache lines of
+// the bytes scanGo reads (the lines queries prefetch), and the kernel stops
+// only where its next step's load would leave them.
+func TestAVXEntries(t *testing.T) {
+	for stride := 1; stride <= 8; stride++ {
+		for p := uintptr(4096); p < 4096+128; p++ {
+			for x := 0; x <= 3*stride; x += stride {
+				for n := 0; n <= 40; n++ {
+					end := x + n*stride
+					m := avxEntries(p, x, end, stride)
+					if m < 0 || m > n {
+						t.Fatalf("stride %d, p %d, x %d, n %d: %d entries", stride, p%64, x, n, m)
+					}
+					lastLine := (p + uintptr(end-stride+7)) / 64
+					fits := func(step int) bool {
+						return (p+uintptr(x+8*step*stride+63))/64 <= lastLine
+					}
+					steps := (m + 7) / 8
+					for s := range steps {
+						if !fits(s) {
+							t.Fatalf("stride %d, p %d, x %d, n %d: step %d of %d entries loads past the bucket's lines", stride, p%64, x, n, s, m)
+						}
+					}
+					if m < n && (m%8 != 0 || fits(steps)) {
+						t.Fatalf("stride %d, p %d, x %d, n %d: stops at %d entries, but step %d fits", stride, p%64, x, n, m, steps)
+					}
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkScanBucket scans buckets of 8 to 24 entries of 6 bytes (the
 // k = 3 layout at a million entries holds 15 on average) with no match, as a
 // random query does; the sizes vary so that loop exits are not predictable.
