@@ -76,9 +76,11 @@ type Hit struct {
 //
 // Add appends to a small buffer indexed by hash chains, one per table, that
 // queries search too (a multi-probe query follows the chains of every key
-// within its radius, or scans the buffer when it is small); a chain's head
-// carries a tag of its first entry, so that most chains cost a query one
-// load. When the buffer reaches 1/8 of the sorted base (or
+// within its radius, or scans the buffer when it is small). A chain's head
+// carries the number and tags of its first three entries, and a two-byte
+// summary of the chain beside it (kept in cache) rules out most chains
+// before their heads are loaded, so that the buffer seldom costs a query a
+// wait for memory of its own. When the buffer reaches 1/8 of the sorted base (or
 // removals make up that much) the buffer is merged into the base in one
 // linear pass per table, bucket by bucket, which copies the unchanged runs
 // and drops removed entries; the id lookup is updated through a map of old
@@ -208,12 +210,42 @@ type buffer struct {
 	next    []int32    // links per entry (links of them): entry index+1, 0 ends
 	links   int        // len(tables)+1: a chain per table, then the id chain
 	heads   [][]uint64 // per table: index+1 | (count-1)<<idxBits | tags<<(idxBits+2)
+	sums    [][]uint16 // per table, beside heads: 0, sumOne|tag, or sumMany
 	idxBits uint       // bits of a head's index: bits.Len(limit)
 	tagBits uint       // bits of each of its three tags
 	idHeads []int32    // id chain heads, keyed on mix64(id)
 	shift   []uint     // per chain (tables, then ids): 64 - key bits
 	limit   int
 	probes  []int // probes[k']: chains a multi-probe query at k' looks up
+}
+
+// Beside each chain head a table keeps a two-byte summary of the chain, in
+// an array a quarter the size of the heads (128 KB per table at a million
+// entries) that mostly stays in cache: 0 for no entry, sumOne with the low
+// 15 bits of permuted fingerprint of a lone entry, or sumMany. Query reads
+// the summaries with the directory entries and loads only the heads they
+// cannot rule out, together with the buckets: a random query then waits
+// for memory twice (buckets, then in one query in seven a chain entry)
+// rather than for the heads too. QueryBatch, whose misses overlap anyway,
+// reads the heads.
+const (
+	sumOne  = 1 << 15
+	sumMany = 1
+)
+
+// sumAdd returns the summary of a chain whose summary was s once an entry
+// with permuted value key is put in front of it.
+func sumAdd(s uint16, key uint64) uint16 {
+	if s == 0 {
+		return sumOne | uint16(key)&(sumOne-1)
+	}
+	return sumMany
+}
+
+// sumSkips reports whether summary s rules out every entry of its chain for
+// a query with permuted value qt at distance k.
+func sumSkips(s uint16, qt uint64, k int) bool {
+	return s == 0 || s&sumOne != 0 && bits.OnesCount16((s^uint16(qt))&(sumOne-1)) > k
 }
 
 // headAdd returns the head of a chain whose head was h once the entry with
@@ -329,8 +361,8 @@ func (ix *Index) MemoryUsage() int {
 		s += cap(t.data) + 4*cap(t.dir) + 2*cap(t.cdir) + 4*cap(t.cbase)
 	}
 	s += 8*cap(bf.fps) + 8*cap(bf.ids) + 8*cap(bf.dead) + 4*cap(bf.next)
-	for _, h := range bf.heads {
-		s += 8 * cap(h)
+	for t := range bf.heads {
+		s += 8*cap(bf.heads[t]) + 2*cap(bf.sums[t])
 	}
 	s += 4 * cap(bf.idHeads)
 	return s
@@ -454,19 +486,21 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	S := bf.links
 	var qt [maxIndexTables]uint64
 	var lo, hi [maxIndexTables]uint32
+	var sum [maxIndexTables]uint16
 	var headH [maxIndexTables]uint64
 	var head [maxIndexTables]int32
 	// Random queries are dominated by cache misses: find every table's
-	// bucket and buffer chain first, then touch the buckets and the first
-	// chain entries, so that all these loads are in flight together before
-	// the scans need them.
+	// bucket and buffer chain summary first, then touch the buckets and
+	// load the chain heads the summaries do not rule out, then the first
+	// entries of the chains to walk, so that the loads of each round are in
+	// flight together before anything needs them.
 	for t := range np {
 		tl := &l.tables[t]
 		v := applySegments(tl.perm, q)
 		qt[t] = v
 		lo[t], hi[t] = b.tabs[t].bucket(v >> tl.shift)
 		if buffered {
-			headH[t] = bf.heads[t][v>>bf.shift[t]]
+			sum[t] = bf.sums[t][v>>bf.shift[t]]
 		}
 	}
 	var touch uint64
@@ -474,7 +508,12 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		data := b.tabs[t].data
 		stride := l.tables[t].stride
 		touch += uint64(data[int(lo[t])*stride] + data[int(hi[t])*stride])
-		if buffered {
+		if buffered && !sumSkips(sum[t], qt[t], k) {
+			headH[t] = bf.heads[t][qt[t]>>bf.shift[t]]
+		}
+	}
+	for t := range np {
+		if headH[t] != 0 {
 			head[t] = bf.first(headH[t], t, qt[t], k)
 		}
 		if e := head[t]; e != 0 {
@@ -534,9 +573,10 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	tabs, tls, rot := b.tabs[:np], l.tables[:np], l.rot[:np]
 	var qtA [maxRotTables]uint64
 	var loA, hiA [maxRotTables]uint32
+	var sumA [maxRotTables]uint16
 	var headHA [maxRotTables]uint64
 	var headA [maxRotTables]int32
-	qt, lo, hi, headH, head := qtA[:np], loA[:np], hiA[:np], headHA[:np], headA[:np]
+	qt, lo, hi, sum, headH, head := qtA[:np], loA[:np], hiA[:np], sumA[:np], headHA[:np], headA[:np]
 	for t := range qt {
 		qt[t] = bits.RotateLeft64(q, rot[t])
 	}
@@ -546,13 +586,14 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	buffered := len(bf.fps) > 0
 	S := bf.links
 	if buffered {
-		heads, shift := bf.heads[:np], bf.shift[:np]
-		for t := range heads {
-			headH[t] = heads[t][qt[t]>>shift[t]]
+		sums, shift := bf.sums[:np], bf.shift[:np]
+		for t := range sums {
+			sum[t] = sums[t][qt[t]>>shift[t]]
 		}
 	}
-	// touch every cache line of the buckets and the first entry of every
-	// chain before scanning any, so that their misses overlap
+	// touch every cache line of the buckets and load the chain heads the
+	// summaries do not rule out, then the first entry of every chain to
+	// walk, before scanning any, so that their misses overlap
 	var touch uint64
 	for t := range tabs {
 		data, stride := tabs[t].data, tls[t].stride
@@ -563,6 +604,12 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		touch += uint64(data[end])
 	}
 	if buffered {
+		heads, shift := bf.heads[:np], bf.shift[:np]
+		for t := range heads {
+			if !sumSkips(sum[t], qt[t], k) {
+				headH[t] = heads[t][qt[t]>>shift[t]]
+			}
+		}
 		fps, next := bf.fps, bf.next
 		for t, h := range headH {
 			e := bf.first(h, t, qt[t], k)
@@ -838,10 +885,12 @@ func (bf *buffer) reset(l *layout, limit int) {
 	if bf.limit != limit || bf.heads == nil {
 		bf.links = S
 		bf.heads = make([][]uint64, T)
+		bf.sums = make([][]uint16, T)
 		bf.shift = make([]uint, S)
 		for t := range T {
 			kb := min(bb, l.tables[t].prefix)
 			bf.heads[t] = make([]uint64, 1<<kb)
+			bf.sums[t] = make([]uint16, 1<<kb)
 			bf.shift[t] = uint(64 - kb)
 		}
 		bf.idHeads = make([]int32, 1<<bb)
@@ -851,8 +900,9 @@ func (bf *buffer) reset(l *layout, limit int) {
 		bf.next = make([]int32, 0, limit*S)
 		bf.dead = make([]uint64, (limit+63)/64)
 	} else {
-		for _, h := range bf.heads {
-			clear(h)
+		for t := range bf.heads {
+			clear(bf.heads[t])
+			clear(bf.sums[t])
 		}
 		clear(bf.idHeads)
 		bf.fps, bf.ids, bf.next = bf.fps[:0], bf.ids[:0], bf.next[:0]
@@ -883,7 +933,9 @@ func (bf *buffer) prefetchHeads(l *layout, fp uint64) {
 // fp joins.
 func (bf *buffer) prefetchHeadsTo(pl *prefetch.List, l *layout, fp uint64) {
 	for t, h := range bf.heads {
-		prefetch.Add(pl, h, int(l.permute(t, fp)>>bf.shift[t]))
+		j := int(l.permute(t, fp) >> bf.shift[t])
+		prefetch.Add(pl, h, j)
+		prefetch.Add(pl, bf.sums[t], j)
 	}
 }
 
@@ -897,9 +949,11 @@ func (bf *buffer) add(l *layout, id, fp uint64) {
 	T := len(bf.heads)
 	for t := range T {
 		key := l.permute(t, fp)
-		h := &bf.heads[t][key>>bf.shift[t]]
+		j := key >> bf.shift[t]
+		h := &bf.heads[t][j]
 		bf.next = append(bf.next, int32(*h&(1<<bf.idxBits-1)))
 		*h = bf.headAdd(*h, i, key)
+		bf.sums[t][j] = sumAdd(bf.sums[t][j], key)
 	}
 	h := &bf.idHeads[mix64(id)>>bf.shift[T]]
 	bf.next = append(bf.next, *h)

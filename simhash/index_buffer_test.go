@@ -10,6 +10,9 @@ import (
 // TestBufferChainHeads checks the chain heads' tags: walking from first
 // reaches every entry of a chain whose tag is within k of the query's, and a
 // chain of up to three entries none of whose tags is within k costs no walk.
+// It checks the chain summaries likewise: they never rule out a chain with
+// an entry whose low 15 bits are within k, and rule out a lone entry whose
+// low bits are not.
 func TestBufferChainHeads(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 3))
 	for _, limit := range []int{256, 1000, 1 << 17} {
@@ -21,6 +24,7 @@ func TestBufferChainHeads(t *testing.T) {
 		for trial := range 2000 {
 			m := 1 + trial%6
 			var h uint64
+			var sum uint16
 			keys := make([]uint64, m)   // keys[j]: the entry j links from the head
 			entries := make([]int32, m) // index+1
 			for j := m - 1; j >= 0; j-- {
@@ -34,6 +38,7 @@ func TestBufferChainHeads(t *testing.T) {
 				}
 				bf.next[i] = int32(h & (1<<bf.idxBits - 1))
 				h = bf.headAdd(h, i, key)
+				sum = sumAdd(sum, key)
 				keys[j], entries[j] = key, int32(i+1)
 			}
 			if got := int32(h & (1<<bf.idxBits - 1)); got != entries[0] {
@@ -60,8 +65,18 @@ func TestBufferChainHeads(t *testing.T) {
 				if !near && m <= 3 && len(walked) > 0 {
 					t.Fatalf("limit %d, %d entries, k %d: walked %d entries though no tag is within k", limit, m, k, len(walked))
 				}
+				near15 := false
+				for _, key := range keys {
+					near15 = near15 || bits.OnesCount64((key^q)&(sumOne-1)) <= k
+				}
+				if skip := sumSkips(sum, q, k); skip && near15 || m == 1 && !skip && !near15 {
+					t.Fatalf("%d entries, k %d: summary %#x rules the chain out = %v, an entry's low bits within k = %v", m, k, sum, skip, near15)
+				}
 			}
 		}
+	}
+	if !sumSkips(0, 0, 0) {
+		t.Fatal("the summary of an empty chain does not rule it out")
 	}
 	// the index field holds the largest buffer
 	bf := &buffer{idxBits: 30, tagBits: 10}

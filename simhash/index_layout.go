@@ -463,8 +463,8 @@ func (l *layout) bytesPerEntry(n int) float64 {
 	for _, t := range l.tables {
 		bpe += float64(t.stride)
 		nb := float64(uint64(1)<<uint(t.dbits) + 1)
-		dirs += 4*nb + 2*nb + 4*nb/compactGroup // dir and its compact copy
-		heads += 8 * math.Exp2(float64(min(bb, t.prefix)))
+		dirs += 4*nb + 2*nb + 4*nb/compactGroup                  // dir and its compact copy
+		heads += (8 + 2) * math.Exp2(float64(min(bb, t.prefix))) // heads, summaries
 	}
 	// ids, id lookup (position + tag) and its directory, tombstones
 	idDir := 4 * math.Exp2(float64(max(bits.Len(uint(n))-4, 1)))

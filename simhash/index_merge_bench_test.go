@@ -79,8 +79,10 @@ func cloneBuffer(bf buffer) buffer {
 	c.next = append(make([]int32, 0, cap(bf.next)), bf.next...)
 	c.dead = slices.Clone(bf.dead)
 	c.heads = make([][]uint64, len(bf.heads))
+	c.sums = make([][]uint16, len(bf.sums))
 	for t, h := range bf.heads {
 		c.heads[t] = slices.Clone(h)
+		c.sums[t] = slices.Clone(bf.sums[t])
 	}
 	c.idHeads = slices.Clone(bf.idHeads)
 	c.shift = slices.Clone(bf.shift)
