@@ -266,30 +266,41 @@ func (bf *buffer) headAdd(h uint64, i int, key uint64) uint64 {
 // the first entry, unless its tag rules it out; then the second, unless the
 // tags rule out every entry of the chain after the first.
 func (bf *buffer) first(h uint64, t int, qt uint64, k int) int32 {
+	e, near, rest := bf.scope(h, qt, k)
+	switch {
+	case near:
+		return e
+	case rest:
+		return bf.next[int(e-1)*bf.links+t]
+	}
+	return 0
+}
+
+// scope reads the head h of a chain for a query with permuted value qt at
+// distance k: the chain's first entry e (0: none), whether its tag leaves
+// it possibly within k (near), and whether the tags and count leave any
+// entry after it possibly within k (rest).
+func (bf *buffer) scope(h, qt uint64, k int) (e int32, near, rest bool) {
 	ib, w := bf.idxBits, bf.tagBits
-	e := int32(h & (1<<ib - 1))
+	e = int32(h & (1<<ib - 1))
 	if e == 0 {
-		return 0
+		return 0, false, false
 	}
 	mask := uint64(1)<<w - 1
 	q := qt & mask
 	tags := h >> (ib + 2)
-	if bits.OnesCount64(tags&mask^q) <= k {
-		return e
-	}
+	near = bits.OnesCount64(tags&mask^q) <= k
 	switch h >> ib & 3 { // entries - 1
 	case 0:
-		return 0
+		rest = false
 	case 1:
-		if bits.OnesCount64(tags>>w&mask^q) > k {
-			return 0
-		}
+		rest = bits.OnesCount64(tags>>w&mask^q) <= k
 	case 2:
-		if bits.OnesCount64(tags>>w&mask^q) > k && bits.OnesCount64(tags>>(2*w)&mask^q) > k {
-			return 0
-		}
+		rest = bits.OnesCount64(tags>>w&mask^q) <= k || bits.OnesCount64(tags>>(2*w)&mask^q) <= k
+	default:
+		rest = true
 	}
-	return bf.next[int(e-1)*bf.links+t]
+	return e, near, rest
 }
 
 // NewIndex returns an empty Index for opts. Options out of range return an

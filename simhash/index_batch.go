@@ -61,7 +61,9 @@ type batchQuery struct {
 	q      uint64
 	qt     [batchTables]uint64
 	lo, hi [batchTables]uint32
-	head   [batchTables]int32
+	head   [batchTables]int32 // buffer chain entry to go on from (0: none)
+	near   uint32             // tables whose head entry's tag is within k
+	rest   uint32             // tables whose chain may hold hits after it
 
 	over bool // more hits than the arrays hold: answer with query
 	// hits of table 0 and resolved ones: positions in table 0
@@ -84,10 +86,12 @@ type batchQuery struct {
 //
 //	start    permute, prefetch directory entries and chain heads
 //	load     read them, prefetch buckets and first chain entries
-//	scan     scan buckets and chains; table 0 hits become positions,
-//	         other tables' hits fingerprints to resolve (prefetch table 0's
-//	         directory entries for them)
-//	resolve  read those entries, prefetch their table 0 buckets
+//	scan     check the first chain entries, prefetch the second ones;
+//	         scan buckets: table 0 hits become positions, other tables'
+//	         hits fingerprints to resolve (prefetch table 0's directory
+//	         entries for them)
+//	resolve  walk the rest of the chains; read those directory entries,
+//	         prefetch their table 0 buckets
 //	locate   find the positions in those buckets, prefetch ids and
 //	         tombstones of every position
 //	emit     (same step as the next query's start) append the hits
@@ -119,7 +123,7 @@ func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]
 			ix.batchScan(&ring[j%len(ring)], k)
 		}
 		if j := i - 3*D; j >= 0 && j < n {
-			ix.batchResolve(&ring[j%len(ring)])
+			ix.batchResolve(&ring[j%len(ring)], k)
 		}
 		if j := i - 4*D; j >= 0 && j < n {
 			ix.batchLocate(&ring[j%len(ring)])
@@ -137,6 +141,7 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
 	bq.q = q
 	bq.over = false
 	bq.npos, bq.npend, bq.nbuf = 0, 0, 0
+	bq.near, bq.rest = 0, 0
 	var pl prefetch.List
 	for t := range l.nprobe[k] {
 		v := l.permute(t, q)
@@ -166,10 +171,15 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 		}
 		bq.head[t] = 0
 		if buffered {
-			e := bf.first(bf.heads[t][v>>bf.shift[t]], t, v, k)
-			bq.head[t] = e
-			if e != 0 {
+			e, near, rest := bf.scope(bf.heads[t][v>>bf.shift[t]], v, k)
+			if near {
+				bq.head[t] = e
+				bq.near |= 1 << t
 				prefetch.Add(&pl, bf.fps, int(e-1))
+			}
+			if rest {
+				bq.head[t] = e
+				bq.rest |= 1 << t
 				prefetch.Add(&pl, bf.next, int(e-1)*bf.links+t)
 			}
 		}
@@ -177,15 +187,35 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 	pl.Flush()
 }
 
-// batchScan scans the query's buckets and buffer chains: hits of table 0
-// become positions, hits of the other tables fingerprints to resolve, whose
-// table 0 directory entries it prefetches.
+// batchScan checks the first entries of the query's buffer chains and
+// prefetches the second ones, and scans its buckets: hits of table 0 become
+// positions, hits of the other tables fingerprints to resolve, whose table 0
+// directory entries it prefetches.
 func (ix *Index) batchScan(bq *batchQuery, k int) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	q := bq.q
 	np := l.nprobe[k]
 	t0 := &l.tables[0]
+	if bq.near|bq.rest != 0 {
+		S := bf.links
+		var pl prefetch.List
+		for m := bq.near | bq.rest; m != 0; m &= m - 1 {
+			t := bits.TrailingZeros32(m)
+			i := int(bq.head[t] - 1)
+			if bq.near>>t&1 != 0 {
+				bq.bufHit(bf, l, i, t, q, k)
+			}
+			bq.head[t] = 0
+			if bq.rest>>t&1 != 0 {
+				e := bf.next[i*S+t]
+				bq.head[t] = e
+				prefetch.Add(&pl, bf.fps, int(e-1))
+				prefetch.Add(&pl, bf.next, int(e-1)*S+t)
+			}
+		}
+		pl.Flush()
+	}
 	for t := range np {
 		tl := &l.tables[t]
 		qt := bq.qt[t]
@@ -223,30 +253,40 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 			}
 		}
 	}
-	S := bf.links
-	for t := range np {
-		for e := bq.head[t]; e != 0; e = bf.next[int(e-1)*S+t] {
-			i := int(e - 1)
-			diff := bf.fps[i] ^ q
-			if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
-				if bq.nbuf == batchHits {
-					bq.over = true
-					return
-				}
-				bq.buf[bq.nbuf] = Hit{ID: bf.ids[i], Distance: d}
-				bq.nbuf++
-			}
+}
+
+// bufHit records buffer entry i as a hit of table t if it is one.
+func (bq *batchQuery) bufHit(bf *buffer, l *layout, i, t int, q uint64, k int) {
+	diff := bf.fps[i] ^ q
+	if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
+		if bq.nbuf == batchHits {
+			bq.over = true
+			return
 		}
+		bq.buf[bq.nbuf] = Hit{ID: bf.ids[i], Distance: d}
+		bq.nbuf++
 	}
 }
 
-// batchResolve reads table 0's directory entries for the fingerprints to
-// resolve and prefetches their buckets.
-func (ix *Index) batchResolve(bq *batchQuery) {
+// batchResolve walks the rest of the query's buffer chains (their next
+// entries by now in cache), reads table 0's directory entries for the
+// fingerprints to resolve and prefetches their buckets.
+func (ix *Index) batchResolve(bq *batchQuery, k int) {
 	if bq.over {
 		return
 	}
-	t0 := &ix.lay.tables[0]
+	l, bf := &ix.lay, &ix.buf
+	S := bf.links
+	for m := bq.rest; m != 0; m &= m - 1 {
+		t := bits.TrailingZeros32(m)
+		for e := bq.head[t]; e != 0 && !bq.over; e = bf.next[int(e-1)*S+t] {
+			bq.bufHit(bf, l, int(e-1), t, bq.q, k)
+		}
+	}
+	if bq.over {
+		return
+	}
+	t0 := &l.tables[0]
 	tab := &ix.base.tabs[0]
 	for p, f := range bq.pend[:bq.npend] {
 		lo, hi := tab.bucket(f >> t0.shift)
