@@ -21,17 +21,21 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL DX, edx+4(FP)
 	RET
 
-// func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte) int
+// func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte, lastLine uintptr) int
 //
 // Each step loads the next min(8, left) entries with a masked byte load
 // (bytes past them are neither read nor faulted on), spreads them into
 // eight 64-bit lanes with VPERMB, and compares popcount((lane & low) ^ q)
-// with k in every lane at once.
-TEXT ·scanAVX512(SB), NOSPLIT, $0-64
+// with k in every lane at once. A step whose 64 bytes would reach past the
+// line at lastLine loads that line instead, with the entries at their
+// offset in it (the permutation shifted by it), so that no load touches a
+// line after it.
+TEXT ·scanAVX512(SB), NOSPLIT, $0-72
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ stride+16(FP), DX
 	MOVQ perm+48(FP), DI
+	MOVQ lastLine+56(FP), R15
 	VPBROADCASTQ low+24(FP), Z1
 	VPBROADCASTQ q+32(FP), Z2
 	VPBROADCASTQ k+40(FP), Z3
@@ -48,14 +52,18 @@ loop:
 	MOVQ $8, R10
 	CMPQ R9, R10
 	CMOVQLT R9, R10 // entries this step
+	BZHIQ R10, R12, R13
+	KMOVQ R13, K3
 	MOVQ R10, R11
 	IMULQ DX, R11 // bytes this step
 	BZHIQ R11, R12, R13
+	CMPQ SI, R15
+	JHI  tail
 	KMOVQ R13, K1
-	BZHIQ R10, R12, R13
-	KMOVQ R13, K3
 	VMOVDQU8.Z (SI), K1, Z0
 	VPERMB Z0, Z4, Z0
+
+test:
 	VPANDQ Z1, Z0, Z0
 	VPXORQ Z2, Z0, Z0
 	VPOPCNTQ Z0, Z0
@@ -67,14 +75,27 @@ loop:
 	ADDQ R8, SI
 	JMP  loop
 
+tail:
+	// the entries start d = SI - lastLine bytes into the last line, and
+	// end within it
+	MOVQ SI, BX
+	SUBQ R15, BX
+	SHLXQ BX, R13, R13
+	KMOVQ R13, K1
+	VMOVDQU8.Z (R15), K1, Z0
+	VPBROADCASTB BX, Z5
+	VPADDB Z4, Z5, Z5
+	VPERMB Z0, Z5, Z0
+	JMP  test
+
 found:
 	TZCNTQ R14, R14
 	ADDQ R14, AX
-	MOVQ AX, ret+56(FP)
+	MOVQ AX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 none:
-	MOVQ CX, ret+56(FP)
+	MOVQ CX, ret+64(FP)
 	VZEROUPPER
 	RET
