@@ -11,27 +11,34 @@ import (
 //	go test -run='^$' -bench='IndexQuery1M|IndexInsert1M|IndexInsertBatch1M|LinearScan1M' -benchmem -cpu=1 -count=6 ./simhash/
 //
 // Plan at 1M, k <= 3: 4 blocks of 16 bits, 4 tables (C(4,1), 1 exact
-// block), 4 probes/query, 16-bit prefix, 16-bit directory; 45.1 B/entry
+// block), 4 probes/query, 16-bit prefix, 16-bit directory; 45.6 B/entry
 // (estimate, buffer at its largest), 15.3 candidates/probe, 61/query.
-// Medians of 6 (benchstat), alternating with the binary of the session
-// before (caf2cda) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1:
+// Medians of 6 (benchstat), alternating with the binary of the session's
+// start (c2ab9c0) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1;
+// two such runs, an hour apart (the machine was noisier in the second):
 //
-//	                     caf2cda          now
-//	IndexQuery1M/random  1.58 M/s ± 21%   1.75 M/s ± 36%   42.46 B/entry, 0 allocs/op
-//	IndexQuery1M/near    1.03 M/s ± 15%   1.09 M/s ± 15%
-//	  random-batch                        2.39 M/s ± 26%   (6 runs: 2.09-3.03 M/s)
-//	  near-batch                          1.92 M/s ± 10%
-//	IndexInsert1M        571 k/s ± 20%    675 k/s ± 13%    (one query per insert)
-//	IndexInsertBatch1M                    980 k/s ± 12%    (6 runs: 0.95-1.10 M/s)
-//	LinearScan1M         1,138/s ± 17%    1,135/s ± 23%
+//	                            c2ab9c0     now        c2ab9c0     now
+//	IndexQuery1M/random         1.33 M/s    1.82 M/s   1.14 M/s    1.32 M/s
+//	IndexQuery1M/random-batch   2.31 M/s    2.97 M/s   2.09 M/s    2.92 M/s
+//	IndexQuery1M/near           0.94 M/s    1.11 M/s   0.78 M/s    0.79 M/s
+//	IndexQuery1M/near-batch     1.66 M/s    1.92 M/s   1.29 M/s    2.11 M/s
+//	IndexInsert1M (+1 query)    628 k/s     698 k/s    529 k/s     590 k/s
+//	IndexInsertBatch1M          975 k/s     948 k/s    733 k/s     928 k/s
+//	LinearScan1M                1,171/s     1,181/s    1,085/s     963/s
+//	B/entry (measured)          42.46       42.99
 //
-// so a query is about 1,500 times the linear scan and a batched one about
-// 2,100 times. The machine drifted by up to 1.8x during the session for the
-// same binary (IndexQuery1M/random of caf2cda: 535 ns at the start, 650-950
-// ns later), so only ratios within one run mean much. What a query costs:
-// two rounds of dependent cache misses (directory entries, then buckets; a
-// miss costs 160-180 ns here) and ~200 ns of work; QueryBatch overlaps the
-// misses of consecutive queries (prefetching), AddBatch those of inserts.
+// (the first run predates the last two commits: QueryBatch's chain stages
+// and the AVX-512 scan's own tail step). Single runs of random-batch reach
+// 3.04-3.26 M/s; a query is about 1,500 times the linear scan, a batched
+// one about 2,500 times. What a query costs: a single Query waits for two
+// rounds of dependent cache misses (directory entries, mostly cached, then
+// buckets; a miss costs 160-180 ns here) plus ~150 ns of work. QueryBatch
+// overlaps the misses of consecutive queries and is then bound by how many
+// lines the memory system delivers: about 18 random lines per query (four
+// directory lines, four buffer chain heads, nine or ten bucket lines), one
+// per ~12 ns on this machine (internal/prefetch BenchmarkMemory). The
+// insert buffer (65,204 entries in this state) costs about 100 ns of a
+// batched query: the same index merged answers in ~220 ns.
 const benchSize = 1_000_000
 
 var benchData = sync.OnceValue(func() []Fingerprint {
