@@ -78,10 +78,10 @@ type Hit struct {
 // queries search too (a multi-probe query follows the chains of every key
 // within its radius, or scans the buffer when it is small). A chain's head
 // carries the number and tags of its first three entries, and a two-byte
-// summary of the chain beside it (kept in cache) rules out most chains
-// before their heads are loaded, so that the buffer seldom costs a query a
-// wait for memory of its own. When the buffer reaches 1/8 of the sorted base (or
-// removals make up that much) the buffer is merged into the base in one
+// summary of the chain beside it (mostly cached) lets Query skip the heads
+// of about three chains in four; it loads the others with its buckets.
+// When the buffer reaches 1/8 of the sorted base (or removals make up that
+// much) the buffer is merged into the base in one
 // linear pass per table, bucket by bucket, which copies the unchanged runs
 // and drops removed entries; the id lookup is updated through a map of old
 // to new positions rather than rebuilt. Inserts are amortised O(1) in the
