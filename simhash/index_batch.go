@@ -167,7 +167,7 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 		lo, hi := b.tabs[t].bucket(v >> tl.shift)
 		bq.lo[t], bq.hi[t] = lo, hi
 		if lo < hi {
-			pl.Span(b.tabs[t].data, int(lo)*tl.stride, int(hi)*tl.stride+8-tl.stride)
+			pl.Span(b.tabs[t].data, int(lo)*tl.stride, scanEnd(int(hi)*tl.stride, tl.stride))
 		}
 		bq.head[t] = 0
 		if buffered {
@@ -291,7 +291,7 @@ func (ix *Index) batchResolve(bq *batchQuery, k int) {
 	for p, f := range bq.pend[:bq.npend] {
 		lo, hi := tab.bucket(f >> t0.shift)
 		bq.plo[p], bq.phi[p] = lo, hi
-		prefetch.Span(tab.data, int(lo)*t0.stride, int(hi)*t0.stride+8-t0.stride)
+		prefetch.Span(tab.data, int(lo)*t0.stride, scanEnd(int(hi)*t0.stride, t0.stride))
 	}
 }
 
