@@ -15,22 +15,23 @@ import (
 // (estimate, buffer at its largest), 15.3 candidates/probe, 61/query.
 // Medians of 6 (benchstat), alternating with the binary of the session's
 // start (c2ab9c0) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1;
-// two such runs, an hour apart (the machine was noisier in the second):
+// the last run of the session, with the final code:
 //
-//	                            c2ab9c0     now        c2ab9c0     now
-//	IndexQuery1M/random         1.33 M/s    1.82 M/s   1.14 M/s    1.32 M/s
-//	IndexQuery1M/random-batch   2.31 M/s    2.97 M/s   2.09 M/s    2.92 M/s
-//	IndexQuery1M/near           0.94 M/s    1.11 M/s   0.78 M/s    0.79 M/s
-//	IndexQuery1M/near-batch     1.66 M/s    1.92 M/s   1.29 M/s    2.11 M/s
-//	IndexInsert1M (+1 query)    628 k/s     698 k/s    529 k/s     590 k/s
-//	IndexInsertBatch1M          975 k/s     948 k/s    733 k/s     928 k/s
-//	LinearScan1M                1,171/s     1,181/s    1,085/s     963/s
+//	                            c2ab9c0     now
+//	IndexQuery1M/random         1.14 M/s    1.65 M/s   (+44 %, p=0.004)
+//	IndexQuery1M/random-batch   2.04 M/s    3.12 M/s   (+53 %, p=0.002; runs 3.07-3.26 M/s)
+//	IndexQuery1M/near           0.85 M/s    0.96 M/s   (+13 %, p=0.015)
+//	IndexQuery1M/near-batch     1.55 M/s    1.90 M/s   (+22 %, p=0.009)
+//	IndexInsert1M (+1 query)    586 k/s     659 k/s    (~, p=0.065)
+//	IndexInsertBatch1M          926 k/s     889 k/s    (~; runs 0.80-1.05 M/s)
+//	LinearScan1M                1,140/s     905/s      (~)
 //	B/entry (measured)          42.46       42.99
 //
-// (the first run predates the last two commits: QueryBatch's chain stages
-// and the AVX-512 scan's own tail step). Single runs of random-batch reach
-// 3.04-3.26 M/s; a query is about 1,500 times the linear scan, a batched
-// one about 2,500 times. What a query costs: a single Query waits for two
+// Two earlier runs of the session, on a noisier machine, gave random-batch
+// 2.31 -> 2.97 and 2.09 -> 2.92 M/s and random 1.33 -> 1.82 and
+// 1.14 -> 1.32 M/s (the first before the last two speed commits). A query
+// is about 1,500 times the linear scan, a batched one about 2,500-3,400
+// times. What a query costs: a single Query waits for two
 // rounds of dependent cache misses (directory entries, mostly cached, then
 // buckets; a miss costs 160-180 ns here) plus ~150 ns of work. QueryBatch
 // overlaps the misses of consecutive queries and is then bound by how many
