@@ -248,6 +248,20 @@ func sumSkips(s uint16, qt uint64, k int) bool {
 	return s == 0 || s&sumOne != 0 && bits.OnesCount16((s^uint16(qt))&(sumOne-1)) > k
 }
 
+// sizeHeads splits a head's word for a buffer of up to limit entries: the
+// index takes bits.Len(limit) bits (below 1<<30: limit is at most
+// maxIndexEntries/8), the count two, and the three tags share the rest.
+func (bf *buffer) sizeHeads(limit int) {
+	bf.idxBits = uint(bits.Len(uint(limit)))
+	bf.tagBits = (62 - bf.idxBits) / 3
+}
+
+// headEntry returns the first entry (index+1, 0: none) of the chain whose
+// head is h.
+func (bf *buffer) headEntry(h uint64) int32 {
+	return int32(h & (1<<bf.idxBits - 1))
+}
+
 // headAdd returns the head of a chain whose head was h once the entry with
 // index i and permuted value key is put in front of it.
 func (bf *buffer) headAdd(h uint64, i int, key uint64) uint64 {
@@ -282,7 +296,7 @@ func (bf *buffer) first(h uint64, t int, qt uint64, k int) int32 {
 // entry after it possibly within k (rest).
 func (bf *buffer) scope(h, qt uint64, k int) (e int32, near, rest bool) {
 	ib, w := bf.idxBits, bf.tagBits
-	e = int32(h & (1<<ib - 1))
+	e = bf.headEntry(h)
 	if e == 0 {
 		return 0, false, false
 	}
@@ -920,9 +934,7 @@ func (bf *buffer) reset(l *layout, limit int) {
 		clear(bf.dead)
 	}
 	bf.limit = limit
-	// a head's index is at most limit, below 1<<30 (maxIndexEntries/8)
-	bf.idxBits = uint(bits.Len(uint(limit)))
-	bf.tagBits = (62 - bf.idxBits) / 3
+	bf.sizeHeads(limit)
 	bf.ndead = 0
 	bf.probes = make([]int, l.k+1)
 	for kk := range bf.probes {
@@ -962,7 +974,7 @@ func (bf *buffer) add(l *layout, id, fp uint64) {
 		key := l.permute(t, fp)
 		j := key >> bf.shift[t]
 		h := &bf.heads[t][j]
-		bf.next = append(bf.next, int32(*h&(1<<bf.idxBits-1)))
+		bf.next = append(bf.next, bf.headEntry(*h))
 		*h = bf.headAdd(*h, i, key)
 		bf.sums[t][j] = sumAdd(bf.sums[t][j], key)
 	}

@@ -17,8 +17,7 @@ func TestBufferChainHeads(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 3))
 	for _, limit := range []int{256, 1000, 1 << 17} {
 		bf := &buffer{links: 1}
-		bf.idxBits = uint(bits.Len(uint(limit)))
-		bf.tagBits = (62 - bf.idxBits) / 3
+		bf.sizeHeads(limit)
 		bf.next = make([]int32, limit)
 		mask := uint64(1)<<bf.tagBits - 1
 		for trial := range 2000 {
@@ -36,12 +35,12 @@ func TestBufferChainHeads(t *testing.T) {
 				if r.IntN(2) == 0 && j < m-1 {
 					key = keys[j+1] ^ 1<<r.IntN(8) // a tag close to another's
 				}
-				bf.next[i] = int32(h & (1<<bf.idxBits - 1))
+				bf.next[i] = bf.headEntry(h)
 				h = bf.headAdd(h, i, key)
 				sum = sumAdd(sum, key)
 				keys[j], entries[j] = key, int32(i+1)
 			}
-			if got := int32(h & (1<<bf.idxBits - 1)); got != entries[0] {
+			if got := bf.headEntry(h); got != entries[0] {
 				t.Fatalf("limit %d: head index %d, want %d", limit, got, entries[0])
 			}
 			q := keys[r.IntN(m)] ^ uint64(r.IntN(16))
@@ -79,8 +78,9 @@ func TestBufferChainHeads(t *testing.T) {
 		t.Fatal("the summary of an empty chain does not rule it out")
 	}
 	// the index field holds the largest buffer
-	bf := &buffer{idxBits: 30, tagBits: 10}
 	big := maxIndexEntries / mergeFraction
+	bf := &buffer{}
+	bf.sizeHeads(big)
 	if h := bf.headAdd(0, big-1, 5); int(h&(1<<30-1)) != big || bf.first(h, 0, 5, 0) != int32(big) {
 		t.Fatalf("head of entry %d: %#x", big-1, h)
 	}
