@@ -126,7 +126,7 @@ func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]
 			ix.batchResolve(&ring[j%len(ring)], k)
 		}
 		if j := i - 4*D; j >= 0 && j < n {
-			ix.batchLocate(&ring[j%len(ring)])
+			ix.batchLocate(&ring[j%len(ring)], k)
 		}
 	}
 	return dst, ends
@@ -198,7 +198,6 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 	np := l.nprobe[k]
 	t0 := &l.tables[0]
 	if bq.near|bq.rest != 0 {
-		S := bf.links
 		var pl prefetch.List
 		for m := bq.near | bq.rest; m != 0; m &= m - 1 {
 			t := bits.TrailingZeros32(m)
@@ -208,10 +207,7 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 			}
 			bq.head[t] = 0
 			if bq.rest>>t&1 != 0 {
-				e := bf.next[i*S+t]
-				bq.head[t] = e
-				prefetch.Add(&pl, bf.fps, int(e-1))
-				prefetch.Add(&pl, bf.next, int(e-1)*S+t)
+				bq.advance(bf, &pl, t, i)
 			}
 		}
 		pl.Flush()
@@ -255,6 +251,37 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 	}
 }
 
+// advance moves the walk of table t's buffer chain past entry i and
+// prefetches the next entry, or ends the walk.
+func (bq *batchQuery) advance(bf *buffer, pl *prefetch.List, t, i int) {
+	e := bf.next[i*bf.links+t]
+	bq.head[t] = e
+	if e == 0 {
+		bq.rest &^= 1 << t
+		return
+	}
+	prefetch.Add(pl, bf.fps, int(e-1))
+	prefetch.Add(pl, bf.next, int(e-1)*bf.links+t)
+}
+
+// chainStep checks the entry each walked buffer chain is at (prefetched by
+// the stage before) and moves on by one link, prefetching the next, so that
+// a long chain costs a query one miss per stage rather than a run of
+// dependent misses in one.
+func (bq *batchQuery) chainStep(bf *buffer, l *layout, k int) {
+	if bq.rest == 0 {
+		return
+	}
+	var pl prefetch.List
+	for m := bq.rest; m != 0 && !bq.over; m &= m - 1 {
+		t := bits.TrailingZeros32(m)
+		i := int(bq.head[t] - 1)
+		bq.bufHit(bf, l, i, t, bq.q, k)
+		bq.advance(bf, &pl, t, i)
+	}
+	pl.Flush()
+}
+
 // bufHit records buffer entry i as a hit of table t if it is one.
 func (bq *batchQuery) bufHit(bf *buffer, l *layout, i, t int, q uint64, k int) {
 	diff := bf.fps[i] ^ q
@@ -275,14 +302,8 @@ func (ix *Index) batchResolve(bq *batchQuery, k int) {
 	if bq.over {
 		return
 	}
-	l, bf := &ix.lay, &ix.buf
-	S := bf.links
-	for m := bq.rest; m != 0; m &= m - 1 {
-		t := bits.TrailingZeros32(m)
-		for e := bq.head[t]; e != 0 && !bq.over; e = bf.next[int(e-1)*S+t] {
-			bq.bufHit(bf, l, int(e-1), t, bq.q, k)
-		}
-	}
+	l := &ix.lay
+	bq.chainStep(&ix.buf, l, k)
 	if bq.over {
 		return
 	}
@@ -297,7 +318,11 @@ func (ix *Index) batchResolve(bq *batchQuery, k int) {
 
 // batchLocate finds the positions of the fingerprints to resolve in their
 // table 0 buckets and prefetches the ids and tombstones of every position.
-func (ix *Index) batchLocate(bq *batchQuery) {
+func (ix *Index) batchLocate(bq *batchQuery, k int) {
+	if bq.over {
+		return
+	}
+	bq.chainStep(&ix.buf, &ix.lay, k)
 	if bq.over {
 		return
 	}
@@ -326,6 +351,16 @@ func (ix *Index) batchLocate(bq *batchQuery) {
 
 // batchEmit appends the query's hits to dst.
 func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit) []Hit {
+	if bq.rest != 0 && !bq.over {
+		// chains longer than the pipeline is deep: walk what is left
+		bf := &ix.buf
+		for m := bq.rest; m != 0 && !bq.over; m &= m - 1 {
+			t := bits.TrailingZeros32(m)
+			for e := bq.head[t]; e != 0 && !bq.over; e = bf.next[int(e-1)*bf.links+t] {
+				bq.bufHit(bf, &ix.lay, int(e-1), t, bq.q, k)
+			}
+		}
+	}
 	if bq.over {
 		return ix.query(bq.q, k, dst)
 	}
