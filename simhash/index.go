@@ -650,14 +650,21 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	// The chains are followed in lockstep, one link of every table's chain
 	// per step, and a step is taken after each bucket scan, so that their
 	// dependent misses overlap each other and the scans.
-	// Hits of tables other than 0 are resolved to ids through table 0 once
-	// every bucket is scanned, so that these lookups overlap too.
+	// Hits are turned into ids once every bucket is scanned, their loads
+	// prefetched when they are found, so that these misses overlap too:
+	// table 0's from their positions, the other tables' resolved through
+	// table 0 (its bucket and the bucket's ids prefetched whole).
 	type pending struct {
 		f    uint64
 		dist int
 	}
 	var pend [8]pending
 	npend := 0
+	// hits of table 0: positions whose ids are read (prefetched till
+	// then) after the scans
+	var pos0 [8]int32
+	var dis0 [8]uint8
+	npos0 := 0
 	t0 := &tls[0]
 	tab0, data0, ids := &tabs[0], tabs[0].data, b.ids
 	for t := range tabs {
@@ -670,19 +677,34 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 				break
 			}
 			v := binary.LittleEndian.Uint64(data[x:]) & low
-			if t == 0 || npend == len(pend) {
-				dst = ix.baseHit(t, k, x/stride, (qt[t]&^low)|v, qt[t], q, dst)
-			} else if diff := bits.RotateLeft64(((qt[t]&^low)|v)^qt[t], -rot[t]); l.canonical(diff, t, k) {
-				// resolved through table 0 after the scans; its
-				// loads start now
+			diff := bits.RotateLeft64(((qt[t]&^low)|v)^qt[t], -rot[t])
+			switch {
+			case !l.canonical(diff, t, k):
+			case t == 0 && npos0 < len(pos0):
+				i := x / stride
+				pos0[npos0], dis0[npos0] = int32(i), uint8(bits.OnesCount64(diff))
+				npos0++
+				var pl prefetch.List
+				prefetch.Add(&pl, ids, i)
+				prefetch.Add(&pl, b.dead, i>>6)
+				pl.Flush()
+			case t > 0 && npend < len(pend):
+				// resolved through table 0 after the scans; the
+				// loads of its bucket and ids start now
 				f := q ^ diff
-				j := f >> t0.shift
-				if lo, _ := tab0.bucket(j); int(lo) < len(ids) {
-					p := int(lo)
-					touch += uint64(data0[p*t0.stride]) + ids[p]
+				if lo, hi := tab0.bucket(f >> t0.shift); lo < hi {
+					var pl prefetch.List
+					pl.Span(data0, int(lo)*t0.stride, scanEnd(int(hi)*t0.stride, t0.stride))
+					for p := int(lo); p < int(hi) && pl.Len() < prefetch.ListSize; p += 8 {
+						prefetch.Add(&pl, ids, p)
+					}
+					prefetch.Add(&pl, ids, int(hi)-1)
+					pl.Flush()
 				}
 				pend[npend] = pending{f, bits.OnesCount64(diff)}
 				npend++
+			default:
+				dst = ix.baseHit(t, k, x/stride, (qt[t]&^low)|v, qt[t], q, dst)
 			}
 			if t > 0 {
 				// equal entries are one fingerprint, resolved at once
@@ -707,6 +729,11 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	}
 	if touch == 1 && npend > len(pend) { // never true; keeps the loads
 		return dst
+	}
+	for j, i := range pos0[:npos0] {
+		if !bitGet(b.dead, int(i)) {
+			dst = append(dst, Hit{ID: ids[i], Distance: int(dis0[j])})
+		}
 	}
 	for _, p := range pend[:npend] {
 		dst = ix.resolve(p.f, p.dist, dst)
