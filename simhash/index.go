@@ -95,7 +95,7 @@ type Hit struct {
 // A single Query waits for memory twice (directory entries, then buckets) and
 // spends most of its time waiting; QueryBatch answers many queries as a
 // pipeline in which those waits overlap: at a million entries 1.6-1.9 times
-// as many random queries per second and 1.7-2.0 times as many near ones.
+// as many random queries per second and 1.6-2.0 times as many near ones.
 //
 // An Index is safe for concurrent use: Query, QueryBatch, Len, MemoryUsage
 // and Plan take a read lock and may run in parallel; Add and Remove take the

@@ -14,32 +14,33 @@ import (
 // block), 4 probes/query, 16-bit prefix, 16-bit directory; 45.6 B/entry
 // (estimate, buffer at its largest), 15.3 candidates/probe, 61/query.
 // Medians of 6 (benchstat), alternating with the binary of the session's
-// start (c2ab9c0) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1;
-// the last run of the session, with the final code:
+// start (7c964ff) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1, on
+// a day the machine was quiet (the same binary ran random-batch at 3.1 M/s
+// on a busier one):
 //
-//	                            c2ab9c0     now
-//	IndexQuery1M/random         1.14 M/s    1.65 M/s   (+44 %, p=0.004)
-//	IndexQuery1M/random-batch   2.04 M/s    3.12 M/s   (+53 %, p=0.002; runs 3.07-3.26 M/s)
-//	IndexQuery1M/near           0.85 M/s    0.96 M/s   (+13 %, p=0.015)
-//	IndexQuery1M/near-batch     1.55 M/s    1.90 M/s   (+22 %, p=0.009)
-//	IndexInsert1M (+1 query)    586 k/s     659 k/s    (~, p=0.065)
-//	IndexInsertBatch1M          926 k/s     889 k/s    (~; runs 0.80-1.05 M/s)
-//	LinearScan1M                1,140/s     905/s      (~)
-//	B/entry (measured)          42.46       42.99
+//	                            7c964ff     now
+//	IndexQuery1M/random         2.57 M/s    2.56 M/s   (~)
+//	IndexQuery1M/random-batch   4.49 M/s    4.43 M/s   (~; one A/B of five runs gave -6.8 %)
+//	IndexQuery1M/near           1.38 M/s    1.75 M/s   (+26 %, p=0.002)
+//	IndexQuery1M/near-batch     2.77 M/s    2.84 M/s   (~; single runs 2.6-2.9 M/s)
+//	IndexInsert1M (+1 query)    908 k/s     887 k/s    (~; runs 0.8-1.0 M/s)
+//	IndexInsertBatch1M          1.32 M/s    1.41 M/s   (+6.7 %, p=0.015)
+//	B/entry (measured)          42.99       42.99
+//	LinearScan1M                            2,047/s    (same day, median of 3)
+//	IndexMerge1M                            19.3 ms    (165 ns per buffered entry)
 //
-// Two earlier runs of the session, on a noisier machine, gave random-batch
-// 2.31 -> 2.97 and 2.09 -> 2.92 M/s and random 1.33 -> 1.82 and
-// 1.14 -> 1.32 M/s (the first before the last two speed commits). A query
-// is about 1,500 times the linear scan, a batched one about 2,500-3,400
-// times. What a query costs: a single Query waits for two
-// rounds of dependent cache misses (directory entries, mostly cached, then
-// buckets; a miss costs 160-180 ns here) plus ~150 ns of work. QueryBatch
-// overlaps the misses of consecutive queries and is then bound by how many
-// lines the memory system delivers: about 18 random lines per query (four
-// directory lines, four buffer chain heads, nine or ten bucket lines), one
-// per ~12 ns on this machine (internal/prefetch BenchmarkMemory). The
-// insert buffer (65,204 entries in this state) costs about 100 ns of a
-// batched query: the same index merged answers in ~220 ns.
+// A query is about 1,250 times the linear scan, a batched one about 2,150
+// times. What a query costs: a single Query waits for two rounds of
+// dependent cache misses (directory entries, mostly cached, then buckets;
+// a miss costs 160-180 ns here) plus ~150 ns of work; a near one also for
+// the ids of its hits, read after the scans (prefetched as each hit is
+// found). QueryBatch overlaps the misses of consecutive queries and is then
+// bound by how many lines the memory system delivers: about 18 random lines
+// per query (four directory lines, four buffer chain heads, nine or ten
+// bucket lines), one per ~12 ns on this machine (internal/prefetch
+// BenchmarkMemory). The insert buffer (65,204 entries in this state) costs
+// about 100 ns of a batched query: the same index merged answers in ~220 ns
+// on a busy day. Its chains are walked one link per pipeline stage.
 const benchSize = 1_000_000
 
 var benchData = sync.OnceValue(func() []Fingerprint {
