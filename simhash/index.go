@@ -662,7 +662,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	npend := 0
 	// hits of table 0: positions whose ids are read (prefetched till
 	// then) after the scans
-	var pos0 [8]int32
+	var pos0 [8]uint32 // table 0 positions fit in uint32 (maxIndexEntries)
 	var dis0 [8]uint8
 	npos0 := 0
 	t0 := &tls[0]
@@ -682,7 +682,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 			case !l.canonical(diff, t, k):
 			case t == 0 && npos0 < len(pos0):
 				i := x / stride
-				pos0[npos0], dis0[npos0] = int32(i), uint8(bits.OnesCount64(diff))
+				pos0[npos0], dis0[npos0] = uint32(i), uint8(bits.OnesCount64(diff))
 				npos0++
 				var pl prefetch.List
 				prefetch.Add(&pl, ids, i)
