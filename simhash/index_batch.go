@@ -90,11 +90,12 @@ type batchQuery struct {
 //	         scan buckets: table 0 hits become positions, other tables'
 //	         hits fingerprints to resolve (prefetch table 0's directory
 //	         entries for them)
-//	resolve  walk the rest of the chains; read those directory entries,
-//	         prefetch their table 0 buckets
-//	locate   find the positions in those buckets, prefetch ids and
-//	         tombstones of every position
-//	emit     (same step as the next query's start) append the hits
+//	resolve  check the chains' next entries, prefetch the ones after;
+//	         read those directory entries, prefetch their table 0 buckets
+//	locate   the same chain step; find the positions in those buckets,
+//	         prefetch ids and tombstones of every position
+//	emit     (same step as the next query's start) walk what is left of
+//	         the chains (longer than four entries), append the hits
 func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]Hit, []int) {
 	if ix.lay.qradius[k] > 0 || ix.lay.nprobe[k] > batchTables {
 		// multi-probe queries issue dozens of independent bucket loads
@@ -295,9 +296,9 @@ func (bq *batchQuery) bufHit(bf *buffer, l *layout, i, t int, q uint64, k int) {
 	}
 }
 
-// batchResolve walks the rest of the query's buffer chains (their next
-// entries by now in cache), reads table 0's directory entries for the
-// fingerprints to resolve and prefetches their buckets.
+// batchResolve takes a step along the query's buffer chains (chainStep),
+// reads table 0's directory entries for the fingerprints to resolve and
+// prefetches their buckets.
 func (ix *Index) batchResolve(bq *batchQuery, k int) {
 	if bq.over {
 		return
@@ -316,8 +317,9 @@ func (ix *Index) batchResolve(bq *batchQuery, k int) {
 	}
 }
 
-// batchLocate finds the positions of the fingerprints to resolve in their
-// table 0 buckets and prefetches the ids and tombstones of every position.
+// batchLocate takes a step along the query's buffer chains, finds the
+// positions of the fingerprints to resolve in their table 0 buckets and
+// prefetches the ids and tombstones of every position.
 func (ix *Index) batchLocate(bq *batchQuery, k int) {
 	if bq.over {
 		return
@@ -351,15 +353,10 @@ func (ix *Index) batchLocate(bq *batchQuery, k int) {
 
 // batchEmit appends the query's hits to dst.
 func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit) []Hit {
-	if bq.rest != 0 && !bq.over {
-		// chains longer than the pipeline is deep: walk what is left
-		bf := &ix.buf
-		for m := bq.rest; m != 0 && !bq.over; m &= m - 1 {
-			t := bits.TrailingZeros32(m)
-			for e := bq.head[t]; e != 0 && !bq.over; e = bf.next[int(e-1)*bf.links+t] {
-				bq.bufHit(bf, &ix.lay, int(e-1), t, bq.q, k)
-			}
-		}
+	// chains longer than the pipeline is deep: walk what is left, every
+	// chain a link at a time
+	for bq.rest != 0 && !bq.over {
+		bq.chainStep(&ix.buf, &ix.lay, k)
 	}
 	if bq.over {
 		return ix.query(bq.q, k, dst)
