@@ -110,8 +110,9 @@ type Index struct {
 	live int
 }
 
-// table is one sorted, permuted table: the low 64-d bits of each entry in
-// stride bytes (little endian; 8 bytes of padding at the end so every entry
+// table is one sorted, permuted table: the stored low bits of each entry in
+// stride bytes (tableLayout.low: the 64-d bits below the directory, or fewer,
+// see trimTables; little endian; 8 bytes of padding at the end so every entry
 // can be loaded as a uint64), and the start of each of the 2^d buckets.
 //
 // Queries read the bucket starts from a compact copy of dir, half its size:
@@ -656,7 +657,8 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	// table 0 (its bucket and the bucket's ids prefetched whole).
 	type pending struct {
 		f    uint64
-		dist int
+		dist int // its distance, or a bound below it (drop)
+		drop uint64
 	}
 	var pend [8]pending
 	npend := 0
@@ -701,7 +703,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 					prefetch.Add(&pl, ids, int(hi)-1)
 					pl.Flush()
 				}
-				pend[npend] = pending{f, bits.OnesCount64(diff)}
+				pend[npend] = pending{f, bits.OnesCount64(diff), tls[t].drop}
 				npend++
 			default:
 				dst = ix.baseHit(t, k, x/stride, (qt[t]&^low)|v, qt[t], q, dst)
@@ -736,7 +738,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		}
 	}
 	for _, p := range pend[:npend] {
-		dst = ix.resolve(p.f, p.dist, dst)
+		dst = ix.resolve(p.f, p.drop, q, k, p.dist, dst)
 	}
 	return dst
 }
@@ -891,21 +893,33 @@ func (ix *Index) baseHit(t, kk, i int, cand, qt, q uint64, dst []Hit) []Hit {
 		}
 		return dst
 	}
-	return ix.resolve(q^diff, dist, dst)
+	return ix.resolve(q^diff, l.tables[t].drop, q, kk, dist, dst)
 }
 
-// resolve appends the live entries of fingerprint f, at distance dist, found
-// through table 0.
-func (ix *Index) resolve(f uint64, dist int, dst []Hit) []Hit {
+// resolve appends the live entries of table 0 that a hit of a table other
+// than 0 stands for: f is the hit's fingerprint, exact but for the bits
+// that table leaves out (drop, taken from the query). With drop 0 they are
+// the entries equal to f, at distance dist; otherwise the entries equal to
+// f outside drop whose own distance from q is at most k.
+func (ix *Index) resolve(f, drop, q uint64, k, dist int, dst []Hit) []Hit {
 	b := &ix.base
 	t0 := &ix.lay.tables[0]
 	lo, hi := b.tabs[0].bucket(f >> t0.shift)
-	fl := f & t0.low
+	mask := t0.low &^ drop
+	fl := f & mask
 	data := b.tabs[0].data
 	for p := int(lo); p < int(hi); p++ {
-		if binary.LittleEndian.Uint64(data[p*t0.stride:])&t0.low == fl && !bitGet(b.dead, p) {
-			dst = append(dst, Hit{ID: b.ids[p], Distance: dist})
+		v := binary.LittleEndian.Uint64(data[p*t0.stride:])
+		if v&mask != fl || bitGet(b.dead, p) {
+			continue
 		}
+		d := dist
+		if drop != 0 {
+			if d = bits.OnesCount64((f&^t0.low | v&t0.low) ^ q); d > k {
+				continue
+			}
+		}
+		dst = append(dst, Hit{ID: b.ids[p], Distance: d})
 	}
 	return dst
 }

@@ -70,10 +70,13 @@ type batchQuery struct {
 	npos int
 	pos  [batchHits]uint32
 	pdis [batchHits]uint8
-	// hits of other tables, to be resolved through table 0
+	// hits of other tables, to be resolved through table 0: fingerprint,
+	// distance (or a bound below it, when the table leaves bits out) and
+	// table
 	npend int
 	pend  [batchHits]uint64
 	ndis  [batchHits]uint8
+	ntab  [batchHits]uint8
 	plo   [batchHits]uint32
 	phi   [batchHits]uint32
 	// hits in the buffer
@@ -235,7 +238,7 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 				bq.npos++
 			case t > 0 && bq.npend < batchHits:
 				f := q ^ diff
-				bq.pend[bq.npend], bq.ndis[bq.npend] = f, dist
+				bq.pend[bq.npend], bq.ndis[bq.npend], bq.ntab[bq.npend] = f, dist, uint8(t)
 				bq.npend++
 				var pl prefetch.List
 				b.tabs[0].prefetchBucket(&pl, f>>t0.shift)
@@ -328,20 +331,34 @@ func (ix *Index) batchLocate(bq *batchQuery, k int) {
 	if bq.over {
 		return
 	}
-	t0 := &ix.lay.tables[0]
+	l := &ix.lay
+	t0 := &l.tables[0]
 	b := &ix.base
 	data := b.tabs[0].data
 	for p, f := range bq.pend[:bq.npend] {
-		fl := f & t0.low
+		// as resolve: equal but in the bits the hit's table leaves out,
+		// then within k
+		drop := l.tables[bq.ntab[p]].drop
+		mask := t0.low &^ drop
+		fl := f & mask
 		for i := int(bq.plo[p]); i < int(bq.phi[p]); i++ {
-			if binary.LittleEndian.Uint64(data[i*t0.stride:])&t0.low != fl {
+			v := binary.LittleEndian.Uint64(data[i*t0.stride:])
+			if v&mask != fl {
 				continue
+			}
+			dist := bq.ndis[p]
+			if drop != 0 {
+				d := bits.OnesCount64((f&^t0.low | v&t0.low) ^ bq.q)
+				if d > k {
+					continue
+				}
+				dist = uint8(d)
 			}
 			if bq.npos == batchHits {
 				bq.over = true
 				return
 			}
-			bq.pos[bq.npos], bq.pdis[bq.npos] = uint32(i), bq.ndis[p]
+			bq.pos[bq.npos], bq.pdis[bq.npos] = uint32(i), dist
 			bq.npos++
 		}
 	}

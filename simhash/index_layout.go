@@ -42,11 +42,56 @@ type tableLayout struct {
 	prefix int       // key bits p
 	dbits  int       // directory bits d = min(p, directory bits of the layout)
 	shift  uint      // 64 - d
-	stride int       // bytes stored per entry: the 64-d low bits, rounded up
-	low    uint64    // mask of the 64-d stored bits
+	stride int       // bytes stored per entry: the low bits, rounded up
+	low    uint64    // mask of the stored bits: the 64-d low bits, or fewer (drop)
 	perm   []segment // original -> permuted
 	inv    []segment // permuted -> original
+
+	// drop is the mask (in the original bit order) of the block a table
+	// other than 0 does not store, 0 when it stores every bit below its
+	// directory (see trimTables); gap is the same bits in the table's order,
+	// between the key and the stored bits.
+	drop, gap uint64
 }
+
+// trimTables lets each table t > 0 of a rotation layout whose directory
+// covers its key leave out the block just below the key, when that block is
+// not block 0: at k = 3 and a million entries tables 1 and 2 store 32 bits
+// (4 bytes) rather than 48 (6), 4 bytes and about a line per query less.
+//
+// A table's entries only name candidates; their ids are found through
+// table 0, which stores every bit and keys on block 0, so that a candidate
+// needs block 0 but not the left-out block: the lookup in table 0 compares
+// the bits the table stores (bucket and stored bits, less the left-out
+// block) and reads the rest there, and the distance is taken then (a table
+// scan only bounds it from below). Whether table t is the one to report a
+// pair does not depend on the left-out block either: it is block t+1, and
+// canonical looks only at blocks up to t.
+func (l *layout) trimTables() {
+	if l.rot == nil {
+		return
+	}
+	for t := 1; t+1 < len(l.tables); t++ {
+		tl := &l.tables[t]
+		b := t + 1 // the block below the key (tables key on block t)
+		if tl.combo != 1<<uint(t) || tl.dbits != tl.prefix {
+			continue
+		}
+		kept := 64 - tl.prefix - l.width[b]
+		if (kept+7)/8 == tl.stride {
+			continue // no byte saved
+		}
+		tl.drop = l.blockMask[b]
+		tl.low = lowMask(kept)
+		tl.gap = lowMask(64-tl.prefix) &^ tl.low
+		tl.stride = (kept + 7) / 8
+	}
+}
+
+// stored returns the permuted value v of table t as the table keeps it:
+// the bits of its left-out block cleared, so that the bucket's entries
+// sort by the bits they store.
+func (tl *tableLayout) stored(v uint64) uint64 { return v &^ tl.gap }
 
 func applySegments(segs []segment, x uint64) uint64 {
 	var out uint64
@@ -151,6 +196,7 @@ func newLayout(k, blocks, dirBits int) layout {
 		l.nprobe[kk] = binomial(m+kk, m)
 	}
 	l.setRotations()
+	l.trimTables()
 	return l
 }
 

@@ -45,7 +45,7 @@ func (ix *Index) merge() {
 		}
 	}
 	end := make([]uint32, len(b.tabs[0].dir))
-	keys, addIDs = bucketSort(keys, addIDs, make([]uint64, m), make([]uint64, m), end, t0.shift)
+	keys, addIDs = bucketSort(keys, addIDs, make([]uint64, m), make([]uint64, m), end, t0.shift, t0.shift-8)
 
 	// the other tables: adds and removed entries permuted and bucketed,
 	// then merged, on workers when there are CPUs for them
@@ -137,24 +137,25 @@ func (s *mergeScratch) mergePermuted(l *layout, t int, old table, bf *buffer, m 
 		s.gone = make([]uint64, len(gone))
 		s.tmp = make([]uint64, max(m, len(gone)))
 	}
-	shift := l.tables[t].shift
+	tl := &l.tables[t]
+	shift, sub := tl.shift, uint(bits.Len64(tl.low)-8)
 	adds := s.adds[:0]
 	for i, f := range bf.fps {
 		if !bitGet(bf.dead, i) {
-			adds = append(adds, l.permute(t, f))
+			adds = append(adds, tl.stored(l.permute(t, f)))
 		}
 	}
 	end := make([]uint32, len(old.dir))
-	adds, _ = bucketSort(adds, nil, s.tmp[:m], nil, end, shift)
+	adds, _ = bucketSort(adds, nil, s.tmp[:m], nil, end, shift, sub)
 	var goneEnd []uint32
 	g := s.gone[:len(gone)]
 	if len(gone) > 0 {
 		for i, f := range gone {
-			g[i] = l.permute(t, f)
+			g[i] = tl.stored(l.permute(t, f))
 		}
 		goneEnd = make([]uint32, len(end))
 		tmp := make([]uint64, len(gone))
-		g, _ = bucketSort(g, nil, tmp, nil, goneEnd, shift)
+		g, _ = bucketSort(g, nil, tmp, nil, goneEnd, shift, sub)
 	}
 	return mergeTable(&l.tables[t], old, adds, end, g, goneEnd, nil, nil, n)
 }
@@ -162,24 +163,26 @@ func (s *mergeScratch) mergePermuted(l *layout, t int, old table, bf *buffer, m 
 // bucketSort sorts keys, with ids alongside when not nil, and sets end[j]
 // (zero on entry, one slot per bucket plus one) to the end of the keys
 // whose top bits (k >> shift) are j. It returns the sorted keys and ids:
-// in keys and ids, or in tmp and tmpIDs (as long as them).
+// in keys and ids, or in tmp and tmpIDs (as long as them). Between the
+// bucket bits and the 8 bits at sub (the top 8 bits a table stores: shift-8,
+// or lower for a table that leaves a block out) the keys must be 0.
 //
-// Two counting sorts, on the 8 bits below the bucket bits and then on the
-// bucket bits (stable), leave unsorted only keys equal in their top
-// 72-shift bits, which are rare, and sorted in a last pass; so that
-// mergeAdds needs no sort of each bucket's adds (the mispredicted ends of
-// its loops cost more than these passes).
-func bucketSort(keys, ids, tmp, tmpIDs []uint64, end []uint32, shift uint) ([]uint64, []uint64) {
+// Two counting sorts, on the 8 bits at sub and then on the bucket bits
+// (stable), leave unsorted only keys equal in their bits from sub up, which
+// are rare, and sorted in a last pass; so that mergeAdds needs no sort of
+// each bucket's adds (the mispredicted ends of its loops cost more than
+// these passes).
+func bucketSort(keys, ids, tmp, tmpIDs []uint64, end []uint32, shift, sub uint) ([]uint64, []uint64) {
 	var low [257]uint32
 	for _, k := range keys {
-		low[k>>(shift-8)&255+1]++
+		low[k>>sub&255+1]++
 		end[k>>shift+1]++
 	}
 	prefixSums(low[:])
 	prefixSums(end)
 	tmp = tmp[:len(keys)]
 	for i, k := range keys {
-		d := k >> (shift - 8) & 255
+		d := k >> sub & 255
 		tmp[low[d]] = k
 		if ids != nil {
 			tmpIDs[low[d]] = ids[i]
@@ -195,18 +198,18 @@ func bucketSort(keys, ids, tmp, tmpIDs []uint64, end []uint32, shift uint) ([]ui
 		end[j]++
 	}
 	// end[j] is now the end of bucket j. A key below the one before it is
-	// in a group of keys equal in their top 72-shift bits, out of order:
+	// in a group of keys equal in their bits from sub up, out of order:
 	// sort the group (rare, and small but for clusters of fingerprints).
 	for i := 1; i < len(keys); i++ {
 		if keys[i-1] <= keys[i] {
 			continue
 		}
-		top := keys[i] >> (shift - 8)
+		top := keys[i] >> sub
 		lo, hi := i-1, i+1
-		for lo > 0 && keys[lo-1]>>(shift-8) == top {
+		for lo > 0 && keys[lo-1]>>sub == top {
 			lo--
 		}
-		for hi < len(keys) && keys[hi]>>(shift-8) == top {
+		for hi < len(keys) && keys[hi]>>sub == top {
 			hi++
 		}
 		if ids != nil {

@@ -79,10 +79,16 @@ func TestIndexMergeInvariants(t *testing.T) {
 	if testing.Short() {
 		sizes = sizes[:3]
 	}
-	for _, k := range []int{3, 2} {
-		ix, err := NewIndex(IndexOptions{MaxDistance: k, ExpectedSize: 1 << 16})
+	// the last: a directory over the whole key, so that tables 1 and 2
+	// leave a block out (trimTables)
+	for ci, c := range []struct{ k, n int }{{3, 1 << 16}, {2, 1 << 16}, {3, 1 << 20}} {
+		k := c.k
+		ix, err := NewIndex(IndexOptions{MaxDistance: k, ExpectedSize: c.n})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if trimmed := ix.lay.tables[1].drop != 0; trimmed != (ci == 2) {
+			t.Fatalf("k=%d, %d entries: table 1 leaves a block out = %v", k, c.n, trimmed)
 		}
 		r := rand.New(rand.NewPCG(uint64(k), 9))
 		ref := map[uint64]uint64{}
@@ -161,13 +167,14 @@ func checkBase(t *testing.T, ix *Index, ref map[uint64]uint64) {
 	if b.n != len(ref) || b.ndead != 0 || len(b.ids) != b.n {
 		t.Fatalf("base of %d entries (%d removed, %d ids), want %d", b.n, b.ndead, len(b.ids), len(ref))
 	}
-	want := make([]uint64, 0, len(ref))
-	for _, fp := range ref {
-		want = append(want, fp)
-	}
-	slices.Sort(want)
 	for ti := range l.tables {
 		tl, tab := &l.tables[ti], b.tabs[ti]
+		// what the table stores of every fingerprint
+		want := make([]uint64, 0, len(ref))
+		for _, fp := range ref {
+			want = append(want, fp&^tl.drop)
+		}
+		slices.Sort(want)
 		if len(tab.dir) != 1<<tl.dbits+1 || int(tab.dir[len(tab.dir)-1]) != b.n || len(tab.data) < b.n*tl.stride+8 {
 			t.Fatalf("table %d: directory or data of the wrong size", ti)
 		}
@@ -252,7 +259,7 @@ func TestBucketSort(t *testing.T) {
 			ids[i] = keys[i] ^ 0x5555
 		}
 		end := make([]uint32, 1<<(64-shift)+1)
-		gotK, gotIDs := bucketSort(slices.Clone(keys), ids, make([]uint64, n), make([]uint64, n), end, shift)
+		gotK, gotIDs := bucketSort(slices.Clone(keys), ids, make([]uint64, n), make([]uint64, n), end, shift, shift-8)
 		want := slices.Clone(keys)
 		slices.Sort(want)
 		if !slices.Equal(gotK, want) {

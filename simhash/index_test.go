@@ -124,6 +124,10 @@ func TestIndexExact(t *testing.T) {
 		{MaxDistance: 6, ExpectedSize: 1 << 10},
 		{MaxDistance: 7, ExpectedSize: 1 << 12, MaxBytesPerEntry: 1000},
 		{MaxDistance: 2, ExpectedSize: 1 << 12, MaxBytesPerEntry: 200},
+		// directories over the whole key: tables leave a block out
+		// (trimTables)
+		{MaxDistance: 3, ExpectedSize: 1 << 20},
+		{MaxDistance: 4, ExpectedSize: 1 << 17},
 	}
 	// multi-probe layouts: k, blocks (radius floor(k/blocks)), directory
 	// bits (below the key width, so buckets mix keys), and whether the
@@ -141,6 +145,7 @@ func TestIndexExact(t *testing.T) {
 		rounds = 500
 	}
 	rotations := 0 // configurations that take queryRot
+	trimmed := 0   // configurations with tables that leave a block out
 	for ci, opts := range configs {
 		ix, err := NewIndex(opts)
 		if err != nil {
@@ -163,6 +168,12 @@ func TestIndexExact(t *testing.T) {
 		}
 		if ix.lay.rot != nil {
 			rotations++
+		}
+		for t := range ix.lay.tables {
+			if ix.lay.tables[t].drop != 0 {
+				trimmed++
+				break
+			}
 		}
 		t.Run(fmt.Sprintf("k%d_B%d_r%d", opts.MaxDistance, ix.Plan().Blocks, ix.lay.radius), func(t *testing.T) {
 			if chains {
@@ -297,6 +308,9 @@ func TestIndexExact(t *testing.T) {
 	}
 	if rotations < 3 || rotations == len(configs) {
 		t.Fatalf("%d of %d configurations are rotation layouts; want both kinds", rotations, len(configs))
+	}
+	if trimmed < 2 {
+		t.Fatalf("%d configurations with tables that leave a block out, want at least 2", trimmed)
 	}
 }
 
