@@ -110,27 +110,30 @@ func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]
 		return dst, ends
 	}
 	var ring [batchStages*batchDepth + 1]batchQuery
+	// one list for every stage (each flushes it), so that it is not
+	// zeroed at every stage of every query
+	var pl prefetch.List
 	n := len(fps)
 	const D = batchDepth
 	for i := 0; i < n+batchStages*D; i++ {
 		if j := i - batchStages*D; j >= 0 {
-			dst = ix.batchEmit(&ring[j%len(ring)], k, dst)
+			dst = ix.batchEmit(&ring[j%len(ring)], k, dst, &pl)
 			ends = append(ends, len(dst))
 		}
 		if i < n {
-			ix.batchStart(&ring[i%len(ring)], uint64(fps[i]), k)
+			ix.batchStart(&ring[i%len(ring)], uint64(fps[i]), k, &pl)
 		}
 		if j := i - D; j >= 0 && j < n {
-			ix.batchLoad(&ring[j%len(ring)], k)
+			ix.batchLoad(&ring[j%len(ring)], k, &pl)
 		}
 		if j := i - 2*D; j >= 0 && j < n {
-			ix.batchScan(&ring[j%len(ring)], k)
+			ix.batchScan(&ring[j%len(ring)], k, &pl)
 		}
 		if j := i - 3*D; j >= 0 && j < n {
-			ix.batchResolve(&ring[j%len(ring)], k)
+			ix.batchResolve(&ring[j%len(ring)], k, &pl)
 		}
 		if j := i - 4*D; j >= 0 && j < n {
-			ix.batchLocate(&ring[j%len(ring)], k)
+			ix.batchLocate(&ring[j%len(ring)], k, &pl)
 		}
 	}
 	return dst, ends
@@ -138,7 +141,7 @@ func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]
 
 // batchStart permutes the query for every table and prefetches its
 // directory entries and buffer chain heads.
-func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
+func (ix *Index) batchStart(bq *batchQuery, q uint64, k int, pl *prefetch.List) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
@@ -146,13 +149,12 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
 	bq.over = false
 	bq.npos, bq.npend, bq.nbuf = 0, 0, 0
 	bq.near, bq.rest = 0, 0
-	var pl prefetch.List
 	for t := range l.nprobe[k] {
 		v := l.permute(t, q)
 		bq.qt[t] = v
-		b.tabs[t].prefetchBucket(&pl, v>>l.tables[t].shift)
+		b.tabs[t].prefetchBucket(pl, v>>l.tables[t].shift)
 		if buffered {
-			prefetch.Add(&pl, bf.heads[t], int(v>>bf.shift[t]))
+			prefetch.Add(pl, bf.heads[t], int(v>>bf.shift[t]))
 		}
 	}
 	pl.Flush()
@@ -160,11 +162,10 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int) {
 
 // batchLoad reads the query's directory entries and chain heads (by now in
 // cache) and prefetches its buckets and first chain entries.
-func (ix *Index) batchLoad(bq *batchQuery, k int) {
+func (ix *Index) batchLoad(bq *batchQuery, k int, pl *prefetch.List) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
-	var pl prefetch.List
 	for t := range l.nprobe[k] {
 		tl := &l.tables[t]
 		v := bq.qt[t]
@@ -179,12 +180,12 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 			if near {
 				bq.head[t] = e
 				bq.near |= 1 << t
-				prefetch.Add(&pl, bf.fps, int(e-1))
+				prefetch.Add(pl, bf.fps, int(e-1))
 			}
 			if rest {
 				bq.head[t] = e
 				bq.rest |= 1 << t
-				prefetch.Add(&pl, bf.next, int(e-1)*bf.links+t)
+				prefetch.Add(pl, bf.next, int(e-1)*bf.links+t)
 			}
 		}
 	}
@@ -195,14 +196,13 @@ func (ix *Index) batchLoad(bq *batchQuery, k int) {
 // prefetches the second ones, and scans its buckets: hits of table 0 become
 // positions, hits of the other tables fingerprints to resolve, whose table 0
 // directory entries it prefetches.
-func (ix *Index) batchScan(bq *batchQuery, k int) {
+func (ix *Index) batchScan(bq *batchQuery, k int, pl *prefetch.List) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	q := bq.q
 	np := l.nprobe[k]
 	t0 := &l.tables[0]
 	if bq.near|bq.rest != 0 {
-		var pl prefetch.List
 		for m := bq.near | bq.rest; m != 0; m &= m - 1 {
 			t := bits.TrailingZeros32(m)
 			i := int(bq.head[t] - 1)
@@ -211,7 +211,7 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 			}
 			bq.head[t] = 0
 			if bq.rest>>t&1 != 0 {
-				bq.advance(bf, &pl, t, i)
+				bq.advance(bf, pl, t, i)
 			}
 		}
 		pl.Flush()
@@ -240,8 +240,7 @@ func (ix *Index) batchScan(bq *batchQuery, k int) {
 				f := q ^ diff
 				bq.pend[bq.npend], bq.ndis[bq.npend], bq.ntab[bq.npend] = f, dist, uint8(t)
 				bq.npend++
-				var pl prefetch.List
-				b.tabs[0].prefetchBucket(&pl, f>>t0.shift)
+				b.tabs[0].prefetchBucket(pl, f>>t0.shift)
 				pl.Flush()
 				// equal entries are one fingerprint, resolved at once
 				for x+stride < end && binary.LittleEndian.Uint64(data[x+stride:])&low == v {
@@ -272,16 +271,15 @@ func (bq *batchQuery) advance(bf *buffer, pl *prefetch.List, t, i int) {
 // the stage before) and moves on by one link, prefetching the next, so that
 // a long chain costs a query one miss per stage rather than a run of
 // dependent misses in one.
-func (bq *batchQuery) chainStep(bf *buffer, l *layout, k int) {
+func (bq *batchQuery) chainStep(bf *buffer, l *layout, k int, pl *prefetch.List) {
 	if bq.rest == 0 {
 		return
 	}
-	var pl prefetch.List
 	for m := bq.rest; m != 0 && !bq.over; m &= m - 1 {
 		t := bits.TrailingZeros32(m)
 		i := int(bq.head[t] - 1)
 		bq.bufHit(bf, l, i, t, bq.q, k)
-		bq.advance(bf, &pl, t, i)
+		bq.advance(bf, pl, t, i)
 	}
 	pl.Flush()
 }
@@ -302,12 +300,12 @@ func (bq *batchQuery) bufHit(bf *buffer, l *layout, i, t int, q uint64, k int) {
 // batchResolve takes a step along the query's buffer chains (chainStep),
 // reads table 0's directory entries for the fingerprints to resolve and
 // prefetches their buckets.
-func (ix *Index) batchResolve(bq *batchQuery, k int) {
+func (ix *Index) batchResolve(bq *batchQuery, k int, pl *prefetch.List) {
 	if bq.over {
 		return
 	}
 	l := &ix.lay
-	bq.chainStep(&ix.buf, l, k)
+	bq.chainStep(&ix.buf, l, k, pl)
 	if bq.over {
 		return
 	}
@@ -323,11 +321,11 @@ func (ix *Index) batchResolve(bq *batchQuery, k int) {
 // batchLocate takes a step along the query's buffer chains, finds the
 // positions of the fingerprints to resolve in their table 0 buckets and
 // prefetches the ids and tombstones of every position.
-func (ix *Index) batchLocate(bq *batchQuery, k int) {
+func (ix *Index) batchLocate(bq *batchQuery, k int, pl *prefetch.List) {
 	if bq.over {
 		return
 	}
-	bq.chainStep(&ix.buf, &ix.lay, k)
+	bq.chainStep(&ix.buf, &ix.lay, k, pl)
 	if bq.over {
 		return
 	}
@@ -369,11 +367,11 @@ func (ix *Index) batchLocate(bq *batchQuery, k int) {
 }
 
 // batchEmit appends the query's hits to dst.
-func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit) []Hit {
+func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit, pl *prefetch.List) []Hit {
 	// chains longer than the pipeline is deep: walk what is left, every
 	// chain a link at a time
 	for bq.rest != 0 && !bq.over {
-		bq.chainStep(&ix.buf, &ix.lay, k)
+		bq.chainStep(&ix.buf, &ix.lay, k, pl)
 	}
 	if bq.over {
 		return ix.query(bq.q, k, dst)
@@ -417,8 +415,8 @@ func (ix *Index) AddBatch(ids []uint64, fps []Fingerprint) error {
 // ids[0] in the caller's batch, for errors.
 func (ix *Index) addBatch(ids []uint64, fps []Fingerprint, from int) error {
 	const D = batchDepth
+	var pl prefetch.List // flushed at every entry
 	for i, id := range ids {
-		var pl prefetch.List
 		if j := i + 2*D; j < len(ids) {
 			ix.prefetchID(&pl, ids[j])
 			ix.buf.prefetchHeadsTo(&pl, &ix.lay, uint64(fps[j]))
