@@ -25,3 +25,16 @@ next:
 	CMPQ AX, CX
 	JB   next
 	RET
+
+// func linesNTA(p unsafe.Pointer, n uintptr)
+TEXT ·linesNTA(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	LEAQ -1(AX)(CX*1), CX // last byte
+	ANDQ $~63, AX
+loopnta:
+	PREFETCHNTA (AX)
+	ADDQ $64, AX
+	CMPQ AX, CX
+	JLS  loopnta
+	RET
