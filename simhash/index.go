@@ -618,34 +618,41 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		}
 	}
 	// prefetch every line of the buckets (read once: non-temporal, so that
-	// the directories and summaries stay cached) and load the chain heads
-	// the summaries do not rule out, then the first entry of every chain to
-	// walk, before scanning any, so that their misses overlap. (Loads in
-	// place of the prefetches, as here before, made every query wait for
-	// its last line before its first scan: 10 % slower.)
+	// the directories and summaries stay cached) and the chain heads the
+	// summaries do not rule out, and read the heads once table 0's bucket
+	// is scanned, prefetching the first entry of every chain to walk, so
+	// that all these misses overlap the scans. (Loads in place of the
+	// prefetches, as here before, made every query wait for its last line
+	// before its first scan: 10 % slower.)
 	var touch uint64
 	for t := range tabs {
 		data, stride := tabs[t].data, tls[t].stride
 		prefetch.SpanNTA(data, int(lo[t])*stride, scanEnd(int(hi[t])*stride, stride))
 	}
+	var need uint32 // tables whose chain heads are read after table 0's scan
 	if buffered {
 		heads, shift := bf.heads[:np], bf.shift[:np]
 		for t := range heads {
 			if !sumSkips(sum[t], qt[t], k) {
-				headH[t] = heads[t][qt[t]>>shift[t]]
-			}
-		}
-		fps, next := bf.fps, bf.next
-		for t, h := range headH {
-			e := bf.first(h, t, qt[t], k)
-			head[t] = e
-			if e != 0 {
-				touch += fps[e-1] + uint64(next[int(e-1)*S+t])
+				need |= 1 << t
+				prefetch.Elem(heads[t], int(qt[t]>>shift[t]))
 			}
 		}
 	}
-	if touch == 1 && np == 0 { // never true; keeps the loads
-		return dst
+	readHeads := func() {
+		var pl prefetch.List
+		for m := need; m != 0; m &= m - 1 {
+			t := bits.TrailingZeros32(m)
+			h := bf.heads[t][qt[t]>>bf.shift[t]]
+			headH[t] = h
+			e := bf.first(h, t, qt[t], k)
+			head[t] = e
+			if e != 0 {
+				prefetch.Add(&pl, bf.fps, int(e-1))
+				prefetch.Add(&pl, bf.next, int(e-1)*S+t)
+			}
+		}
+		pl.Flush()
 	}
 	// The chains are followed in lockstep, one link of every table's chain
 	// per step, and a step is taken after each bucket scan, so that their
@@ -714,7 +721,10 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 				}
 			}
 		}
-		if buffered {
+		switch {
+		case t == 0 && need != 0:
+			readHeads()
+		case t > 0 && buffered:
 			dst = ix.chainStep(head, q, k, dst)
 		}
 	}
