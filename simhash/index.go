@@ -600,9 +600,8 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	var qtA [maxRotTables]uint64
 	var loA, hiA [maxRotTables]uint32
 	var sumA [maxRotTables]uint16
-	var headHA [maxRotTables]uint64
 	var headA [maxRotTables]int32
-	qt, lo, hi, sum, headH, head := qtA[:np], loA[:np], hiA[:np], sumA[:np], headHA[:np], headA[:np]
+	qt, lo, hi, sum, head := qtA[:np], loA[:np], hiA[:np], sumA[:np], headA[:np]
 	for t := range qt {
 		qt[t] = bits.RotateLeft64(q, rot[t])
 	}
@@ -624,7 +623,6 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 	// that all these misses overlap the scans. (Loads in place of the
 	// prefetches, as here before, made every query wait for its last line
 	// before its first scan: 10 % slower.)
-	var touch uint64
 	for t := range tabs {
 		data, stride := tabs[t].data, tls[t].stride
 		prefetch.SpanNTA(data, int(lo[t])*stride, scanEnd(int(hi[t])*stride, stride))
@@ -643,9 +641,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		var pl prefetch.List
 		for m := need; m != 0; m &= m - 1 {
 			t := bits.TrailingZeros32(m)
-			h := bf.heads[t][qt[t]>>bf.shift[t]]
-			headH[t] = h
-			e := bf.first(h, t, qt[t], k)
+			e := bf.first(bf.heads[t][qt[t]>>bf.shift[t]], t, qt[t], k)
 			head[t] = e
 			if e != 0 {
 				prefetch.Add(&pl, bf.fps, int(e-1))
@@ -737,9 +733,6 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		if more == 0 {
 			break
 		}
-	}
-	if touch == 1 && npend > len(pend) { // never true; keeps the loads
-		return dst
 	}
 	for j, i := range pos0[:npos0] {
 		if !bitGet(b.dead, int(i)) {
