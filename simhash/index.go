@@ -516,10 +516,11 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	var headH [maxIndexTables]uint64
 	var head [maxIndexTables]int32
 	// Random queries are dominated by cache misses: find every table's
-	// bucket and buffer chain summary first, then touch the buckets and
+	// bucket and buffer chain summary first, then prefetch the buckets and
 	// load the chain heads the summaries do not rule out, then the first
 	// entries of the chains to walk, so that the loads of each round are in
-	// flight together before anything needs them.
+	// flight together before anything needs them (queryRot explains the
+	// prefetches).
 	for t := range np {
 		tl := &l.tables[t]
 		v := applySegments(tl.perm, q)
@@ -533,7 +534,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 	for t := range np {
 		data := b.tabs[t].data
 		stride := l.tables[t].stride
-		touch += uint64(data[int(lo[t])*stride] + data[int(hi[t])*stride])
+		prefetch.SpanNTA(data, int(lo[t])*stride, scanEnd(int(hi[t])*stride, stride))
 		if buffered && !sumSkips(sum[t], qt[t], k) {
 			headH[t] = bf.heads[t][qt[t]>>bf.shift[t]]
 		}
