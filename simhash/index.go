@@ -94,8 +94,8 @@ type Hit struct {
 //
 // A single Query waits for memory twice (directory entries, then buckets) and
 // spends most of its time waiting; QueryBatch answers many queries as a
-// pipeline in which those waits overlap: at a million entries 1.6-1.9 times
-// as many random queries per second and 1.6-2.0 times as many near ones.
+// pipeline in which those waits overlap: at a million entries 1.5 times as
+// many random queries per second and 1.4 times as many near ones.
 //
 // An Index is safe for concurrent use: Query, QueryBatch, Len, MemoryUsage
 // and Plan take a read lock and may run in parallel; Add and Remove take the
@@ -652,8 +652,8 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		pl.Flush()
 	}
 	// The chains are followed in lockstep, one link of every table's chain
-	// per step, and a step is taken after each bucket scan, so that their
-	// dependent misses overlap each other and the scans.
+	// per step, and a step is taken after each bucket scan from table 1's
+	// on, so that their dependent misses overlap each other and the scans.
 	// Hits are turned into ids once every bucket is scanned, their loads
 	// prefetched when they are found, so that these misses overlap too:
 	// table 0's from their positions, the other tables' resolved through

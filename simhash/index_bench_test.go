@@ -11,36 +11,39 @@ import (
 //	go test -run='^$' -bench='IndexQuery1M|IndexInsert1M|IndexInsertBatch1M|LinearScan1M' -benchmem -cpu=1 -count=6 ./simhash/
 //
 // Plan at 1M, k <= 3: 4 blocks of 16 bits, 4 tables (C(4,1), 1 exact
-// block), 4 probes/query, 16-bit prefix, 16-bit directory; 45.6 B/entry
-// (estimate, buffer at its largest), 15.3 candidates/probe, 61/query.
-// Medians of 6 (benchstat), alternating with the binary of the session's
-// start (7c964ff) on a shared 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1, on
-// a day the machine was quiet (the same binary ran random-batch at 3.1 M/s
-// on a busier one):
+// block), 4 probes/query, 16-bit prefix, 16-bit directory, tables 1 and 2
+// storing 32 bits (trimTables); 41.6 B/entry (estimate, buffer at its
+// largest), 15.3 candidates/probe, 61/query. Medians of 8 (benchstat),
+// alternating with the binary of the session's start (7c964ff) on a shared
+// 2-core AMD EPYC VM, Go 1.26.8, GOAMD64=v1 (p = 0.000 but where noted):
 //
 //	                            7c964ff     now
-//	IndexQuery1M/random         2.57 M/s    2.56 M/s   (~)
-//	IndexQuery1M/random-batch   4.49 M/s    4.43 M/s   (~; one A/B of five runs gave -6.8 %)
-//	IndexQuery1M/near           1.38 M/s    1.75 M/s   (+26 %, p=0.002)
-//	IndexQuery1M/near-batch     2.77 M/s    2.84 M/s   (~; single runs 2.6-2.9 M/s)
-//	IndexInsert1M (+1 query)    908 k/s     887 k/s    (~; runs 0.8-1.0 M/s)
-//	IndexInsertBatch1M          1.32 M/s    1.41 M/s   (+6.7 %, p=0.015)
-//	B/entry (measured)          42.99       42.99
-//	LinearScan1M                            2,047/s    (same day, median of 3)
-//	IndexMerge1M                            19.3 ms    (165 ns per buffered entry)
+//	IndexQuery1M/random         2.71 M/s    3.38 M/s   (369.6 -> 296.1 ns, -19.9 %)
+//	IndexQuery1M/random-batch   4.48 M/s    4.98 M/s   (223.3 -> 200.8 ns, -10.1 %)
+//	IndexQuery1M/near           1.49 M/s    2.26 M/s   (673.4 -> 443.1 ns, -34.2 %)
+//	IndexQuery1M/near-batch     2.92 M/s    3.14 M/s   (342.8 -> 318.5 ns, -7.1 %)
+//	IndexInsert1M (+1 query)    937 k/s     1.03 M/s   (1067.5 -> 972.7 ns, -8.9 %, p=0.001)
+//	IndexInsertBatch1M          1.41 M/s    1.58 M/s   (708.1 -> 634.9 ns, -10.3 %, p=0.001)
+//	B/entry (measured)          42.99       39.25
+//	LinearScan1M                            2,018-2,068/s (same hour, 3 runs)
+//	IndexMerge1M                            19.0-19.5 ms  (162-167 ns per buffered entry)
 //
-// A query is about 1,250 times the linear scan, a batched one about 2,150
-// times. What a query costs: a single Query waits for two rounds of
-// dependent cache misses (directory entries, mostly cached, then buckets;
-// a miss costs 160-180 ns here) plus ~150 ns of work; a near one also for
-// the ids of its hits, read after the scans (prefetched as each hit is
-// found). QueryBatch overlaps the misses of consecutive queries and is then
-// bound by how many lines the memory system delivers: about 18 random lines
-// per query (four directory lines, four buffer chain heads, nine or ten
-// bucket lines), one per ~12 ns on this machine (internal/prefetch
-// BenchmarkMemory). The insert buffer (65,204 entries in this state) costs
-// about 100 ns of a batched query: the same index merged answers in ~220 ns
-// on a busy day. Its chains are walked one link per pipeline stage.
+// The same code runs up to 1.5 times slower on busier days (the session
+// before measured 7c964ff at 1.65 M/s random, 3.12 M/s random-batch); only
+// the ratios of one run carry over. A query is about 1,600 times the linear
+// scan, a batched one about 2,400 times. What a query costs: a single
+// Query waits for two rounds of dependent cache misses (directory entries,
+// mostly cached, then buckets, prefetched so that each table's scan starts
+// when its own lines arrive; a miss costs 160-180 ns here) plus ~100 ns of
+// work; a near one also for the ids of its hits, read after the scans
+// (prefetched as each hit is found), and for a hit of table 1, 2 or 3 for
+// its table 0 bucket: a third round. QueryBatch overlaps the misses of
+// consecutive queries and is then bound by how many lines the memory system
+// delivers: about 17 random lines per query (four directory lines, four
+// buffer chain heads, eight or nine bucket lines), one per ~12 ns on this
+// machine (internal/prefetch BenchmarkMemory). The insert buffer (65,204
+// entries in this state) costs about 100 ns of a batched query; its chains
+// are walked one link per pipeline stage.
 const benchSize = 1_000_000
 
 var benchData = sync.OnceValue(func() []Fingerprint {
