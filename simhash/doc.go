@@ -48,9 +48,9 @@
 // English (BenchmarkSimhashText10KB). A Detector with T_B ≤ MaxIndexDistance
 // (16) finds the kept fingerprints within T_B bits through an Index: Manku,
 // Jain and Das Sarma's permuted block tables, exact, dynamic and safe for
-// concurrent use, about half a microsecond per query at a million
-// fingerprints and k = 3 (BenchmarkIndexQuery1M), against a millisecond for a
-// scan (BenchmarkLinearScan1M). A query spends most of that time waiting for
+// concurrent use, 0.3 to 0.5 µs per query at a million fingerprints and
+// k = 3 (BenchmarkIndexQuery1M), against half a millisecond for a scan
+// (BenchmarkLinearScan1M). A query spends most of that time waiting for
 // memory; Index.QueryBatch and Index.AddBatch run many queries or inserts as
 // a pipeline whose waits overlap (prefetching), 1.4 to 1.8 times as many per
 // second. The index's cost grows with k: for small k every table needs one
