@@ -34,20 +34,25 @@ func FuzzFromText(f *testing.F) {
 // at a time and in batches, duplicate adds, removes, queries one at a time
 // and in batches, around a few centres so that entries cluster) against an
 // Index and a map searched linearly, and checks that every query agrees.
-// The first byte picks MaxDistance (exact and multi-probe layouts); the
-// index is small, so merges happen every few hundred adds.
+// The first byte picks MaxDistance (exact and multi-probe layouts) and the
+// expected size; the index is small, so merges happen every few hundred
+// adds.
 func FuzzIndex(f *testing.F) {
 	f.Add([]byte{0, 4, 15, 1, 4, 15, 2, 6, 0, 3, 5, 1, 0, 7, 3, 2})
 	f.Add([]byte{1, 4, 255, 9, 4, 255, 9, 4, 255, 9, 4, 255, 9, 5, 3, 0, 6, 1, 2, 7, 0, 0})
 	f.Add([]byte{2, 0, 1, 2, 1, 1, 2, 2, 1, 2, 3, 1, 2, 5, 0, 0, 6, 1, 1, 7, 4, 4})
 	f.Add([]byte{3, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 4, 31, 0, 5, 9, 0, 7, 1, 1})
+	f.Add([]byte{4, 4, 31, 0, 4, 31, 0, 0, 9, 9, 1, 9, 9, 2, 9, 9, 0, 17, 40, 4, 20, 7, 5, 9, 0, 7, 1, 1, 3, 1, 1, 6, 9, 9})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 || len(in) > 3000 {
 			return
 		}
-		kmax := []int{1, 3, 5, 8}[in[0]%4]
+		// the last: directories over the whole key, so that tables 1
+		// and 2 leave a block out (trimTables)
+		kmax := []int{1, 3, 5, 8, 3}[in[0]%5]
+		size := []int{64, 64, 64, 64, 1 << 20}[in[0]%5]
 		in = in[1:]
-		ix, err := NewIndex(IndexOptions{MaxDistance: kmax, ExpectedSize: 64})
+		ix, err := NewIndex(IndexOptions{MaxDistance: kmax, ExpectedSize: size})
 		if err != nil {
 			t.Fatal(err)
 		}
