@@ -77,12 +77,20 @@ func Add[S ~[]E, E any](l *List, s S, i int) {
 // Span prefetches the bytes of b from offset lo up to hi (at least the line
 // holding b[lo]). Offsets outside b are clamped to it.
 func Span(b []byte, lo, hi int) {
+	if p, n := clamp(b, lo, hi); n > 0 {
+		lines(p, n)
+	}
+}
+
+// clamp returns the address and length of the bytes of b from offset lo up
+// to hi, clamped to b (length 0: none).
+func clamp(b []byte, lo, hi int) (unsafe.Pointer, uintptr) {
 	lo = max(lo, 0)
 	hi = min(hi, len(b))
 	if lo >= hi {
-		return
+		return nil, 0
 	}
-	lines(unsafe.Pointer(unsafe.SliceData(b[lo:])), uintptr(hi-lo))
+	return unsafe.Pointer(unsafe.SliceData(b[lo:])), uintptr(hi - lo)
 }
 
 // Elem prefetches the line holding s[i], if i is in range.
@@ -97,10 +105,7 @@ func Elem[S ~[]E, E any](s S, i int) {
 // the outer caches less, so that data a caller reads again (a directory,
 // say) stays in them.
 func SpanNTA(b []byte, lo, hi int) {
-	lo = max(lo, 0)
-	hi = min(hi, len(b))
-	if lo >= hi {
-		return
+	if p, n := clamp(b, lo, hi); n > 0 {
+		linesNTA(p, n)
 	}
-	linesNTA(unsafe.Pointer(unsafe.SliceData(b[lo:])), uintptr(hi-lo))
 }
