@@ -792,18 +792,10 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 				lo[nb], hi[nb], flip[nb] = dir[j], dir[j+1], f
 				nb++
 			}
-			// touch every cache line of the buckets before scanning any,
+			// prefetch every line of the buckets before scanning any,
 			// so that their misses overlap
-			var touch byte
 			for p := range nb {
-				end := int(hi[p]) * stride
-				for x := int(lo[p]) * stride; x < end; x += 64 {
-					touch += data[x]
-				}
-				touch += data[end]
-			}
-			if touch == 1 && nb == 0 { // never true; keeps the loads
-				return dst
+				prefetch.SpanNTA(data, int(lo[p])*stride, scanEnd(int(hi[p])*stride, stride))
 			}
 			for p := range nb {
 				kp := k - bits.OnesCount64(flip[p])
@@ -840,26 +832,31 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 	}
 	S := bf.links
 	var head [batch]int32
+	var keys, flips [batch]uint64
 	for t := range np {
 		shift := bf.shift[t]
 		qt := applySegments(l.tables[t].perm, q)
 		qk := qt >> shift
 		heads := bf.heads[t]
 		for f, more := uint64(0), true; more; {
+			// a batch of chain heads prefetched, then read, and their
+			// first entries prefetched, before any chain is walked
 			nb := 0
 			for ; more && nb < batch; f, more = nextFlip(f, 64-int(shift), r) {
-				head[nb] = bf.first(heads[qk^f], t, qt, k-bits.OnesCount64(f))
+				keys[nb], flips[nb] = qk^f, f
+				prefetch.Elem(heads, int(qk^f))
 				nb++
 			}
-			var touch uint64
-			for _, e := range head[:nb] {
+			var pl prefetch.List
+			for x := range nb {
+				e := bf.first(heads[keys[x]], t, qt, k-bits.OnesCount64(flips[x]))
+				head[x] = e
 				if e != 0 {
-					touch += bf.fps[e-1] + uint64(bf.next[int(e-1)*S+t])
+					prefetch.Add(&pl, bf.fps, int(e-1))
+					prefetch.Add(&pl, bf.next, int(e-1)*S+t)
 				}
 			}
-			if touch == 1 && nb == 0 { // never true; keeps the loads
-				return dst
-			}
+			pl.Flush()
 			for _, e := range head[:nb] {
 				for ; e != 0; e = bf.next[int(e-1)*S+t] {
 					i := int(e - 1)
