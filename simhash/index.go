@@ -793,10 +793,16 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 				nb++
 			}
 			// prefetch every line of the buckets before scanning any,
-			// so that their misses overlap
+			// so that their misses overlap (a list at a time: a call
+			// per bucket costs more than it saves when they are cached)
+			var pl prefetch.List
 			for p := range nb {
-				prefetch.SpanNTA(data, int(lo[p])*stride, scanEnd(int(hi[p])*stride, stride))
+				pl.Span(data, int(lo[p])*stride, scanEnd(int(hi[p])*stride, stride))
+				if pl.Len() > prefetch.ListSize-4 {
+					pl.Flush()
+				}
 			}
+			pl.Flush()
 			for p := range nb {
 				kp := k - bits.OnesCount64(flip[p])
 				top := (qj ^ flip[p]) << shift
@@ -842,12 +848,16 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 			// a batch of chain heads prefetched, then read, and their
 			// first entries prefetched, before any chain is walked
 			nb := 0
+			var pl prefetch.List
 			for ; more && nb < batch; f, more = nextFlip(f, 64-int(shift), r) {
 				keys[nb], flips[nb] = qk^f, f
-				prefetch.Elem(heads, int(qk^f))
+				prefetch.Add(&pl, heads, int(qk^f))
+				if pl.Len() == prefetch.ListSize {
+					pl.Flush()
+				}
 				nb++
 			}
-			var pl prefetch.List
+			pl.Flush()
 			for x := range nb {
 				e := bf.first(heads[keys[x]], t, qt, k-bits.OnesCount64(flips[x]))
 				head[x] = e
