@@ -58,8 +58,8 @@
 // Punjani and Fleet, CVPR 2012) each table is probed at every key within a
 // small radius of the query's block. At k = 8 (the default T_B) and a
 // million fingerprints that is 3 tables of 21–22 bits probed within radius 2:
-// about 20,000 queries/s against 1,000 for a scan (BenchmarkIndexQueryK8), and
-// 6 µs per Match at 100,000 kept pages (BenchmarkDetectorMatch).
+// about 45,000 queries/s against 2,000 for a scan (BenchmarkIndexQueryK8), and
+// 2 to 6 µs per Match at 100,000 kept pages (BenchmarkDetectorMatch).
 // Plan reports the layout, memory per entry and expected candidates. Larger
 // T_B scans. Memory: the Index entry (40–100 bytes, see Index.MemoryUsage),
 // 8 bytes of fingerprint, and the ID with a map entry (about 50 bytes).
