@@ -530,7 +530,6 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 			sum[t] = bf.sums[t][v>>bf.shift[t]]
 		}
 	}
-	var touch uint64
 	for t := range np {
 		data := b.tabs[t].data
 		stride := l.tables[t].stride
@@ -539,17 +538,17 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 			headH[t] = bf.heads[t][qt[t]>>bf.shift[t]]
 		}
 	}
+	var pl prefetch.List
 	for t := range np {
 		if headH[t] != 0 {
 			head[t] = bf.first(headH[t], t, qt[t], k)
 		}
 		if e := head[t]; e != 0 {
-			touch += bf.fps[e-1] + uint64(bf.next[int(e-1)*S+t])
+			prefetch.Add(&pl, bf.fps, int(e-1))
+			prefetch.Add(&pl, bf.next, int(e-1)*S+t)
 		}
 	}
-	if touch == 1 && np == 0 { // never true; keeps the loads
-		return dst
-	}
+	pl.Flush()
 	for t := range np {
 		if lo[t] == hi[t] {
 			continue
