@@ -544,8 +544,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 			head[t] = bf.first(headH[t], t, qt[t], k)
 		}
 		if e := head[t]; e != 0 {
-			prefetch.Add(&pl, bf.fps, int(e-1))
-			prefetch.Add(&pl, bf.next, int(e-1)*S+t)
+			bf.prefetchEntry(&pl, e, t)
 		}
 	}
 	pl.Flush()
@@ -609,7 +608,6 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		lo[t], hi[t] = tabs[t].bucket(qt[t] >> tls[t].shift)
 	}
 	buffered := len(bf.fps) > 0
-	S := bf.links
 	if buffered {
 		sums, shift := bf.sums[:np], bf.shift[:np]
 		for t := range sums {
@@ -644,8 +642,7 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 			e := bf.first(bf.heads[t][qt[t]>>bf.shift[t]], t, qt[t], k)
 			head[t] = e
 			if e != 0 {
-				prefetch.Add(&pl, bf.fps, int(e-1))
-				prefetch.Add(&pl, bf.next, int(e-1)*S+t)
+				bf.prefetchEntry(&pl, e, t)
 			}
 		}
 		pl.Flush()
@@ -861,8 +858,7 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 				e := bf.first(heads[keys[x]], t, qt, k-bits.OnesCount64(flips[x]))
 				head[x] = e
 				if e != 0 {
-					prefetch.Add(&pl, bf.fps, int(e-1))
-					prefetch.Add(&pl, bf.next, int(e-1)*S+t)
+					bf.prefetchEntry(&pl, e, t)
 				}
 			}
 			pl.Flush()
@@ -914,23 +910,31 @@ func (ix *Index) resolve(f, drop, q uint64, k, dist int, dst []Hit) []Hit {
 	b := &ix.base
 	t0 := &ix.lay.tables[0]
 	lo, hi := b.tabs[0].bucket(f >> t0.shift)
-	mask := t0.low &^ drop
-	fl := f & mask
 	data := b.tabs[0].data
 	for p := int(lo); p < int(hi); p++ {
 		v := binary.LittleEndian.Uint64(data[p*t0.stride:])
-		if v&mask != fl || bitGet(b.dead, p) {
-			continue
+		if d, ok := t0.standsFor(v, f, drop, q, k, dist); ok && !bitGet(b.dead, p) {
+			dst = append(dst, Hit{ID: b.ids[p], Distance: d})
 		}
-		d := dist
-		if drop != 0 {
-			if d = bits.OnesCount64((f&^t0.low | v&t0.low) ^ q); d > k {
-				continue
-			}
-		}
-		dst = append(dst, Hit{ID: b.ids[p], Distance: d})
 	}
 	return dst
+}
+
+// standsFor reports whether the table 0 entry with stored bits v, in the
+// bucket of fingerprint f, is an entry a hit f of a table that leaves out
+// the bits drop stands for (equal to f outside drop; within k of q when
+// drop is not 0), and its distance from q (dist when drop is 0). t0 is
+// table 0's layout.
+func (t0 *tableLayout) standsFor(v, f, drop, q uint64, k, dist int) (int, bool) {
+	mask := t0.low &^ drop
+	if (v^f)&mask != 0 {
+		return 0, false
+	}
+	if drop == 0 {
+		return dist, true
+	}
+	d := bits.OnesCount64((f&^t0.low | v&t0.low) ^ q)
+	return d, d <= k
 }
 
 // fingerprintAt returns the fingerprint at position p of table 0.
@@ -1000,6 +1004,13 @@ func (bf *buffer) prefetchHeads(l *layout, fp uint64) {
 	var pl prefetch.List
 	bf.prefetchHeadsTo(&pl, l, fp)
 	pl.Flush()
+}
+
+// prefetchEntry adds to pl the fingerprint and table t's link of entry e
+// (index+1): what a walk of t's chain reads there.
+func (bf *buffer) prefetchEntry(pl *prefetch.List, e int32, t int) {
+	prefetch.Add(pl, bf.fps, int(e-1))
+	prefetch.Add(pl, bf.next, int(e-1)*bf.links+t)
 }
 
 // prefetchHeadsTo adds to pl the table chain heads an entry of fingerprint

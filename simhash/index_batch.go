@@ -263,8 +263,7 @@ func (bq *batchQuery) advance(bf *buffer, pl *prefetch.List, t, i int) {
 		bq.rest &^= 1 << t
 		return
 	}
-	prefetch.Add(pl, bf.fps, int(e-1))
-	prefetch.Add(pl, bf.next, int(e-1)*bf.links+t)
+	bf.prefetchEntry(pl, e, t)
 }
 
 // chainStep checks the entry each walked buffer chain is at (prefetched by
@@ -334,24 +333,14 @@ func (ix *Index) batchLocate(bq *batchQuery, k int, pl *prefetch.List) {
 	b := &ix.base
 	data := b.tabs[0].data
 	for p, f := range bq.pend[:bq.npend] {
-		// as resolve: equal but in the bits the hit's table leaves out,
-		// then within k
 		drop := l.tables[bq.ntab[p]].drop
-		mask := t0.low &^ drop
-		fl := f & mask
 		for i := int(bq.plo[p]); i < int(bq.phi[p]); i++ {
 			v := binary.LittleEndian.Uint64(data[i*t0.stride:])
-			if v&mask != fl {
+			d, ok := t0.standsFor(v, f, drop, bq.q, k, int(bq.ndis[p]))
+			if !ok {
 				continue
 			}
-			dist := bq.ndis[p]
-			if drop != 0 {
-				d := bits.OnesCount64((f&^t0.low | v&t0.low) ^ bq.q)
-				if d > k {
-					continue
-				}
-				dist = uint8(d)
-			}
+			dist := uint8(d)
 			if bq.npos == batchHits {
 				bq.over = true
 				return
