@@ -12,8 +12,3 @@ func lines(p unsafe.Pointer, n uintptr)
 //
 //go:noescape
 func addrs(a *uintptr, n int)
-
-// linesNTA is lines with PREFETCHNTA.
-//
-//go:noescape
-func linesNTA(p unsafe.Pointer, n uintptr)

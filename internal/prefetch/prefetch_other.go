@@ -9,6 +9,3 @@ func lines(unsafe.Pointer, uintptr) {}
 
 // addrs does nothing on this architecture.
 func addrs(*uintptr, int) {}
-
-// linesNTA does nothing on this architecture.
-func linesNTA(unsafe.Pointer, uintptr) {}
