@@ -48,21 +48,23 @@
 // English (BenchmarkSimhashText10KB). A Detector with T_B ≤ MaxIndexDistance
 // (16) finds the kept fingerprints within T_B bits through an Index: Manku,
 // Jain and Das Sarma's permuted block tables, exact, dynamic and safe for
-// concurrent use, 0.3 to 0.5 µs per query at a million fingerprints and
-// k = 3 (BenchmarkIndexQuery1M), against half a millisecond for a scan
+// concurrent use, 0.3 to 0.5 µs per query at a million fingerprints and k = 3
+// (BenchmarkIndexQuery1M), against 0.5 to 0.9 ms for a scan
 // (BenchmarkLinearScan1M). A query spends most of that time waiting for
-// memory; Index.QueryBatch and Index.AddBatch run many queries or inserts as
-// a pipeline whose waits overlap (prefetching), 1.4 to 1.8 times as many per
-// second. The index's cost grows with k: for small k every table needs one
-// block to match exactly; for larger k (multi-index hashing, Norouzi,
+// memory; Index.QueryBatch and Index.AddBatch run many queries or inserts as a
+// pipeline whose waits overlap (prefetching), up to 1.4 to 1.8 times as many
+// per second (AMD Zen 4; on an Intel Xeon, whose misses cost less, 1.05 to
+// 1.25 times). The index's cost grows with k: for small k every table needs
+// one block to match exactly; for larger k (multi-index hashing, Norouzi,
 // Punjani and Fleet, CVPR 2012) each table is probed at every key within a
-// small radius of the query's block. At k = 8 (the default T_B) and a
-// million fingerprints that is 3 tables of 21–22 bits probed within radius 2:
-// about 45,000 queries/s against 2,000 for a scan (BenchmarkIndexQueryK8), and
-// 2 to 6 µs per Match at 100,000 kept pages (BenchmarkDetectorMatch).
-// Plan reports the layout, memory per entry and expected candidates. Larger
-// T_B scans. Memory: the Index entry (40–100 bytes, see Index.MemoryUsage),
-// 8 bytes of fingerprint, and the ID with a map entry (about 50 bytes).
+// small radius of the query's block. At k = 8 (the default T_B) and a million
+// fingerprints that is 3 tables of 21–22 bits probed within radius 2: 35,000
+// to 48,000 queries/s against 1,200 to 2,000 for a scan, depending on the
+// machine (BenchmarkIndexQueryK8), and 2 to 6 µs per Match at 100,000 kept
+// pages (BenchmarkDetectorMatch). Plan reports the layout, memory per entry
+// and expected candidates. Larger T_B scans. Memory: the Index entry (40–100
+// bytes, see Index.MemoryUsage), 8 bytes of fingerprint, and the ID with a map
+// entry (about 50 bytes).
 //
 // # When not to use it
 //

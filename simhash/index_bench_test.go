@@ -34,16 +34,46 @@ import (
 // scan, a batched one about 2,400 times. What a query costs: a single
 // Query waits for two rounds of dependent cache misses (directory entries,
 // mostly cached, then buckets, prefetched so that each table's scan starts
-// when its own lines arrive; a miss costs 160-180 ns here) plus ~100 ns of
+// when its own lines arrive; a miss costs 160-180 ns there) plus ~100 ns of
 // work; a near one also for the ids of its hits, read after the scans
 // (prefetched as each hit is found), and for a hit of table 1, 2 or 3 for
 // its table 0 bucket: a third round. QueryBatch overlaps the misses of
 // consecutive queries and is then bound by how many lines the memory system
 // delivers: about 17 random lines per query (four directory lines, four
-// buffer chain heads, eight or nine bucket lines), one per ~12 ns on this
+// buffer chain heads, eight or nine bucket lines), one per ~12 ns on that
 // machine (internal/prefetch BenchmarkMemory). The insert buffer (65,204
 // entries in this state) costs about 100 ns of a batched query; its chains
 // are walked one link per pipeline stage.
+//
+// On an Intel Xeon (Sapphire Rapids class, model 207) 2-core KVM VM, Go
+// 1.26.8, medians of 6 alternating with the binary of that session's start
+// (97568cc), after single queries' buckets were prefetched with PREFETCHT0
+// rather than PREFETCHNTA (p = 0.002 where a change is given):
+//
+//	                            97568cc     now
+//	IndexQuery1M/random         2.61 M/s    3.26 M/s   (382.7 -> 306.6 ns, -19.9 %)
+//	IndexQuery1M/random-batch   3.52 M/s    3.50 M/s   (~)
+//	IndexQuery1M/near           1.80 M/s    2.08 M/s   (555.1 -> 480.3 ns, -13.5 %)
+//	IndexQuery1M/near-batch     2.20 M/s    2.18 M/s   (~)
+//	IndexInsert1M (+1 query)    831 k/s     855 k/s    (~)
+//	IndexInsertBatch1M          1.01 M/s    1.07 M/s   (993 -> 934 ns, -6.0 %, p=0.026)
+//	B/entry (measured)          39.25       39.25
+//	LinearScan1M                1,407/s     1,131/s    (the same code, placed differently: 1,412-1,466 and 1,011-1,193 in three more runs each)
+//	IndexMerge1M                            33.8-34.0 ms at -cpu=1, 20.8-21.3 ms at -cpu=2
+//
+// There a miss costs less (internal/prefetch BenchmarkMemory: chase 139 ns,
+// prefetched 8 ns per line) and the work more: the same queries answered
+// from cache (64 of them repeated) take 148 ns (random) and 220 ns (near)
+// through either call, so that QueryBatch gains little over Query. Of a
+// random batched query, the insert buffer (65,204 entries in this state)
+// costs about 100 ns: 190 ns when it is ignored. A single near Query cannot
+// reach 3 M/s (333 ns) there: besides its bucket round it waits for a
+// second round of misses, its hits' ids (kept once, in table 0 order, or
+// found through table 0's bucket for a hit of tables 1 to 3; ids beside
+// every table would cost 24 B/entry more). Two rounds of 139 ns are 278
+// ns, the four bucket scans alone about 50 ns (BenchmarkScanBucket), and
+// the whole work, from cache, 220 ns: about 500 ns in all; it measures
+// 480 ns.
 const benchSize = 1_000_000
 
 var benchData = sync.OnceValue(func() []Fingerprint {

@@ -91,7 +91,9 @@ func BenchmarkList(b *testing.B) {
 //
 // On the shared 2-core AMD EPYC VM of the benchmarks: chase ~170 ns,
 // plain ~25 ns, prefetch ~12 ns, so that at about 20 lines per random
-// query at a million entries the lines alone cost about 240 ns.
+// query at a million entries the lines alone cost about 240 ns. On a 2-core
+// Intel Xeon VM (Sapphire Rapids class): chase ~139 ns, plain ~11 ns,
+// prefetch ~8 ns.
 func BenchmarkMemory(b *testing.B) {
 	const (
 		words = 64 << 20 / 8
