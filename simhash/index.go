@@ -1004,11 +1004,28 @@ func (bf *buffer) reset(l *layout, limit int) {
 }
 
 // prefetchHeads prefetches the table chain heads an entry of fingerprint fp
-// joins.
+// joins, and the lines the entries appended a few adds later will be
+// written to.
 func (bf *buffer) prefetchHeads(l *layout, fp uint64) {
 	var pl prefetch.List
 	bf.prefetchHeadsTo(&pl, l, fp)
+	bf.prefetchAppends(&pl)
 	pl.Flush()
+}
+
+// appendAhead is how many entries ahead of the next one prefetchAppends
+// fetches the lines of.
+const appendAhead = 8
+
+// prefetchAppends adds to pl the lines that the entry appendAhead entries
+// after the next will be stored to: its fingerprint, id and links. The
+// arrays are written in order, a new line every few entries, and a store to
+// a line not in cache holds up the next lock release until it arrives.
+func (bf *buffer) prefetchAppends(pl *prefetch.List) {
+	i := len(bf.fps) + appendAhead
+	prefetch.Add(pl, bf.fps[:cap(bf.fps)], i)
+	prefetch.Add(pl, bf.ids[:cap(bf.ids)], i)
+	prefetch.Add(pl, bf.next[:cap(bf.next)], i*bf.links)
 }
 
 // prefetchEntry adds to pl the fingerprint and table t's link of entry e
