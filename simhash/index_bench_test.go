@@ -66,9 +66,13 @@ import (
 // There a miss costs less (internal/prefetch BenchmarkMemory: chase 139 ns,
 // prefetched 8 ns per line) and the work more: the same queries answered
 // from cache (64 of them repeated) take 148 ns (random) and 220 ns (near)
-// through either call, so that QueryBatch gains little over Query. Of a
-// random batched query, the insert buffer (65,204 entries in this state)
-// costs about 100 ns: 190 ns when it is ignored. A single near Query cannot
+// through either call, so that QueryBatch gains little over Query. The
+// insert buffer (65,204 entries in this state) is the largest single cost:
+// with it ignored (a measurement, not a correct query) random queries took
+// 198-205 ns single and 184-187 ns batched, against 357-361 ns and 282-285
+// ns in the same runs. Its chain heads are lines of their own; keeping a
+// chain's head beside its base bucket, whose lines the query fetches
+// anyway, is the next lever. A single near Query cannot
 // reach 3 M/s (333 ns) there: besides its bucket round it waits for a
 // second round of misses, its hits' ids (kept once, in table 0 order, or
 // found through table 0's bucket for a hit of tables 1 to 3; ids beside
