@@ -562,7 +562,7 @@ func (ix *Index) query(q uint64, k int, dst []Hit) []Hit {
 		ql := qt[t] & low
 		end := int(hi[t])
 		for i := int(lo[t]); ; i++ {
-			if x := scanBucket(data, i*stride, end*stride, stride, low, ql, k); x < end*stride {
+			if x := scanBucket(data, i*stride, end*stride, stride, low, ql, k, nil); x < end*stride {
 				i = x / stride
 			} else {
 				break
@@ -678,8 +678,9 @@ func (ix *Index) queryRot(q uint64, k int, dst []Hit) []Hit {
 		ql := qt[t] & low
 		start, end := int(lo[t])*stride, int(hi[t])*stride
 		data := tabs[t].data[:end+8]
+		skip := l.skipMasks(t)
 		for x := start; ; x += stride {
-			if x = scanBucket(data, x, end, stride, low, ql, k); x >= end {
+			if x = scanBucket(data, x, end, stride, low, ql, k, skip); x >= end {
 				break
 			}
 			v := binary.LittleEndian.Uint64(data[x:]) & low
@@ -809,7 +810,7 @@ func (ix *Index) queryMulti(q uint64, k int, dst []Hit) []Hit {
 				top := (qj ^ flip[p]) << shift
 				end := int(hi[p])
 				for i := int(lo[p]); ; i++ {
-					if x := scanBucket(data, i*stride, end*stride, stride, low, ql, kp); x < end*stride {
+					if x := scanBucket(data, i*stride, end*stride, stride, low, ql, kp, nil); x < end*stride {
 						i = x / stride
 					} else {
 						break

@@ -222,8 +222,9 @@ func (ix *Index) batchScan(bq *batchQuery, k int, pl *prefetch.List) {
 		stride, low := tl.stride, tl.low
 		start, end := int(bq.lo[t])*stride, int(bq.hi[t])*stride
 		data := b.tabs[t].data
+		skip := l.skipMasks(t)
 		for x := start; ; x += stride {
-			if x = scanBucket(data, x, end, stride, low, qt, k); x >= end {
+			if x = scanBucket(data, x, end, stride, low, qt, k, skip); x >= end {
 				break
 			}
 			v := binary.LittleEndian.Uint64(data[x:]) & low

@@ -126,6 +126,11 @@ type layout struct {
 	// rot[t] is the left rotation of table t, and query and Add take a
 	// straight-line path that needs no segment loop.
 	rot []int
+	// skip[t], for a rotation layout's table t > 0, holds the stored-bit
+	// masks of blocks 0, 1 and 2 below t (repeated when t < 3): an entry of
+	// the table that agrees with the query in one of them is reported by an
+	// earlier table (canonical), and scanBucket passes over it.
+	skip [][3]uint64
 }
 
 // maxRotTables bounds the tables of a rotation layout (B = k+1 blocks, one
@@ -197,7 +202,35 @@ func newLayout(k, blocks, dirBits int) layout {
 	}
 	l.setRotations()
 	l.trimTables()
+	l.setSkips()
 	return l
+}
+
+// setSkips sets l.skip for a rotation layout (see layout.skip).
+func (l *layout) setSkips() {
+	if l.rot == nil {
+		return
+	}
+	l.skip = make([][3]uint64, len(l.tables))
+	for t := 1; t < len(l.tables); t++ {
+		tl := &l.tables[t]
+		for i := range 3 {
+			m := bits.RotateLeft64(l.blockMask[min(i, t-1)], l.rot[t])
+			if m&^tl.low != 0 {
+				panic("simhash: internal error: a block below a table's key is not stored")
+			}
+			l.skip[t][i] = m
+		}
+	}
+}
+
+// skipMasks returns the masks scanBucket passes over table t's
+// non-canonical entries with (nil: none).
+func (l *layout) skipMasks(t int) *[3]uint64 {
+	if t == 0 || l.skip == nil {
+		return nil
+	}
+	return &l.skip[t]
 }
 
 // newMultiLayout splits 64 bits into blocks < k+1 blocks (multi-index

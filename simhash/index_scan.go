@@ -8,11 +8,13 @@ import (
 
 // scanBucket returns the offset of the first entry at or after x, in steps of
 // stride below end, whose stored bits (the 8 bytes at its offset, masked by
-// low) lie within k bits of q's; end if none does. It is the inner loop of
-// every query. Where the CPU has AVX-512 (F, BW, VBMI, VPOPCNTDQ) and BMI2
-// it checks 8 entries per step in assembly (scanAVX512); elsewhere in Go
-// (scanGo).
-func scanBucket(data []byte, x, end, stride int, low, q uint64, k int) int {
+// low) lie within k bits of q's and, when skip is not nil, differ from q's
+// in each of the bits masked by skip[0], skip[1] and skip[2]; end if none
+// does. It is the inner loop of every query. Where the CPU has AVX-512 (F,
+// BW, VBMI, VPOPCNTDQ) and BMI2 it checks 8 entries per step in assembly
+// (scanAVX512); elsewhere in Go (scanGo). skip is checked only for the
+// entries within k, which are few.
+func scanBucket(data []byte, x, end, stride int, low, q uint64, k int, skip *[3]uint64) int {
 	if x < 0 || stride <= 0 || end > len(data)-8 {
 		panic("simhash: internal error: bucket out of range")
 	}
@@ -25,9 +27,15 @@ func scanBucket(data []byte, x, end, stride int, low, q uint64, k int) int {
 		// the unprefetched misses cost 14% of its time (AMD Zen 4).
 		n := (end - x + stride - 1) / stride
 		lastLine := (uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(scanEnd(end, stride)-1)) &^ 63
-		return x + stride*scanAVX512(&data[x], n, stride, low, q&low, k, &scanPerm[stride], lastLine)
+		return x + stride*scanAVX512(&data[x], n, stride, low, q&low, k, &scanPerm[stride], lastLine, skip)
 	}
-	return scanGo(data, x, end, stride, low, q, k)
+	return scanGo(data, x, end, stride, low, q, k, skip)
+}
+
+// skipped reports whether an entry that differs from the query by d is
+// passed over for skip (see scanBucket).
+func skipped(d uint64, skip *[3]uint64) bool {
+	return skip != nil && (d&skip[0] == 0 || d&skip[1] == 0 || d&skip[2] == 0)
 }
 
 // scanEnd returns the offset after the last byte scanBucket reads of a
@@ -40,22 +48,22 @@ func scanEnd(end, stride int) int { return end + 8 - stride }
 // pointer whose range is checked once (data must hold 8 bytes from end on).
 //
 //go:noinline
-func scanGo(data []byte, x, end, stride int, low, q uint64, k int) int {
+func scanGo(data []byte, x, end, stride int, low, q uint64, k int, skip *[3]uint64) int {
 	p := unsafe.Pointer(unsafe.SliceData(data))
 	q &= low
 	for ; x+stride < end; x += 2 * stride {
 		a := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, x))[:]) & low
 		b := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, x+stride))[:]) & low
-		if bits.OnesCount64(a^q) <= k {
+		if bits.OnesCount64(a^q) <= k && !skipped(a^q, skip) {
 			return x
 		}
-		if bits.OnesCount64(b^q) <= k {
+		if bits.OnesCount64(b^q) <= k && !skipped(b^q, skip) {
 			return x + stride
 		}
 	}
 	if x < end {
 		a := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, x))[:]) & low
-		if bits.OnesCount64(a^q) <= k {
+		if bits.OnesCount64(a^q) <= k && !skipped(a^q, skip) {
 			return x
 		}
 	}

@@ -40,9 +40,9 @@ func xgetbv() (eax, edx uint32)
 
 // scanAVX512 returns the index of the first of the n entries of stride bytes
 // (1..8) at p whose bits masked by low lie within k bits of q (already
-// masked), or n. It reads only the n*stride bytes at p, which must end
-// within the cache line at address lastLine, and its loads touch no line
-// after that one.
+// masked) and are not skipped (see scanBucket; skip may be nil), or n. It
+// reads only the n*stride bytes at p, which must end within the cache line
+// at address lastLine, and its loads touch no line after that one.
 //
 //go:noescape
-func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte, lastLine uintptr) int
+func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte, lastLine uintptr, skip *[3]uint64) int

@@ -21,7 +21,7 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL DX, edx+4(FP)
 	RET
 
-// func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte, lastLine uintptr) int
+// func scanAVX512(p *byte, n, stride int, low, q uint64, k int, perm *[64]byte, lastLine uintptr, skip *[3]uint64) int
 //
 // Each step loads the next min(8, left) entries with a masked byte load
 // (bytes past them are neither read nor faulted on), spreads them into
@@ -29,8 +29,11 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 // with k in every lane at once. A step whose 64 bytes would reach past the
 // line at lastLine loads that line instead, with the entries at their
 // offset in it (the permutation shifted by it), so that no load touches a
-// line after it.
-TEXT ·scanAVX512(SB), NOSPLIT, $0-72
+// line after it. A step with lanes within k drops, when skip is not nil,
+// the lanes whose difference from q is zero under one of the skip masks,
+// and goes on with the next step if none is left (the masks are read only
+// then, so that a scan without such lanes pays nothing for them).
+TEXT ·scanAVX512(SB), NOSPLIT, $0-80
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ stride+16(FP), DX
@@ -65,12 +68,14 @@ loop:
 
 test:
 	VPANDQ Z1, Z0, Z0
-	VPXORQ Z2, Z0, Z0
-	VPOPCNTQ Z0, Z0
-	VPCMPUQ $2, Z3, Z0, K3, K2 // lanes with popcount <= k
+	VPXORQ Z2, Z0, Z0 // the lanes' differences from q
+	VPOPCNTQ Z0, Z9
+	VPCMPUQ $2, Z3, Z9, K3, K2 // lanes with popcount <= k
 	KMOVQ K2, R14
 	TESTQ R14, R14
 	JNZ  found
+
+next:
 	ADDQ $8, AX
 	ADDQ R8, SI
 	JMP  loop
@@ -89,13 +94,31 @@ tail:
 	JMP  test
 
 found:
+	// drop the lanes that agree with q under a skip mask
+	MOVQ skip+64(FP), BX
+	TESTQ BX, BX
+	JZ   hit
+	VPBROADCASTQ 0(BX), Z6
+	VPBROADCASTQ 8(BX), Z7
+	VPBROADCASTQ 16(BX), Z8
+	VPTESTNMQ Z6, Z0, K5
+	VPTESTNMQ Z7, Z0, K6
+	KORQ K6, K5, K5
+	VPTESTNMQ Z8, Z0, K6
+	KORQ K6, K5, K5
+	KANDNQ K2, K5, K2
+	KMOVQ K2, R14
+	TESTQ R14, R14
+	JZ   next
+
+hit:
 	TZCNTQ R14, R14
 	ADDQ R14, AX
-	MOVQ AX, ret+64(FP)
+	MOVQ AX, ret+72(FP)
 	VZEROUPPER
 	RET
 
 none:
-	MOVQ CX, ret+64(FP)
+	MOVQ CX, ret+72(FP)
 	VZEROUPPER
 	RET

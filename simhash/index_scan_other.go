@@ -6,6 +6,6 @@ package simhash
 const useAVX512 = false
 
 // scanAVX512 is never called where useAVX512 is false.
-func scanAVX512(*byte, int, int, uint64, uint64, int, *[64]byte, uintptr) int {
+func scanAVX512(*byte, int, int, uint64, uint64, int, *[64]byte, uintptr, *[3]uint64) int {
 	panic("simhash: internal error: scanAVX512 without AVX-512")
 }

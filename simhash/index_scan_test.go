@@ -9,15 +9,26 @@ import (
 
 // TestScanBucket checks scanBucket (AVX-512 where the CPU has it) and scanGo
 // against a plain loop, for every stride, bucket lengths 0..40 (partial
-// steps of 8 included) at random places in a cache line, every k up to 10
-// and entries planted at distance k and k+1 from the query.
+// steps of 8 included) at random places in a cache line, every k up to 10,
+// entries planted at distance k and k+1 from the query, and no skip masks
+// or three random ones (runs of 1 to 16 stored bits), with an entry planted
+// within k that agrees with the query under one of them.
 func TestScanBucket(t *testing.T) {
 	t.Logf("useAVX512 = %v", useAVX512)
 	r := rand.New(rand.NewPCG(4, 2))
 	for stride := 1; stride <= 8; stride++ {
 		low := lowMask(min(64, 8*stride-r.IntN(3)))
+		width := bits.Len64(low)
 		for n := 0; n <= 40; n++ {
 			for k := 0; k <= 10; k++ {
+				var skip *[3]uint64
+				if r.IntN(2) == 0 {
+					skip = new([3]uint64)
+					for i := range skip {
+						w := 1 + r.IntN(min(16, width))
+						skip[i] = lowMask(w) << uint(r.IntN(width-w+1))
+					}
+				}
 				// the bucket at offset off of a slice that starts at a
 				// random place in a cache line: the kernel's steps meet
 				// the line its bytes end in at every offset
@@ -29,15 +40,26 @@ func TestScanBucket(t *testing.T) {
 					data[i] = byte(r.Uint32())
 				}
 				q := r.Uint64()
-				// plant entries exactly k and k+1 bits from q
-				for range 2 {
+				// plant entries exactly k and k+1 bits from q, and one
+				// within k whose flips miss a skip mask
+				for p := range 3 {
 					if n == 0 {
 						break
 					}
 					i := r.IntN(n)
 					v := q & low
-					for range k + r.IntN(2) {
-						v ^= 1 << uint(r.IntN(bits.Len64(low)))
+					if p == 2 && skip != nil {
+						m := low &^ skip[r.IntN(3)]
+						for range k {
+							if m != 0 {
+								v ^= 1 << uint(bits.TrailingZeros64(m))
+								m &= m - 1
+							}
+						}
+					} else {
+						for range k + r.IntN(2) {
+							v ^= 1 << uint(r.IntN(width))
+						}
 					}
 					for b := range stride {
 						data[off+i*stride+b] = byte(v >> (8 * b))
@@ -51,16 +73,17 @@ func TestScanBucket(t *testing.T) {
 						for b := range 8 {
 							v |= uint64(data[y+b]) << (8 * b)
 						}
-						if bits.OnesCount64((v^q)&low) <= k {
+						d := (v ^ q) & low
+						if bits.OnesCount64(d) <= k && (skip == nil || d&skip[0] != 0 && d&skip[1] != 0 && d&skip[2] != 0) {
 							want = y
 							break
 						}
 					}
-					if got := scanBucket(data, x, end, stride, low, q, k); got != want {
-						t.Fatalf("stride %d, n %d, k %d, from %d: scanBucket = %d, want %d", stride, n, k, x, got, want)
+					if got := scanBucket(data, x, end, stride, low, q, k, skip); got != want {
+						t.Fatalf("stride %d, n %d, k %d, skip %x, from %d: scanBucket = %d, want %d", stride, n, k, skip, x, got, want)
 					}
-					if got := scanGo(data, x, end, stride, low, q, k); got != want {
-						t.Fatalf("stride %d, n %d, k %d, from %d: scanGo = %d, want %d", stride, n, k, x, got, want)
+					if got := scanGo(data, x, end, stride, low, q, k, skip); got != want {
+						t.Fatalf("stride %d, n %d, k %d, skip %x, from %d: scanGo = %d, want %d", stride, n, k, skip, x, got, want)
 					}
 				}
 			}
@@ -87,9 +110,9 @@ func BenchmarkScanBucket(b *testing.B) {
 				q := uint64(i) * 0x9e3779b97f4a7c15
 				n := 8 + int(q>>59)%17
 				if impl == "go" {
-					sum += scanGo(data, x, x+n*stride, stride, low, q, 3)
+					sum += scanGo(data, x, x+n*stride, stride, low, q, 3, nil)
 				} else {
-					sum += scanBucket(data, x, x+n*stride, stride, low, q, 3)
+					sum += scanBucket(data, x, x+n*stride, stride, low, q, 3, nil)
 				}
 			}
 			if sum == 0 {
