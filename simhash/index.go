@@ -98,8 +98,8 @@ type Hit struct {
 // gains depends on the machine: at a million entries on AMD Zen 4, whose
 // misses cost about 170 ns, 1.5 times as many random queries per second
 // and 1.4 times as many near ones; on an Intel Xeon, whose misses cost about
-// 140 ns and whose work costs more, about as many as a single Query (3.5 M
-// random queries/s against 3.3 M, 2.2 M near ones against 2.1 M).
+// 140 ns and whose work costs more, about as many as a single Query (3.6 M
+// random queries/s against 3.3 M, 2.3 M near ones against 2.1 M).
 //
 // An Index is safe for concurrent use: Query, QueryBatch, Len, MemoryUsage
 // and Plan take a read lock and may run in parallel; Add and Remove take the

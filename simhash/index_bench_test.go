@@ -46,21 +46,22 @@ import (
 // are walked one link per pipeline stage.
 //
 // On an Intel Xeon (Sapphire Rapids class, model 207) 2-core KVM VM, Go
-// 1.26.8, medians of 6 alternating with the binary of that session's start
+// 1.26.8, medians of 8 alternating with the binary of that session's start
 // (97568cc), after single queries' buckets were prefetched with PREFETCHT0
-// rather than PREFETCHNTA (p = 0.002 where a change is given):
+// rather than PREFETCHNTA, Add prefetched the buffer lines it appends to,
+// and scans passed over the entries an earlier table reports (p = 0.000
+// but where noted):
 //
 //	                            97568cc     now
-//	IndexQuery1M/random         2.61 M/s    3.26 M/s   (382.7 -> 306.6 ns, -19.9 %)
-//	IndexQuery1M/random-batch   3.52 M/s    3.50 M/s   (~)
-//	IndexQuery1M/near           1.80 M/s    2.08 M/s   (555.1 -> 480.3 ns, -13.5 %)
-//	IndexQuery1M/near-batch     2.20 M/s    2.18 M/s   (~)
-//	IndexInsert1M (+1 query)    831 k/s     855 k/s    (~; 977 k/s once Add prefetched the
-//	                                                    buffer lines it appends to: 1.160 ->
-//	                                                    1.024 us, -11.7 %, p=0.000, 8 runs)
-//	IndexInsertBatch1M          1.01 M/s    1.07 M/s   (993 -> 934 ns, -6.0 %, p=0.026)
+//	IndexQuery1M/random         2.67 M/s    3.29 M/s   (374.2 -> 304.2 ns, -18.7 %)
+//	IndexQuery1M/random-batch   3.71 M/s    3.63 M/s   (~, p=0.195)
+//	IndexQuery1M/near           1.86 M/s    2.13 M/s   (538.9 -> 469.6 ns, -12.9 %)
+//	IndexQuery1M/near-batch     2.28 M/s    2.33 M/s   (~, p=0.083; -3.7 %, p=0.000, in 10 runs
+//	                                                    of the scan change alone)
+//	IndexInsert1M (+1 query)    884 k/s     977 k/s    (1.131 -> 1.024 us, -9.5 %, p=0.005)
+//	IndexInsertBatch1M          1.06 M/s    1.10 M/s   (~, p=0.130)
 //	B/entry (measured)          39.25       39.25
-//	LinearScan1M                1,407/s     1,131/s    (the same code, placed differently: 1,412-1,466 and 1,011-1,193 in three more runs each)
+//	LinearScan1M                1,489/s     1,234/s    (the same code, placed differently in the binary)
 //	IndexMerge1M                            33.8-34.0 ms at -cpu=1, 20.8-21.3 ms at -cpu=2
 //
 // There a miss costs less (internal/prefetch BenchmarkMemory: chase 139 ns,
@@ -69,10 +70,11 @@ import (
 // through either call, so that QueryBatch gains little over Query. The
 // insert buffer (65,204 entries in this state) is the largest single cost:
 // with it ignored (a measurement, not a correct query) random queries took
-// 198-205 ns single and 184-187 ns batched, against 357-361 ns and 282-285
-// ns in the same runs. Its chain heads are lines of their own; keeping a
-// chain's head beside its base bucket, whose lines the query fetches
-// anyway, is the next lever. A single near Query cannot
+// 158-163 ns single against 293-310 ns in the same runs (216 ns reading
+// only the chain summaries: they miss the cache too), and 184-187 ns
+// batched against 282-285 ns. Its chain heads and summaries are lines of
+// their own; keeping a chain's head beside its base bucket, whose lines the
+// query fetches anyway, is the next lever. A single near Query cannot
 // reach 3 M/s (333 ns) there: besides its bucket round it waits for a
 // second round of misses, its hits' ids (kept once, in table 0 order, or
 // found through table 0's bucket for a hit of tables 1 to 3; ids beside
