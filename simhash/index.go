@@ -404,8 +404,8 @@ func (ix *Index) MemoryUsage() int {
 func (ix *Index) Add(id uint64, fp Fingerprint) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	// the chain heads the entry joins load while find looks for the id
-	ix.buf.prefetchHeads(&ix.lay, uint64(fp))
+	// what the add writes loads while find looks for the id
+	ix.buf.prefetchAdd(&ix.lay, uint64(fp))
 	if _, _, ok := ix.find(id); ok {
 		return fmt.Errorf("simhash: Index.Add %d: %w", id, neardup.ErrDuplicateID)
 	}
@@ -1004,10 +1004,10 @@ func (bf *buffer) reset(l *layout, limit int) {
 	}
 }
 
-// prefetchHeads prefetches the table chain heads an entry of fingerprint fp
-// joins, and the lines the entries appended a few adds later will be
-// written to.
-func (bf *buffer) prefetchHeads(l *layout, fp uint64) {
+// prefetchAdd prefetches what adding an entry of fingerprint fp writes to:
+// the table chain heads it joins, and the lines that the entries appended a
+// few adds later will be stored to.
+func (bf *buffer) prefetchAdd(l *layout, fp uint64) {
 	var pl prefetch.List
 	bf.prefetchHeadsTo(&pl, l, fp)
 	bf.prefetchAppends(&pl)

@@ -81,7 +81,7 @@ import (
 // every table would cost 24 B/entry more). Two rounds of 139 ns are 278
 // ns, the four bucket scans alone about 50 ns (BenchmarkScanBucket), and
 // the whole work, from cache, 220 ns: about 500 ns in all; it measures
-// 480 ns.
+// 470 ns.
 //
 // The query benchmarks measure the index in one state: the buffer as the
 // build of a million adds leaves it. With merges at 1/6 of the base rather
