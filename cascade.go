@@ -14,6 +14,9 @@ import (
 // Add keeps a document in every stage. Match calls may run concurrently with
 // each other; Add and MatchOrAdd are serialised, so MatchOrAdd is an atomic
 // "add if new". A Cascade is safe for concurrent use.
+//
+// A Cascade must be made with NewCascade: the zero Cascade has no stages, and
+// its methods return an error wrapping ErrInvalidOption.
 type Cascade struct {
 	mu     sync.RWMutex
 	first  Detector
@@ -49,10 +52,21 @@ func NewCascade(stages ...Detector) (*Cascade, error) {
 	return c, nil
 }
 
+// errNoStages is returned by the methods of a Cascade not made by NewCascade.
+var errNoStages = fmt.Errorf("neardup: Cascade has no stages (make it with NewCascade): %w", ErrInvalidOption)
+
+// check returns the error for a nil d, or for a Cascade without stages.
+func (c *Cascade) check(d *Document) error {
+	if c.first == nil {
+		return errNoStages
+	}
+	return Check(d)
+}
+
 // Match returns the kept documents that survive every stage, best first by the
-// last stage's score.
+// last stage's score (whose Measure the matches carry).
 func (c *Cascade) Match(d *Document) ([]Match, error) {
-	if err := Check(d); err != nil {
+	if err := c.check(d); err != nil {
 		return nil, err
 	}
 	c.mu.RLock()
@@ -80,7 +94,7 @@ func (c *Cascade) match(d *Document) ([]Match, error) {
 // through the first stage (which must then implement Verifier) and every later
 // one.
 func (c *Cascade) Verify(d *Document, candidates []Match) ([]Match, error) {
-	if err := Check(d); err != nil {
+	if err := c.check(d); err != nil {
 		return nil, err
 	}
 	v, ok := c.first.(Verifier)
@@ -102,7 +116,7 @@ func (c *Cascade) Verify(d *Document, candidates []Match) ([]Match, error) {
 // Add keeps d in every stage. When a stage fails, the stages that had already
 // kept d forget it again if they implement Remover, and the error is returned.
 func (c *Cascade) Add(d *Document) error {
-	if err := Check(d); err != nil {
+	if err := c.check(d); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -129,7 +143,7 @@ func (c *Cascade) add(d *Document) error {
 // other Add or MatchOrAdd runs in between, so two concurrent copies of a page
 // are never both kept.
 func (c *Cascade) MatchOrAdd(d *Document) ([]Match, bool, error) {
-	if err := Check(d); err != nil {
+	if err := c.check(d); err != nil {
 		return nil, false, err
 	}
 	c.mu.Lock()
@@ -147,6 +161,9 @@ func (c *Cascade) MatchOrAdd(d *Document) ([]Match, bool, error) {
 // Remove forgets id in every stage that implements Remover. It returns the
 // first error, after trying every stage.
 func (c *Cascade) Remove(id string) error {
+	if c.first == nil {
+		return errNoStages
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var first error

@@ -123,15 +123,33 @@ func Check(d *Document) error {
 	return nil
 }
 
+// Measure names the unit of a Match's Score, so that a caller can tell which
+// measure a score is in whatever detector or Cascade stage produced it. Each
+// method package defines its measures as constants (simhash.Bits,
+// sentence.CountDifference, shingle's Form.Measure, ...).
+type Measure string
+
+// String returns the measure's name.
+func (m Measure) String() string { return string(m) }
+
 // Match is one kept document that a new document nearly duplicates.
 type Match struct {
 	// ID is the kept document's ID.
 	ID string
-	// Score is the strength of the match in the method's own unit: Hamming
-	// bits for simhash, dissimilarity for shingle, SSM for ssm, overlap for
-	// editdist, sentence-count difference for sentence. Lower is closer
-	// except where the method's documentation says otherwise.
+	// Score is the distance between the new document and the kept one in
+	// the unit Measure names: 0 for identical features, lower is closer,
+	// for every method (Hamming bits for simhash, a dissimilarity for
+	// shingle, one minus the overlap for editdist, SSM for ssm, the
+	// sentence-count difference for sentence).
 	Score float64
+	// Measure is the unit of Score: the measure of the detector (or, in a
+	// Cascade, of the last stage) that scored the match.
+	Measure Measure
+}
+
+// String formats m as "ID (Score Measure)".
+func (m Match) String() string {
+	return fmt.Sprintf("%s (%g %s)", m.ID, m.Score, m.Measure)
 }
 
 // Detector keeps documents and finds the kept ones that a new document nearly

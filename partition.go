@@ -20,6 +20,9 @@ type Partitioner interface {
 // so a new document is compared only within its parts. Detectors for parts are
 // created on first use by the function given to NewPartitioned. It is safe for
 // concurrent use when the part detectors are.
+//
+// A Partitioned must be made with NewPartitioned: the methods of the zero
+// Partitioned return an error wrapping ErrInvalidOption.
 type Partitioned struct {
 	p     Partitioner
 	newFn func(part int) (Detector, error)
@@ -62,7 +65,14 @@ func (pd *Partitioned) part(i int, create bool) (Detector, error) {
 	return det, nil
 }
 
+// errNoPartitioner is returned by the methods of a Partitioned not made by
+// NewPartitioned.
+var errNoPartitioner = fmt.Errorf("neardup: Partitioned has no Partitioner (make it with NewPartitioned): %w", ErrInvalidOption)
+
 func (pd *Partitioned) partition(d *Document) ([]int, error) {
+	if pd.p == nil {
+		return nil, errNoPartitioner
+	}
 	parts, err := pd.p.Partition(d)
 	if err != nil {
 		return nil, err
@@ -150,6 +160,9 @@ func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
 
 // Remove forgets id in its home part, when that part's detector is a Remover.
 func (pd *Partitioned) Remove(id string) error {
+	if pd.p == nil {
+		return errNoPartitioner
+	}
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	i, ok := pd.home[id]
