@@ -16,7 +16,7 @@ func Example() {
 	page := func(id string, sentences ...string) *neardup.Document {
 		return &neardup.Document{ID: id, Page: &preprocess.Page{Sentences: sentences}}
 	}
-	det, err := sentence.New(sentence.Options{Threshold: 1})
+	det, err := sentence.New(sentence.Options{Threshold: 1, Relative: sentence.Absolute})
 	if err != nil {
 		panic(err)
 	}
@@ -53,8 +53,8 @@ func ExampleDetector_cascade() {
 			Sentences: make([]string, sentences), Terms: terms,
 		}}
 	}
-	byCount, _ := sentence.New(sentence.Options{Threshold: 1}) // T_s = 1, as in the paper's example
-	byPrint, _ := simhash.New(simhash.Options{MaxDistance: 3}) // T_B = 3
+	byCount, _ := sentence.New(sentence.Options{Threshold: 1, Relative: sentence.Absolute}) // T_s = 1, as in the paper's example
+	byPrint, _ := simhash.New(simhash.Options{MaxDistance: 3})                              // T_B = 3
 	c, err := neardup.NewCascade(byCount, byPrint)
 	if err != nil {
 		panic(err)
@@ -66,5 +66,5 @@ func ExampleDetector_cascade() {
 
 	ms, _ := c.Match(page("copy", 4, words...))
 	fmt.Println(ms)
-	// Output: [{Wp2 0}]
+	// Output: [Wp2 (0 simhash-bits)]
 }

@@ -2,38 +2,74 @@ package sentence
 
 import (
 	"fmt"
+	"math"
 	"slices"
-	"sync"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/verify"
+	"github.com/neardup/neardup/internal/detector"
 )
 
 // DefaultThreshold is T_s when Options.Threshold is zero: 24 sentences,
 // chosen on the labelled corpora en-dev and zh-dev (the cascade with
-// T_B = 8 has its best F1 there; see the README). Seed 000's worked example
-// uses T_s = 1 (Table 4) but does not print the value behind its evaluation.
-// Whole pages in site templates vary by many "sentences" (navigation lines,
-// footers), which a small T_s turns into missed duplicates.
+// T_B = 8 has its best F1 there; see the package documentation). The paper's
+// worked example uses T_s = 1 (Table 4) but the paper does not print the
+// value behind its evaluation. Whole pages in site templates vary by many
+// "sentences" (navigation lines, footers), which a small T_s turns into
+// missed duplicates.
 const DefaultThreshold = 24
 
-// Options configures a Detector. The zero value gives the paper's default.
+// DefaultRelative is Options.Relative when it is zero: pages with S_d and
+// S_k sentences are candidates when |S_d − S_k| ≤ max(T_s,
+// ⌊DefaultRelative·max(S_d, S_k)⌋), so the filter's tolerance grows with the
+// pages (package documentation, "Defaults").
+const DefaultRelative = 0.6
+
+// Absolute, as Options.Relative, turns the relative tolerance off: a kept page
+// is a candidate when |S_d − S_k| ≤ T_s, the paper's rule.
+const Absolute = -1.0
+
+// CountDifference is the Measure of this package's matches: |S_d − S_k|, in
+// sentences.
+const CountDifference neardup.Measure = "sentence-count-difference"
+
+// Options configures a Detector. The zero value gives the package defaults:
+// T_s = DefaultThreshold and Relative = DefaultRelative.
 type Options struct {
 	// Threshold is T_s: a kept page d is a candidate for a new page k when
 	// |S_d − S_k| ≤ Threshold. Zero means DefaultThreshold unless
 	// ExplicitZero is set; negative values are invalid.
 	Threshold int
 	// ExplicitZero makes a zero Threshold mean T_s = 0: only pages with
-	// exactly the same number of sentences are candidates.
+	// exactly the same number of sentences are candidates (with Relative
+	// negative; otherwise the relative tolerance still applies).
 	ExplicitZero bool
-	// Relative, when positive, widens the tolerance for long pages beyond
-	// the paper: a kept page d is a candidate for a new page k when
-	// |S_d − S_k| ≤ max(T_s, ⌊Relative·S_k⌋). A new site template adds
-	// or removes navigation "sentences" roughly in proportion to nothing,
-	// but edits and older versions of long pages change their counts in
-	// proportion to their length. Zero keeps the paper's absolute rule;
-	// negative or above 1 is invalid.
+	// Relative widens the tolerance for long pages beyond the paper: a kept
+	// page d is a candidate for a new page k when
+	// |S_d − S_k| ≤ max(T_s, ⌊Relative·max(S_d, S_k)⌋) (symmetric: with
+	// Relative = 0.6 the longer page has at most 2.5 times the sentences of
+	// the shorter, or T_s more). Zero means DefaultRelative; Absolute (any
+	// negative value) turns the relative tolerance off, for the paper's rule
+	// |S_d − S_k| ≤ T_s; above 1 is invalid.
 	Relative float64
+}
+
+// resolve fills in defaults and validates o.
+func (o Options) resolve() (Options, error) {
+	switch {
+	case o.Threshold == 0 && !o.ExplicitZero:
+		o.Threshold = DefaultThreshold
+	case o.Threshold < 0:
+		return o, fmt.Errorf("sentence: Options.Threshold %d is negative: %w", o.Threshold, neardup.ErrInvalidOption)
+	}
+	switch {
+	case o.Relative != o.Relative || o.Relative > 1: // NaN or too large
+		return o, fmt.Errorf("sentence: Options.Relative %v above 1: %w", o.Relative, neardup.ErrInvalidOption)
+	case o.Relative == 0:
+		o.Relative = DefaultRelative
+	case o.Relative < 0:
+		o.Relative = 0
+	}
+	return o, nil
 }
 
 type featureKey struct{}
@@ -45,7 +81,7 @@ type featureKey struct{}
 // neardup.ErrNoFeatures.
 func Count(d *neardup.Document) (int, error) {
 	if err := neardup.Check(d); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("sentence: %w", err)
 	}
 	return neardup.Feature(d, featureKey{}, func(d *neardup.Document) (int, error) {
 		n := len(d.Page.Sentences)
@@ -57,95 +93,188 @@ func Count(d *neardup.Document) (int, error) {
 }
 
 // Detector keeps the sentence counts of documents and finds the kept ones
-// whose count is within T_s of a new document's. It implements
+// whose count is within the tolerance of a new document's. It implements
 // neardup.Detector, neardup.Verifier, neardup.Remover and neardup.MatchAdder.
-// Scores are |S_d − S_k| in sentences; lower is closer.
+// Scores are |S_d − S_k| in sentences (CountDifference); lower is closer.
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel,
-// Add, Remove and MatchOrAdd exclusively.
+// Add, Replace, Remove and MatchOrAdd exclusively. The zero Detector is ready
+// to use with the default Options.
 type Detector struct {
-	threshold int
-	relative  float64
-
-	mu      sync.RWMutex
-	count   map[string]int              // ID -> S
-	byCount map[int]map[string]struct{} // S -> IDs with that count
-	counts  []int                       // distinct counts in byCount, ascending
+	opts  Options // resolved
+	core  detector.Lazy[int]
+	store *store
 }
 
-// New returns a Detector configured by opts. A negative Threshold returns an
+// New returns a Detector configured by opts. Options out of range return an
 // error wrapping neardup.ErrInvalidOption.
 func New(opts Options) (*Detector, error) {
-	t := opts.Threshold
-	switch {
-	case t == 0 && !opts.ExplicitZero:
-		t = DefaultThreshold
-	case t < 0:
-		return nil, fmt.Errorf("sentence: New: Threshold %d is negative: %w", opts.Threshold, neardup.ErrInvalidOption)
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("sentence: New: %w", err)
 	}
-	if !(opts.Relative >= 0 && opts.Relative <= 1) { // also rejects NaN
-		return nil, fmt.Errorf("sentence: New: Relative %v outside [0, 1]: %w", opts.Relative, neardup.ErrInvalidOption)
-	}
-	return &Detector{
-		threshold: t,
-		relative:  opts.Relative,
-		count:     make(map[string]int),
-		byCount:   make(map[int]map[string]struct{}),
-	}, nil
+	det := &Detector{opts: o}
+	det.core.Set(det.build(o))
+	return det, nil
+}
+
+// build makes the Core for resolved options o.
+func (det *Detector) build(o Options) *detector.Core[int] {
+	det.store = &store{opts: o, kept: make(map[detector.Handle]slot), byCount: make(map[int][]detector.Handle)}
+	return detector.NewCore(detector.Config[int]{
+		Name:    "sentence",
+		Measure: CountDifference,
+		Extract: Count,
+		Store:   det.store,
+	})
+}
+
+// c returns the detector's Core, made with the default Options for a zero
+// Detector.
+func (det *Detector) c() *detector.Core[int] {
+	return det.core.Get(func() *detector.Core[int] {
+		det.opts, _ = Options{}.resolve() // the defaults are valid
+		return det.build(det.opts)
+	})
 }
 
 // Threshold returns the detector's T_s in sentences.
-func (det *Detector) Threshold() int { return det.threshold }
+func (det *Detector) Threshold() int {
+	det.c()
+	return det.opts.Threshold
+}
 
-// Tolerance returns the largest sentence-count difference accepted for a new
-// page with s sentences: max(T_s, ⌊Relative·s⌋).
-func (det *Detector) Tolerance(s int) int {
-	return max(det.threshold, int(det.relative*float64(s)))
+// Near reports whether pages with a and b sentences are candidates for each
+// other: |a − b| ≤ max(T_s, ⌊Relative·max(a, b)⌋). The rule is symmetric, so
+// a re-templated copy is found whether it or its original came first.
+func (det *Detector) Near(a, b int) bool {
+	det.c()
+	return det.opts.near(a, b)
+}
+
+func (o Options) near(a, b int) bool {
+	return abs(a-b) <= max(o.Threshold, int(o.Relative*float64(max(a, b))))
+}
+
+// span returns the range of counts [lo, hi] that may be near s; every count
+// near s lies in it (hi is clamped to MaxInt when Relative is 1).
+func (o Options) span(s int) (lo, hi int) {
+	lo = s - max(o.Threshold, int(o.Relative*float64(s)))
+	hi = s + o.Threshold
+	if o.Relative >= 1 {
+		return lo, math.MaxInt
+	}
+	// b − s ≤ Relative·b  ⇔  b ≤ s/(1 − Relative)
+	return lo, max(hi, int(float64(s)/(1-o.Relative))+1)
 }
 
 // Len returns the number of kept documents.
-func (det *Detector) Len() int {
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	return len(det.count)
-}
+func (det *Detector) Len() int { return det.c().Len() }
 
 // Lookup returns the sentence count kept for id, and whether id is kept.
 func (det *Detector) Lookup(id string) (int, bool) {
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	s, ok := det.count[id]
+	var s int
+	ok := det.c().With(id, func(h detector.Handle) { s = det.store.kept[h].s })
 	return s, ok
 }
 
-// Match returns the kept documents with |S_d − S_k| ≤ Tolerance(S_k), closest first
-// (ties by ID), with Score = |S_d − S_k|.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	s, err := Count(d)
-	if err != nil {
-		return nil, err
-	}
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	return det.match(s), nil
+// Match returns the kept documents whose counts are Near d's,
+// closest first (ties by ID), with Score = |S_d − S_k|.
+func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
+
+// Verify returns the candidates whose kept sentence counts are within the
+// tolerance of d's, closest first (ties by ID), scored with |S_d − S_k|. The
+// candidates' incoming scores are ignored; candidates this detector does not
+// keep are dropped, since they cannot be compared, and a repeated candidate
+// is reported once.
+func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return det.c().Verify(d, candidates)
 }
 
-// match answers the range query [s − T_s, s + T_s] from the sorted counts.
-// The caller holds det.mu.
-func (det *Detector) match(s int) []neardup.Match {
-	t := det.Tolerance(s)
-	lo, hi := s-t, s+t
-	i, _ := slices.BinarySearch(det.counts, lo)
-	var ms []neardup.Match
-	for ; i < len(det.counts) && det.counts[i] <= hi; i++ {
-		c := det.counts[i]
-		score := float64(abs(c - s))
-		for id := range det.byCount[c] {
-			ms = append(ms, neardup.Match{ID: id, Score: score})
+// Add keeps d's sentence count. An ID already kept returns an error wrapping
+// neardup.ErrDuplicateID.
+func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+
+// MatchOrAdd is Match, and when no kept page is within the tolerance, Add,
+// in one step under the write lock (added = true): of two pages with equal
+// counts offered at once, one is kept.
+func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(d)
+}
+
+// Replace keeps d's sentence count under d.ID, in place of the count kept
+// under that ID, if any (a re-fetched page), and reports whether one was.
+func (det *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
+	return det.c().Replace(d)
+}
+
+// Remove forgets the sentence count kept under id; an ID that is not kept
+// returns an error wrapping neardup.ErrUnknownID.
+func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+
+// store keeps the counts: the handles of each count in a slice, and the
+// sorted distinct counts, so that a range query needs no scan and Delete is
+// O(1) but for a count that disappears.
+type store struct {
+	opts    Options
+	kept    map[detector.Handle]slot  // handle -> its count and place
+	byCount map[int][]detector.Handle // S -> handles with that count
+	counts  []int                     // distinct counts in byCount, ascending
+}
+
+// slot is where a handle is kept: byCount[s][pos].
+type slot struct{ s, pos int }
+
+// Search answers the range query of the counts near s from the sorted counts.
+func (st *store) Search(s int, yield func(detector.Handle, float64)) {
+	lo, hi := st.opts.span(s)
+	i, _ := slices.BinarySearch(st.counts, lo)
+	for ; i < len(st.counts) && st.counts[i] <= hi; i++ {
+		c := st.counts[i]
+		if !st.opts.near(s, c) {
+			continue
+		}
+		for _, h := range st.byCount[c] {
+			yield(h, float64(abs(c-s)))
 		}
 	}
-	neardup.SortMatches(ms)
-	return ms
+}
+
+func (st *store) Score(s int, h detector.Handle) (float64, bool) {
+	c := st.kept[h].s
+	return float64(abs(c - s)), st.opts.near(s, c)
+}
+
+func (st *store) Insert(h detector.Handle, s int) error {
+	hs, ok := st.byCount[s]
+	if !ok {
+		i, _ := slices.BinarySearch(st.counts, s)
+		st.counts = slices.Insert(st.counts, i, s)
+	}
+	st.kept[h] = slot{s, len(hs)}
+	st.byCount[s] = append(hs, h)
+	return nil
+}
+
+func (st *store) Delete(h detector.Handle) error {
+	at := st.kept[h]
+	delete(st.kept, h)
+	hs := st.byCount[at.s]
+	last := len(hs) - 1
+	if at.pos != last {
+		moved := hs[last]
+		hs[at.pos] = moved
+		st.kept[moved] = slot{at.s, at.pos}
+	}
+	if hs = hs[:last]; len(hs) > 0 {
+		st.byCount[at.s] = hs
+		return nil
+	}
+	delete(st.byCount, at.s)
+	if i, found := slices.BinarySearch(st.counts, at.s); found {
+		st.counts = slices.Delete(st.counts, i, i+1)
+	}
+	return nil
 }
 
 func abs(x int) int {
@@ -153,92 +282,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// Verify returns the candidates whose kept sentence counts are within T_s of
-// d's, closest first (ties by ID), scored with |S_d − S_k|. The candidates'
-// incoming scores are ignored; candidates this detector does not keep are
-// dropped, since they cannot be compared, and a repeated candidate is
-// reported once.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	s, err := Count(d)
-	if err != nil {
-		return nil, err
-	}
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	return verify.Candidates(candidates, func(id string) (float64, bool) {
-		sd, ok := det.count[id]
-		delta := abs(sd - s)
-		return float64(delta), ok && delta <= det.Tolerance(s)
-	}), nil
-}
-
-// Add keeps d's sentence count. An ID already kept returns an error wrapping
-// neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error {
-	s, err := Count(d)
-	if err != nil {
-		return err
-	}
-	det.mu.Lock()
-	defer det.mu.Unlock()
-	return det.add(d.ID, s)
-}
-
-func (det *Detector) add(id string, s int) error {
-	if _, ok := det.count[id]; ok {
-		return fmt.Errorf("sentence: Add %q: %w", id, neardup.ErrDuplicateID)
-	}
-	det.count[id] = s
-	ids, ok := det.byCount[s]
-	if !ok {
-		ids = make(map[string]struct{})
-		det.byCount[s] = ids
-		i, _ := slices.BinarySearch(det.counts, s)
-		det.counts = slices.Insert(det.counts, i, s)
-	}
-	ids[id] = struct{}{}
-	return nil
-}
-
-// MatchOrAdd returns the matches of d; when there are none it keeps d, with
-// no other Add in between, and reports added = true.
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	s, err := Count(d)
-	if err != nil {
-		return nil, false, err
-	}
-	det.mu.Lock()
-	defer det.mu.Unlock()
-	if ms := det.match(s); len(ms) > 0 {
-		return ms, false, nil
-	}
-	if err := det.add(d.ID, s); err != nil {
-		return nil, false, err
-	}
-	return nil, true, nil
-}
-
-// Remove forgets id. An ID that is not kept returns an error wrapping
-// neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error {
-	det.mu.Lock()
-	defer det.mu.Unlock()
-	s, ok := det.count[id]
-	if !ok {
-		return fmt.Errorf("sentence: Remove %q: %w", id, neardup.ErrUnknownID)
-	}
-	delete(det.count, id)
-	ids := det.byCount[s]
-	delete(ids, id)
-	if len(ids) == 0 {
-		delete(det.byCount, s)
-		if i, found := slices.BinarySearch(det.counts, s); found {
-			det.counts = slices.Delete(det.counts, i, i+1)
-		}
-	}
-	return nil
 }
 
 // Interface checks.

@@ -36,7 +36,7 @@ func mustNew(t testing.TB, opts Options) *Detector {
 // Table 4's new page has 4 and T_s = 1. The paper keeps Wp2 and Wp3 and drops
 // Wp1, which needs |S_d − S_k| ≤ T_s (the text's "< T_s" would keep only Wp3).
 func TestSeed000Tables2And4(t *testing.T) {
-	det := mustNew(t, Options{Threshold: 1})
+	det := mustNew(t, Options{Threshold: 1, Relative: Absolute})
 	for _, d := range []*neardup.Document{doc("Wp1", 6), doc("Wp2", 5), doc("Wp3", 4)} {
 		if err := det.Add(d); err != nil {
 			t.Fatal(err)
@@ -46,7 +46,7 @@ func TestSeed000Tables2And4(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []neardup.Match{{ID: "Wp3", Score: 0}, {ID: "Wp2", Score: 1}}
+	want := []neardup.Match{{ID: "Wp3", Score: 0, Measure: CountDifference}, {ID: "Wp2", Score: 1, Measure: CountDifference}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Match = %v, want %v", got, want)
 	}
@@ -96,8 +96,8 @@ func TestErrors(t *testing.T) {
 	if err := det.Remove("b"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove(unknown) = %v", err)
 	}
-	if err := det.Remove("a"); err != nil || det.Len() != 0 || len(det.counts) != 0 {
-		t.Errorf("Remove(a) = %v; Len %d, counts %v", err, det.Len(), det.counts)
+	if err := det.Remove("a"); err != nil || det.Len() != 0 || len(det.store.counts) != 0 {
+		t.Errorf("Remove(a) = %v; Len %d, counts %v", err, det.Len(), det.store.counts)
 	}
 }
 
@@ -106,7 +106,7 @@ func TestErrors(t *testing.T) {
 func TestAgainstScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, ts := range []int{0, 1, 3} {
-		det := mustNew(t, Options{Threshold: ts, ExplicitZero: true})
+		det := mustNew(t, Options{Threshold: ts, ExplicitZero: true, Relative: Absolute})
 		tsv := det.Threshold()
 		kept := map[string]int{}
 		for i := 0; i < 500; i++ {
@@ -115,7 +115,7 @@ func TestAgainstScan(t *testing.T) {
 			var want []neardup.Match
 			for id, s := range kept {
 				if abs(s-n) <= tsv {
-					want = append(want, neardup.Match{ID: id, Score: float64(abs(s - n))})
+					want = append(want, neardup.Match{ID: id, Score: float64(abs(s - n)), Measure: CountDifference})
 				}
 			}
 			neardup.SortMatches(want)
@@ -141,14 +141,14 @@ func TestAgainstScan(t *testing.T) {
 		for _, s := range kept {
 			distinct[s] = true
 		}
-		if len(det.counts) != len(distinct) || det.Len() != len(kept) {
-			t.Fatalf("counts %v for %d distinct; Len %d, want %d", det.counts, len(distinct), det.Len(), len(kept))
+		if len(det.store.counts) != len(distinct) || det.Len() != len(kept) {
+			t.Fatalf("counts %v for %d distinct; Len %d, want %d", det.store.counts, len(distinct), det.Len(), len(kept))
 		}
 	}
 }
 
 func TestConcurrent(t *testing.T) {
-	det := mustNew(t, Options{ExplicitZero: true})
+	det := mustNew(t, Options{ExplicitZero: true, Relative: Absolute})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	added := map[int]int{}
@@ -198,31 +198,59 @@ func BenchmarkDetectorMatch(b *testing.B) {
 	}
 }
 
-// Relative widens the tolerance to ⌊Relative·S_k⌋ for long pages and never
-// narrows it below T_s.
+// Relative widens the tolerance to ⌊Relative·max(S_d, S_k)⌋ for long pages,
+// symmetrically, and never narrows it below T_s.
 func TestRelativeTolerance(t *testing.T) {
 	det := mustNew(t, Options{Threshold: 2, Relative: 0.1})
-	for s, want := range map[int]int{1: 2, 20: 2, 30: 3, 100: 10, 1000: 100} {
-		if got := det.Tolerance(s); got != want {
-			t.Errorf("Tolerance(%d) = %d, want %d", s, got, want)
+	for _, c := range []struct {
+		a, b int
+		want bool
+	}{
+		{1, 3, true}, {1, 4, false}, {20, 22, true}, {20, 23, false},
+		{100, 90, true}, {100, 89, false}, {100, 111, true}, {100, 112, false},
+		{1000, 900, true}, {1000, 1111, true}, {1000, 1112, false},
+	} {
+		if got := det.Near(c.a, c.b); got != c.want || det.Near(c.b, c.a) != c.want {
+			t.Errorf("Near(%d, %d) = %v, want %v (both ways)", c.a, c.b, got, c.want)
 		}
 	}
-	for _, d := range []*neardup.Document{doc("far", 89), doc("near", 91), doc("short", 3)} {
+	for _, d := range []*neardup.Document{doc("far", 89), doc("near", 91), doc("short", 3), doc("long", 111), doc("too long", 112)} {
 		if err := det.Add(d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := det.Match(doc("new", 100)) // tolerance 10: 91 in, 89 out
+	got, err := det.Match(doc("new", 100)) // 91 and 111 in, 89 and 112 out
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []neardup.Match{{ID: "near", Score: 9}}; !reflect.DeepEqual(got, want) {
+	want := []neardup.Match{{ID: "near", Score: 9, Measure: CountDifference}, {ID: "long", Score: 11, Measure: CountDifference}}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Match = %v, want %v", got, want)
 	}
-	if v, _ := det.Verify(doc("new", 100), []neardup.Match{{ID: "far"}, {ID: "near"}, {ID: "short"}}); !reflect.DeepEqual(v, got) {
+	all := []neardup.Match{{ID: "far"}, {ID: "near"}, {ID: "short"}, {ID: "long"}, {ID: "too long"}}
+	if v, _ := det.Verify(doc("new", 100), all); !reflect.DeepEqual(v, got) {
 		t.Errorf("Verify = %v, want %v", v, got)
 	}
-	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+	// The range query agrees with Near for every pair of small counts.
+	for _, r := range []float64{Absolute, 0.05, 0.3, 0.5, 0.99, 1} {
+		det := mustNew(t, Options{Threshold: 1, Relative: r})
+		for b := 1; b <= 300; b++ {
+			_ = det.Add(doc(fmt.Sprint(b), b))
+		}
+		for a := 1; a <= 200; a++ {
+			ms, _ := det.Match(doc("q", a))
+			got := map[string]bool{}
+			for _, m := range ms {
+				got[m.ID] = true
+			}
+			for b := 1; b <= 300; b++ {
+				if got[fmt.Sprint(b)] != det.Near(a, b) {
+					t.Fatalf("Relative %v: Match(%d) finds %d: %v, Near says %v", r, a, b, got[fmt.Sprint(b)], det.Near(a, b))
+				}
+			}
+		}
+	}
+	for _, bad := range []float64{1.5, math.NaN()} {
 		if _, err := New(Options{Relative: bad}); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("Relative %v: err = %v, want ErrInvalidOption", bad, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 )
 
 // Group is one set of near-duplicate documents found by Dedup: the connected
@@ -108,23 +109,20 @@ type batch struct {
 }
 
 // pairs fills b.near with every pair below the threshold, through the prefix
-// index of Detector.
+// index of Detector (handle i is document i).
 func (b *batch) pairs(ctx context.Context) error {
-	dt := &Detector{opts: b.o, docs: make(map[string]*entry, len(b.vs)), index: make(map[uint64][]*entry)}
-	pos := make(map[*entry]int, len(b.vs))
+	st := &store{opts: b.o, docs: make(map[detector.Handle]*entry, len(b.vs)), index: make(map[uint64][]*entry)}
 	for i, v := range b.vs {
-		id := fmt.Sprint(i)
-		_ = dt.add(id, v)
-		pos[dt.docs[id]] = i
+		_ = st.Insert(detector.Handle(i), v) // never fails
 	}
 	found := make([][]neighbour, len(b.vs))
 	err := parallel(ctx, len(b.vs), func(i int) error {
-		for _, m := range dt.match(b.vs[i]) {
-			j := pos[dt.docs[m.ID]]
-			if j != i {
-				found[i] = append(found[i], neighbour{j, m.Score})
+		st.Search(b.vs[i], func(h detector.Handle, d float64) {
+			if j := int(h); j != i {
+				found[i] = append(found[i], neighbour{j, d})
 			}
-		}
+		})
+		slices.SortFunc(found[i], func(x, y neighbour) int { return cmp.Or(cmp.Compare(x.d, y.d), cmp.Compare(x.j, y.j)) })
 		return nil
 	})
 	b.near = found

@@ -55,17 +55,17 @@ func TestDedupErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	docs := []*neardup.Document{doc("a", "x", "y"), doc("b", "x", "y")}
-	if _, err := Dedup(ctx, docs, Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := Dedup(ctx, docs, Options{Form: Equation}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
-	if _, err := Dedup(t.Context(), []*neardup.Document{doc("a", "x"), doc("a", "y")}, Options{}); !errors.Is(err, neardup.ErrDuplicateID) {
+	if _, err := Dedup(t.Context(), []*neardup.Document{doc("a", "x"), doc("a", "y")}, Options{Form: Equation}); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("duplicate IDs: err = %v", err)
 	}
-	gs, err := Dedup(t.Context(), docs, Options{})
+	gs, err := Dedup(t.Context(), docs, Options{Form: Equation})
 	if err != nil || len(gs) != 1 || !slices.Equal(gs[0].Keep, []string{"a"}) || !math.IsInf(gs[0].Removed[0].Nearest, 1) {
 		t.Errorf("two equal pages = %+v, %v; want a kept, b removed on a tie (+Inf)", gs, err)
 	}
-	if gs, err := Dedup(t.Context(), nil, Options{}); err != nil || len(gs) != 0 {
+	if gs, err := Dedup(t.Context(), nil, Options{Form: Equation}); err != nil || len(gs) != 0 {
 		t.Errorf("no documents = %v, %v", gs, err)
 	}
 }
@@ -82,7 +82,7 @@ func TestDedupMatchesExhaustive(t *testing.T) {
 		vs[i], _ = NewVector(p, 4)
 		docs[i] = doc(fmt.Sprint(i), p...)
 	}
-	for _, o := range []Options{{Threshold: 1.5}, {Threshold: DefaultNormalizedThreshold, Form: Normalized}} {
+	for _, o := range []Options{{Threshold: 1.5, Form: Equation}, {Threshold: DefaultThreshold, Form: Normalized}} {
 		t.Run(o.Form.String(), func(t *testing.T) { dedupMatchesExhaustive(t, docs, vs, o) })
 	}
 }

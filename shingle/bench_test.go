@@ -65,9 +65,9 @@ func BenchmarkNewVector10KB(b *testing.B) {
 // edited copies of earlier ones), threshold 0.2 and 1.
 func BenchmarkDetectorMatchAdd(b *testing.B) {
 	pages := synthetic(7, 10000+4096, 100, 600)
-	for _, th := range []float64{DefaultThreshold, 1} {
+	for _, th := range []float64{PaperThreshold, 1} {
 		b.Run(fmt.Sprintf("kept=10000/threshold=%g", th), func(b *testing.B) {
-			dt, _ := New(Options{Threshold: th})
+			dt, _ := New(Options{Threshold: th, Form: Equation})
 			for i, p := range pages[:10000] {
 				if err := dt.Add(doc(fmt.Sprint(i), p...)); err != nil {
 					b.Fatal(err)
@@ -100,12 +100,12 @@ func BenchmarkDedupEnDev(b *testing.B) {
 		docs[i] = p.doc
 		VectorOf(p.doc, DefaultM)
 	}
-	for _, th := range []float64{DefaultThreshold, 1} {
+	for _, th := range []float64{PaperThreshold, 1} {
 		b.Run(fmt.Sprintf("threshold=%g", th), func(b *testing.B) {
 			var gs []Group
 			for b.Loop() {
 				var err error
-				if gs, err = Dedup(b.Context(), docs, Options{Threshold: th}); err != nil {
+				if gs, err = Dedup(b.Context(), docs, Options{Threshold: th, Form: Equation}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -126,7 +126,7 @@ func BenchmarkStreamEnDev(b *testing.B) {
 	for _, p := range pages {
 		VectorOf(p.doc, DefaultM)
 	}
-	for _, o := range []Options{{Threshold: DefaultThreshold}, {Threshold: 12}, {Form: Normalized}} {
+	for _, o := range []Options{{Threshold: PaperThreshold, Form: Equation}, {Threshold: 12, Form: Equation}, {Form: Normalized}} {
 		o, _ = o.resolve()
 		b.Run(fmt.Sprintf("%v/threshold=%g", o.Form, o.Threshold), func(b *testing.B) {
 			for b.Loop() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -114,7 +115,7 @@ func TestCorpusRecall(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, o := range []Options{{Threshold: DefaultThreshold}, {Threshold: 1}, {Form: Normalized}} {
+			for _, o := range []Options{{Threshold: PaperThreshold, Form: Equation}, {Threshold: 1, Form: Equation}, {Form: Normalized}} {
 				o, _ = o.resolve()
 				th := o.Threshold
 				start := time.Now()
@@ -142,7 +143,7 @@ func TestCorpusRecall(t *testing.T) {
 						}
 					}
 					slices.Sort(got[i])
-					candsOf[i] = dt.candidates(vs[i], func(id string) bool { return pos[id] < i })
+					candsOf[i] = dt.candidates(vs[i], func(h detector.Handle) bool { return int(h) < i }) // handles count Adds
 					return err
 				})
 				if err != nil {
@@ -210,21 +211,20 @@ func exhaustiveBounded(tb testing.TB, vs []*Vector, o Options) [][]int {
 	return out
 }
 
-// candidates returns how many kept documents whose ID passes keep Match would
-// compare v with.
-func (dt *Detector) candidates(v *Vector, keep func(id string) bool) int {
-	dt.mu.RLock()
-	defer dt.mu.RUnlock()
+// candidates returns how many kept documents whose handle passes keep Match
+// would compare v with. Only for use while nothing is added or removed.
+func (dt *Detector) candidates(v *Vector, keep func(h detector.Handle) bool) int {
+	st := dt.store
 	seen := map[*entry]bool{}
-	n := v.prefixLen(dt.opts.prefixWeight(v))
+	n := v.prefixLen(st.opts.prefixWeight(v))
 	for _, key := range v.keys[:n] {
-		for _, e := range dt.index[key] {
-			seen[e] = keep(e.id)
+		for _, e := range st.index[key] {
+			seen[e] = keep(e.h)
 		}
 	}
-	if dt.opts.light(v, n) {
-		for _, e := range dt.short {
-			seen[e] = keep(e.id)
+	if st.opts.light(v, n) {
+		for _, e := range st.short {
+			seen[e] = keep(e.h)
 		}
 	}
 	for e, ok := range seen {

@@ -4,44 +4,45 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/verify"
+	"github.com/neardup/neardup/internal/detector"
 )
 
-// DefaultThreshold is the dissimilarity below which two documents are
-// near-duplicates when Options.Threshold is zero (seed 004 §3.2, Fig. 6).
-const DefaultThreshold = 0.2
+// DefaultThreshold is the threshold when Options.Threshold is zero and Form
+// is Normalized (the default form): pages closer than 0.35 are
+// near-duplicates. It is not from the paper: it was chosen by sweeping the
+// dev corpora (package documentation, "Normalized form").
+const DefaultThreshold = 0.35
 
-// DefaultNormalizedThreshold is the threshold used when Options.Form is
-// Normalized and Options.Threshold is zero. It is not from the paper: it was
-// chosen by sweeping the dev corpora (package documentation, "Normalized
-// form").
-const DefaultNormalizedThreshold = 0.35
-
-// Options configures a Detector and Dedup. The zero value gives the paper's
-// method: M = 4, Threshold = 0.2, Form = Equation. For pages of real length,
-// Form Normalized with its default threshold is the better choice (package
+// PaperThreshold is the threshold when Options.Threshold is zero and Form is
+// Equation or TableForm: the paper's 0.2 (§3.2, Fig. 6), from a nine-pattern
+// example; on pages of real length Eq. (1) needs a larger one (package
 // documentation, "Thresholds").
+const PaperThreshold = 0.2
+
+// Options configures a Detector and Dedup. The zero value gives the defaults
+// that work as shipped: M = 4, Form Normalized, Threshold 0.35. The paper's
+// method is Options{Form: Equation} (threshold 0.2), or TableForm to
+// reproduce its Table 4.
 type Options struct {
 	// M is the largest shingle size: patterns are the k-shingles for
 	// k = 1..M. Zero means DefaultM (4); the paper suggests 2 for short texts
 	// and 3 for news. Valid: 1..MaxM.
 	M int
 	// Threshold: two documents are near-duplicates iff their dissimilarity
-	// is < Threshold. Zero means DefaultThreshold (0.2), or
-	// DefaultNormalizedThreshold when Form is Normalized. Valid: any finite
-	// value > 0, and at most 1 with Form Normalized (whose values lie in
-	// [0, 1]; 1 makes every two pages that share a pattern near-duplicates).
-	// With Equation and TableForm, values above 1 are meaningful: Eq. (1)
-	// grows with the square root of a page's pattern count (see the package
-	// documentation, "Thresholds"), so pages of a few hundred words need a
-	// larger threshold than the paper's short examples.
+	// is < Threshold. Zero means DefaultThreshold (0.35) with Form
+	// Normalized, PaperThreshold (0.2) with Equation and TableForm. Valid:
+	// any finite value > 0, and at most 1 with Form Normalized (whose values
+	// lie in [0, 1]; 1 makes every two pages that share a pattern
+	// near-duplicates). With Equation and TableForm, values above 1 are
+	// meaningful: Eq. (1) grows with the square root of a page's pattern
+	// count (see the package documentation, "Thresholds"), so pages of a few
+	// hundred words need a larger threshold than the paper's short examples.
 	Threshold float64
-	// Form selects Eq. (1) as printed (Equation, the zero value), the form
-	// that reproduces Table 4 (TableForm), or Eq. (1) divided by the two
-	// pages' total weights (Normalized, scale-free).
+	// Form selects Eq. (1) divided by the two pages' total weights
+	// (Normalized, the zero value), Eq. (1) as printed (Equation), or the
+	// form that reproduces Table 4 (TableForm).
 	Form Form
 }
 
@@ -52,8 +53,8 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.Threshold == 0 {
 		o.Threshold = DefaultThreshold
-		if o.Form == Normalized {
-			o.Threshold = DefaultNormalizedThreshold
+		if o.Form != Normalized {
+			o.Threshold = PaperThreshold
 		}
 	}
 	if o.M < 1 || o.M > MaxM {
@@ -117,32 +118,25 @@ func VectorOf(d *neardup.Document, m int) (*Vector, error) {
 // Detector is the streaming form of the method: it keeps documents and finds
 // the kept ones within the threshold of a new one. It implements
 // neardup.Detector, neardup.Verifier, neardup.Remover and neardup.MatchAdder.
+// Scores are dissimilarities in the detector's Form (Form.Measure).
 //
 // It does not compare a new document with every kept one. Each kept document
 // is indexed under the first patterns of its vector (in key order) whose
 // weights add up to the threshold (2t·S/(1+t) of its total weight S with
 // Normalized) — its prefix — and a new document is compared only with the
 // kept documents whose prefix shares a pattern with its own. With Form
-// Equation or Normalized this finds every kept document within the threshold,
-// exactly as a comparison with all of them would (package documentation,
-// "Candidates").
+// Normalized or Equation this finds every kept document within the
+// threshold, exactly as a comparison with all of them would (package
+// documentation, "Candidates").
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel with
-// each other; Add, Remove and MatchOrAdd are serialised with everything else.
+// each other; Add, Replace, Remove and MatchOrAdd are serialised with
+// everything else. The zero Detector is ready to use with the default
+// Options.
 type Detector struct {
-	opts Options
-
-	mu    sync.RWMutex
-	docs  map[string]*entry
-	index map[uint64][]*entry // prefix pattern key → kept documents
-	short []*entry            // kept documents whose whole vector weighs < Threshold
-}
-
-type entry struct {
-	id     string
-	v      *Vector
-	prefix int // v.keys[:prefix] are indexed; prefix == v.Len() for short ones
-	short  bool
+	opts  Options // resolved
+	core  detector.Lazy[*Vector]
+	store *store
 }
 
 // New returns an empty Detector. It returns an error wrapping
@@ -152,72 +146,132 @@ func New(o Options) (*Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Detector{opts: o, docs: make(map[string]*entry), index: make(map[uint64][]*entry)}, nil
+	dt := new(Detector)
+	dt.core.Set(dt.build(o))
+	return dt, nil
+}
+
+// build makes the Core for resolved options o.
+func (dt *Detector) build(o Options) *detector.Core[*Vector] {
+	dt.opts = o
+	dt.store = &store{opts: o, docs: make(map[detector.Handle]*entry), index: make(map[uint64][]*entry)}
+	return detector.NewCore(detector.Config[*Vector]{
+		Name:    "shingle",
+		Measure: o.Form.Measure(),
+		Extract: func(d *neardup.Document) (*Vector, error) { return VectorOf(d, o.M) },
+		Store:   dt.store,
+	})
+}
+
+// c returns the detector's Core, made with the default Options for a zero
+// Detector.
+func (dt *Detector) c() *detector.Core[*Vector] {
+	return dt.core.Get(func() *detector.Core[*Vector] {
+		o, _ := Options{}.resolve() // the defaults are valid
+		return dt.build(o)
+	})
 }
 
 // Options returns the options of dt with defaults filled in.
-func (dt *Detector) Options() Options { return dt.opts }
+func (dt *Detector) Options() Options {
+	dt.c()
+	return dt.opts
+}
 
 // Len returns the number of kept documents.
-func (dt *Detector) Len() int {
-	dt.mu.RLock()
-	defer dt.mu.RUnlock()
-	return len(dt.docs)
-}
+func (dt *Detector) Len() int { return dt.c().Len() }
 
 // Match returns the kept documents whose dissimilarity to d is below the
 // threshold, closest first (ties by ID). Score is the dissimilarity in the
 // detector's Form. Errors wrap neardup.ErrNilDocument (nil d or no Page) or
 // neardup.ErrNoFeatures (no tokens).
-func (dt *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	v, err := VectorOf(d, dt.opts.M)
-	if err != nil {
-		return nil, err
-	}
-	dt.mu.RLock()
-	defer dt.mu.RUnlock()
-	return dt.match(v), nil
+func (dt *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return dt.c().Match(d) }
+
+// Add keeps d. Errors wrap neardup.ErrNilDocument, neardup.ErrNoFeatures, or
+// neardup.ErrDuplicateID when d.ID is already kept.
+func (dt *Detector) Add(d *neardup.Document) error { return dt.c().Add(d) }
+
+// MatchOrAdd returns the matches of d and, when there are none, keeps d, with
+// no other Add in between: two concurrent near-duplicates are never both kept.
+func (dt *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
+	return dt.c().MatchOrAdd(d)
 }
 
-// match finds the kept documents within the threshold of v. dt.mu is held.
-func (dt *Detector) match(v *Vector) []neardup.Match {
-	n := v.prefixLen(dt.opts.prefixWeight(v))
-	short := dt.opts.light(v, n)
+// Replace keeps d's vector under d.ID, in place of the vector (and prefix
+// index entries) kept under that ID, if any, and reports whether it replaced
+// one.
+func (dt *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
+	return dt.c().Replace(d)
+}
+
+// Remove forgets the kept document id. It returns an error wrapping
+// neardup.ErrUnknownID when id is not kept.
+func (dt *Detector) Remove(id string) error { return dt.c().Remove(id) }
+
+// Verify returns those of candidates that are kept and whose dissimilarity to
+// d is below the threshold, with this detector's scores, closest first.
+// Candidates that are not kept, or given twice, are ignored; the candidates'
+// own scores are not read. It lets a Detector be a later stage of a
+// neardup.Cascade.
+func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return dt.c().Verify(d, candidates)
+}
+
+// store is the prefix index of the Detector's kept vectors.
+type store struct {
+	opts  Options
+	docs  map[detector.Handle]*entry
+	index map[uint64][]*entry // prefix pattern key → kept documents
+	short []*entry            // kept documents whose whole vector weighs < Threshold
+}
+
+type entry struct {
+	h      detector.Handle
+	v      *Vector
+	prefix int // v.keys[:prefix] are indexed; prefix == v.Len() for short ones
+	short  bool
+}
+
+// Search finds the kept documents within the threshold of v.
+func (st *store) Search(v *Vector, yield func(detector.Handle, float64)) {
+	n := v.prefixLen(st.opts.prefixWeight(v))
 	seen := make(map[*entry]struct{})
-	var out []neardup.Match
 	check := func(e *entry) {
 		if _, ok := seen[e]; ok {
 			return
 		}
 		seen[e] = struct{}{}
-		if s, ok := dt.score(v, e.v); ok {
-			out = append(out, neardup.Match{ID: e.id, Score: s})
+		if s, ok := st.opts.score(v, e.v); ok {
+			yield(e.h, s)
 		}
 	}
 	for _, key := range v.keys[:n] {
-		for _, e := range dt.index[key] {
+		for _, e := range st.index[key] {
 			check(e)
 		}
 	}
-	if short {
+	if st.opts.light(v, n) {
 		// Two light documents that share no pattern may still be within
 		// the threshold: compare with every light kept document.
-		for _, e := range dt.short {
+		for _, e := range st.short {
 			check(e)
 		}
 	}
-	neardup.SortMatches(out)
-	return out
+}
+
+// Score returns the dissimilarity of v to the vector kept under h.
+func (st *store) Score(v *Vector, h detector.Handle) (float64, bool) {
+	return st.opts.score(v, st.docs[h].v)
 }
 
 // score returns the dissimilarity of a and b and whether it is below the
 // threshold; when it is not, the value may be only a lower bound of it. The
 // O(M) lower bound skips most merges, and a merge stops once the patterns
 // merged so far put the pair at or beyond the threshold.
-func (dt *Detector) score(a, b *Vector) (float64, bool) {
-	t := dt.opts.Threshold
+func (o Options) score(a, b *Vector) (float64, bool) {
+	t := o.Threshold
 	lb := lowerBound(a, b)
-	switch dt.opts.Form {
+	switch o.Form {
 	case TableForm:
 		return lb, lb < t
 	case Normalized:
@@ -233,105 +287,43 @@ func (dt *Detector) score(a, b *Vector) (float64, bool) {
 	if lb >= t {
 		return lb, false
 	}
-	s, ok := equationBelow(a, b, t)
-	return s, ok
+	return equationBelow(a, b, t)
 }
 
-// Add keeps d. Errors wrap neardup.ErrNilDocument, neardup.ErrNoFeatures, or
-// neardup.ErrDuplicateID when d.ID is already kept.
-func (dt *Detector) Add(d *neardup.Document) error {
-	v, err := VectorOf(d, dt.opts.M)
-	if err != nil {
-		return err
-	}
-	dt.mu.Lock()
-	defer dt.mu.Unlock()
-	return dt.add(d.ID, v)
-}
-
-func (dt *Detector) add(id string, v *Vector) error {
-	if _, ok := dt.docs[id]; ok {
-		return fmt.Errorf("shingle: Add %q: %w", id, neardup.ErrDuplicateID)
-	}
-	e := &entry{id: id, v: v, prefix: v.prefixLen(dt.opts.prefixWeight(v))}
-	e.short = dt.opts.light(v, e.prefix)
-	dt.docs[id] = e
+func (st *store) Insert(h detector.Handle, v *Vector) error {
+	e := &entry{h: h, v: v, prefix: v.prefixLen(st.opts.prefixWeight(v))}
+	e.short = st.opts.light(v, e.prefix)
+	st.docs[h] = e
 	for _, key := range v.keys[:e.prefix] {
-		dt.index[key] = append(dt.index[key], e)
+		st.index[key] = append(st.index[key], e)
 	}
 	if e.short {
-		dt.short = append(dt.short, e)
+		st.short = append(st.short, e)
 	}
 	return nil
 }
 
-// MatchOrAdd returns the matches of d and, when there are none, keeps d, with
-// no other Add in between: two concurrent near-duplicates are never both kept.
-func (dt *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	v, err := VectorOf(d, dt.opts.M)
-	if err != nil {
-		return nil, false, err
-	}
-	dt.mu.Lock()
-	defer dt.mu.Unlock()
-	if ms := dt.match(v); len(ms) > 0 {
-		return ms, false, nil
-	}
-	if err := dt.add(d.ID, v); err != nil {
-		return nil, false, err
-	}
-	return nil, true, nil
-}
-
-// Remove forgets the kept document id. It returns an error wrapping
-// neardup.ErrUnknownID when id is not kept.
-func (dt *Detector) Remove(id string) error {
-	dt.mu.Lock()
-	defer dt.mu.Unlock()
-	e, ok := dt.docs[id]
-	if !ok {
-		return fmt.Errorf("shingle: Remove %q: %w", id, neardup.ErrUnknownID)
-	}
-	delete(dt.docs, id)
+func (st *store) Delete(h detector.Handle) error {
+	e := st.docs[h]
+	delete(st.docs, h)
 	for _, key := range e.v.keys[:e.prefix] {
-		list := dt.index[key]
+		list := st.index[key]
 		if i := slices.Index(list, e); i >= 0 {
 			list[i] = list[len(list)-1]
 			list[len(list)-1] = nil
 			list = list[:len(list)-1]
 		}
 		if len(list) == 0 {
-			delete(dt.index, key)
+			delete(st.index, key)
 		} else {
-			dt.index[key] = list
+			st.index[key] = list
 		}
 	}
 	if e.short {
-		i := slices.Index(dt.short, e)
-		dt.short = slices.Delete(dt.short, i, i+1)
+		i := slices.Index(st.short, e)
+		st.short = slices.Delete(st.short, i, i+1)
 	}
 	return nil
-}
-
-// Verify returns those of candidates that are kept and whose dissimilarity to
-// d is below the threshold, with this detector's scores, closest first.
-// Candidates that are not kept, or given twice, are ignored; the candidates'
-// own scores are not read. It lets a Detector be a later stage of a
-// neardup.Cascade.
-func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	v, err := VectorOf(d, dt.opts.M)
-	if err != nil {
-		return nil, err
-	}
-	dt.mu.RLock()
-	defer dt.mu.RUnlock()
-	return verify.Candidates(candidates, func(id string) (float64, bool) {
-		e, ok := dt.docs[id]
-		if !ok {
-			return 0, false
-		}
-		return dt.score(v, e.v)
-	}), nil
 }
 
 // Interface checks.

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 )
 
 func TestOptions(t *testing.T) {
 	bad := []Options{
-		{M: -1}, {M: MaxM + 1}, {Threshold: -0.1}, {Threshold: math.NaN()},
-		{Threshold: math.Inf(1)}, {Form: Form(7)},
+		{M: -1, Form: Equation}, {M: MaxM + 1, Form: Equation}, {Threshold: -0.1, Form: Equation}, {Threshold: math.NaN(), Form: Equation},
+		{Threshold: math.Inf(1), Form: Equation}, {Form: Form(7)},
 		{Form: Normalized, Threshold: 1.01}, {Form: Normalized, Threshold: -1},
 	}
 	for _, o := range bad {
@@ -30,14 +31,16 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := dt.Options(), (Options{M: 4, Threshold: 0.2, Form: Equation}); got != want {
+	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultThreshold, Form: Normalized}); got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
-	dt, _ = New(Options{Form: Normalized})
-	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultNormalizedThreshold, Form: Normalized}); got != want {
-		t.Errorf("Normalized defaults = %+v, want %+v", got, want)
+	for _, f := range []Form{Equation, TableForm} {
+		dt, _ = New(Options{Form: f})
+		if got, want := dt.Options(), (Options{M: 4, Threshold: PaperThreshold, Form: f}); got != want {
+			t.Errorf("%v defaults = %+v, want %+v", f, got, want)
+		}
 	}
-	for _, o := range []Options{{M: 1}, {M: MaxM}, {Threshold: 25}, {Form: TableForm}, {Form: Normalized, Threshold: 1}} {
+	for _, o := range []Options{{M: 1, Form: Equation}, {M: MaxM, Form: Equation}, {Threshold: 25, Form: Equation}, {Form: TableForm}, {Form: Normalized, Threshold: 1}} {
 		if _, err := New(o); err != nil {
 			t.Errorf("New(%+v): %v", o, err)
 		}
@@ -54,7 +57,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestBadDocuments(t *testing.T) {
-	dt, _ := New(Options{})
+	dt, _ := New(Options{Form: Equation})
 	cases := []struct {
 		name string
 		d    *neardup.Document
@@ -77,7 +80,7 @@ func TestBadDocuments(t *testing.T) {
 		if _, err := dt.Verify(c.d, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: Verify err = %v, want %v", c.name, err, c.want)
 		}
-		if _, err := Dedup(t.Context(), []*neardup.Document{c.d}, Options{}); !errors.Is(err, c.want) {
+		if _, err := Dedup(t.Context(), []*neardup.Document{c.d}, Options{Form: Equation}); !errors.Is(err, c.want) {
 			t.Errorf("%s: Dedup err = %v, want %v", c.name, err, c.want)
 		}
 	}
@@ -114,7 +117,7 @@ func TestShortDocuments(t *testing.T) {
 		t.Errorf("D(a, b) = %v, want 0.5", got)
 	}
 	// Short pages are found by the detector even when they share nothing.
-	dt, _ := New(Options{M: 8, Threshold: 0.3})
+	dt, _ := New(Options{M: 8, Threshold: 0.3, Form: Equation})
 	if err := dt.Add(doc("a", "a")); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +149,7 @@ func TestDetector(t *testing.T) {
 	d12 := Dissimilarity(v1, v2, Equation)
 	t.Logf("pageinspect vs edited copy: %d, %d tokens, Eq. (1) = %.3f", len(base), len(edited), d12)
 
-	dt, err := New(Options{Threshold: d12 + 0.01})
+	dt, err := New(Options{Threshold: d12 + 0.01, Form: Equation})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,12 +184,12 @@ func TestDetector(t *testing.T) {
 	if dt.Len() != 1 {
 		t.Errorf("Len = %d, want 1", dt.Len())
 	}
-	if len(dt.index) == 0 {
+	if len(dt.store.index) == 0 {
 		t.Errorf("index empty with one document kept")
 	}
 	_ = dt.Remove("other")
-	if len(dt.index) != 0 || len(dt.short) != 0 {
-		t.Errorf("index not empty after removing everything: %d keys, %d short", len(dt.index), len(dt.short))
+	if len(dt.store.index) != 0 || len(dt.store.short) != 0 {
+		t.Errorf("index not empty after removing everything: %d keys, %d short", len(dt.store.index), len(dt.store.short))
 	}
 }
 
@@ -210,8 +213,8 @@ func exhaustive(vs []*Vector, o Options) [][]int {
 func TestIndexExact(t *testing.T) {
 	pages := synthetic(1, 300, 1, 300)
 	for _, o := range []Options{
-		{M: 4, Threshold: 0.2}, {M: 4, Threshold: 1}, {M: 4, Threshold: 3},
-		{M: 2, Threshold: 0.5}, {M: 8, Threshold: 0.35},
+		{M: 4, Threshold: 0.2, Form: Equation}, {M: 4, Threshold: 1, Form: Equation}, {M: 4, Threshold: 3, Form: Equation},
+		{M: 2, Threshold: 0.5, Form: Equation}, {M: 8, Threshold: 0.35, Form: Equation},
 		{M: 4, Form: Normalized}, {M: 4, Threshold: 0.6, Form: Normalized},
 		{M: 2, Threshold: 0.9, Form: Normalized},
 	} {
@@ -252,7 +255,7 @@ func TestIndexExact(t *testing.T) {
 
 func TestConcurrent(t *testing.T) {
 	pages := synthetic(2, 200, 20, 200)
-	dt, _ := New(Options{Threshold: 1})
+	dt, _ := New(Options{Threshold: 1, Form: Equation})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	kept := map[string]bool{}
@@ -330,7 +333,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 	}
 	pages = append(pages, synthetic(5, 150, 20, 200)...)
 	for _, m := range []int{1, 4} {
-		for _, th := range []float64{0.05, 0.2, DefaultNormalizedThreshold, 0.6, 1} {
+		for _, th := range []float64{0.05, 0.2, DefaultThreshold, 0.6, 1} {
 			o := Options{M: m, Threshold: th, Form: Normalized}
 			vs := make([]*Vector, len(pages))
 			for i, p := range pages {
@@ -341,11 +344,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 			pairs, worst := 0, 0.0
 			for i, v := range vs {
 				var got []int
-				for _, mt := range dt.match(v) {
-					var j int
-					fmt.Sscan(mt.ID, &j)
-					got = append(got, j)
-				}
+				dt.store.Search(v, func(h detector.Handle, _ float64) { got = append(got, int(h)) })
 				slices.Sort(got)
 				if !slices.Equal(got, want[i]) {
 					t.Errorf("M %d, t %g, page %d: index finds %v, exhaustive %v", m, th, i, got, want[i])
@@ -355,7 +354,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 					wi, wj := firstSharedWeight(v, vs[j]), firstSharedWeight(vs[j], v)
 					worst = max(worst, wi/o.prefixWeight(v), wj/o.prefixWeight(vs[j]))
 				}
-				_ = dt.add(fmt.Sprint(i), v)
+				_ = dt.store.Insert(detector.Handle(i), v)
 			}
 			t.Logf("M %d, t %g: %d pairs, all found; largest weight before the first shared key / prefix bound = %.3f", m, th, pairs, worst)
 			if worst >= 1 {

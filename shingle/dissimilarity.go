@@ -3,22 +3,39 @@ package shingle
 import (
 	"fmt"
 	"math"
+
+	"github.com/neardup/neardup"
 )
 
 // Form selects how the per-pattern differences of a k group are summed.
-// The zero value is Equation, the paper's Eq. (1) as printed.
+// The zero value is Normalized, the scale-free form that works as shipped on
+// pages of any length; Equation and TableForm reproduce the paper.
 type Form int
 
 const (
-	// Equation is Eq. (1) of seed 004 as printed:
+	// Normalized is a scale-free form of Eq. (1), beyond the paper, and the
+	// default: Eq. (1) divided by the total weight of the two vectors,
+	//
+	//	D(d, d') = Eq. (1)(d, d') / (S_d + S_d'),   S_d = Σ_p (k/M)·norm_d(p)
+	//
+	// It lies in [0, 1] (|x − y| ≤ x + y for the non-negative terms): 0 for
+	// equal vectors, 1 for vectors that share no pattern, and equals
+	// 1 − 2·Σ_p min(s_d(p), s_d'(p)) / (S_d + S_d'), one minus a weighted Dice
+	// coefficient. Eq. (1) grows with the square root of a page's pattern
+	// count; this form does not, so one threshold (DefaultThreshold) fits
+	// short and long pages alike. It is symmetric but, unlike Equation, not a
+	// metric.
+	Normalized Form = iota
+	// Equation is Eq. (1) of the paper as printed:
 	//
 	//	D(d, d') = Σ_k (k/M) · Σ_{p in group k} |norm_d(p) − norm_d'(p)|
 	//
 	// It is a weighted L1 distance: 0 for equal vectors, symmetric, and it
-	// obeys the triangle inequality.
-	Equation Form = iota
-	// TableForm is the form that reproduces seed 004 Table 4 (0.333, 0.082,
-	// 0.250): the absolute value of the signed sum per k group,
+	// obeys the triangle inequality. Its values grow with page length (see
+	// the package documentation, "Thresholds").
+	Equation
+	// TableForm is the form that reproduces the paper's Table 4 (0.333,
+	// 0.082, 0.250): the absolute value of the signed sum per k group,
 	//
 	//	D(d, d') = Σ_k (k/M) · |Σ_{p in group k} (norm_d(p) − norm_d'(p))|
 	//
@@ -29,20 +46,13 @@ const (
 	// pages have about as many distinct patterns"; use it to reproduce the
 	// paper, not to deduplicate.
 	TableForm
-	// Normalized is a scale-free form of Eq. (1), beyond the paper: Eq. (1)
-	// divided by the total weight of the two vectors,
-	//
-	//	D(d, d') = Eq. (1)(d, d') / (S_d + S_d'),   S_d = Σ_p (k/M)·norm_d(p)
-	//
-	// It lies in [0, 1] (|x − y| ≤ x + y for the non-negative terms): 0 for
-	// equal vectors, 1 for vectors that share no pattern, and equals
-	// 1 − 2·Σ_p min(s_d(p), s_d'(p)) / (S_d + S_d'), one minus a weighted Dice
-	// coefficient. Eq. (1) grows with the square root of a page's pattern
-	// count; this form does not, so one threshold (DefaultNormalizedThreshold)
-	// fits short and long pages alike. It is symmetric but, unlike Equation,
-	// not a metric.
-	Normalized
 )
+
+// Measure returns the neardup.Measure of dissimilarities in form f:
+// "shingle-normalized", "shingle-equation" or "shingle-table".
+func (f Form) Measure() neardup.Measure {
+	return neardup.Measure("shingle-" + f.String())
+}
 
 // String returns "equation", "table" or "normalized".
 func (f Form) String() string {

@@ -51,7 +51,7 @@
 // grow with page length, so one threshold serves short and long pages. It is
 // symmetric but not a metric. Threshold must be in (0, 1] for this form
 // (above 1 every pair would match: ErrInvalidOption); 1 means "shares a
-// pattern". Zero means DefaultNormalizedThreshold, 0.35, chosen by streaming
+// pattern". Zero means DefaultThreshold, 0.35, chosen by streaming
 // en-dev and zh-dev as examples/evaluate does (TestSweep, NEARDUP_SWEEP):
 //
 //	t     en-dev P / R / F1       zh-dev P / R / F1

@@ -51,16 +51,17 @@ func ExampleDissimilarity() {
 	// D1,D3  Table 4 form 0.2503  Eq. (1) 0.2923
 }
 
-// A crawler keeps a page only when no kept page nearly duplicates it.
+// A crawler keeps a page only when no kept page nearly duplicates it. The
+// default Options use the normalized form, threshold 0.35.
 func ExampleDetector() {
 	var p preprocess.Pipeline
-	det, err := shingle.New(shingle.Options{Threshold: 0.5})
+	det, err := shingle.New(shingle.Options{})
 	if err != nil {
 		panic(err)
 	}
 	pages := []struct{ id, text string }{
-		{"a", "The web is growing tremendously: the volume of data is updated daily on the web."},
-		{"b", "The web is growing tremendously: the volume of data is updated daily on the web!"},
+		{"a", "The busy web is growing tremendously: the volume of its data is updated daily, and people use search engines to retrieve information from it."},
+		{"b", "The busy web is growing tremendously: the volume of its data is updated hourly, and people use search engines to retrieve information from it."},
 		{"c", "Most people use an internet search engine to find and retrieve information."},
 	}
 	for _, pg := range pages {
@@ -75,12 +76,12 @@ func ExampleDetector() {
 		if added {
 			fmt.Printf("%s: kept\n", pg.id)
 		} else {
-			fmt.Printf("%s: near-duplicate of %s (D = %.2f)\n", pg.id, ms[0].ID, ms[0].Score)
+			fmt.Printf("%s: near-duplicate of %s (%.2f %s)\n", pg.id, ms[0].ID, ms[0].Score, ms[0].Measure)
 		}
 	}
 	// Output:
 	// a: kept
-	// b: near-duplicate of a (D = 0.00)
+	// b: near-duplicate of a (0.25 shingle-normalized)
 	// c: kept
 }
 

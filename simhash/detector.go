@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/verify"
+	"github.com/neardup/neardup/internal/detector"
 )
 
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
@@ -49,93 +49,130 @@ const DefaultExpectedSize = 1 << 16
 // against 14 µs.
 const DefaultIndexBytesPerEntry = 64
 
+// Bits is the Measure of this package's matches: the Hamming distance b_f of
+// two fingerprints, in bits.
+const Bits neardup.Measure = "simhash-bits"
+
+// resolve fills in defaults and validates o.
+func (o Options) resolve() (Options, error) {
+	switch {
+	case o.MaxDistance == 0 && !o.ExplicitZero:
+		o.MaxDistance = DefaultMaxDistance
+	case o.MaxDistance < 0 || o.MaxDistance > 64:
+		return o, fmt.Errorf("simhash: Options.MaxDistance %d not in 0..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
+	}
+	switch {
+	case o.ExpectedSize == 0:
+		o.ExpectedSize = DefaultExpectedSize
+	case o.ExpectedSize < 0:
+		return o, fmt.Errorf("simhash: Options.ExpectedSize %d is negative: %w", o.ExpectedSize, neardup.ErrInvalidOption)
+	}
+	if o.IndexBytesPerEntry < 0 {
+		return o, fmt.Errorf("simhash: Options.IndexBytesPerEntry %d is negative: %w", o.IndexBytesPerEntry, neardup.ErrInvalidOption)
+	}
+	return o, nil
+}
+
+// newIndex returns the Index for resolved options o, or nil when T_B is
+// beyond MaxIndexDistance and the detector scans.
+func newIndex(o Options) (*Index, error) {
+	if o.MaxDistance > MaxIndexDistance {
+		return nil, nil
+	}
+	io := IndexOptions{MaxDistance: max(o.MaxDistance, 1), ExpectedSize: o.ExpectedSize, MaxBytesPerEntry: o.IndexBytesPerEntry}
+	if io.MaxBytesPerEntry == 0 {
+		io.MaxBytesPerEntry = DefaultIndexBytesPerEntry
+	}
+	ix, err := NewIndex(io)
+	if err != nil && o.IndexBytesPerEntry == 0 {
+		// The default budget is a preference: small repositories (whose
+		// directories cost more per entry) take the smallest layout instead.
+		io.MaxBytesPerEntry = 0
+		ix, err = NewIndex(io)
+	}
+	return ix, err
+}
+
 // Detector keeps the fingerprints of documents and finds the kept ones within
 // T_B bits of a new document's fingerprint. It implements neardup.Detector,
-// neardup.Verifier, neardup.Remover and neardup.MatchAdder.
+// neardup.Verifier, neardup.Remover and neardup.MatchAdder. Scores are
+// Hamming distances in bits (Bits).
 //
 // A document's fingerprint is Sum over its Page.Terms, computed once per
 // Document (see Of). When T_B ≤ MaxIndexDistance, Match asks a k-bit Index
 // (permuted block tables, Manku et al.) for the fingerprints within T_B bits
 // instead of comparing with every kept one; for larger T_B it scans (about
 // 1 ns per kept document). A Detector keeps its Index entry (see
-// Index.MemoryUsage), 8 bytes of fingerprint, and the document's ID with a
-// map entry.
+// Index.MemoryUsage) and the document's ID with two map entries.
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel,
-// Add, Remove and MatchOrAdd exclusively.
+// Add, Replace, Remove and MatchOrAdd exclusively. The zero Detector is ready
+// to use with the default Options.
 type Detector struct {
-	maxDist int
-
-	mu   sync.RWMutex
-	ids  []string       // ids[i] is the ID of fps[i]
-	fps  []Fingerprint  // kept fingerprints, dense
-	slot map[string]int // ID -> index in ids and fps, also the entry's id in ix
-	ix   *Index         // nil when maxDist > MaxIndexDistance
-	hits []Hit          // scratch for ix.Query, used under the write lock only
+	opts  Options // resolved
+	core  detector.Lazy[Fingerprint]
+	store *store
 }
 
-// New returns a Detector configured by opts. A MaxDistance outside 0..64
-// returns an error wrapping neardup.ErrInvalidOption.
+// New returns a Detector configured by opts. Options out of range (a
+// MaxDistance outside 0..64, a negative size or budget, a budget no index
+// layout fits) return an error wrapping neardup.ErrInvalidOption.
 func New(opts Options) (*Detector, error) {
-	t := opts.MaxDistance
-	switch {
-	case t == 0 && !opts.ExplicitZero:
-		t = DefaultMaxDistance
-	case t < 0 || t > 64:
-		return nil, fmt.Errorf("simhash: New: MaxDistance %d not in 0..64: %w", opts.MaxDistance, neardup.ErrInvalidOption)
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("simhash: New: %w", err)
 	}
-	n := opts.ExpectedSize
-	switch {
-	case n == 0:
-		n = DefaultExpectedSize
-	case n < 0:
-		return nil, fmt.Errorf("simhash: New: ExpectedSize %d is negative: %w", opts.ExpectedSize, neardup.ErrInvalidOption)
+	ix, err := newIndex(o)
+	if err != nil {
+		return nil, fmt.Errorf("simhash: New: %w", err)
 	}
-	budget := opts.IndexBytesPerEntry
-	switch {
-	case budget == 0:
-		budget = DefaultIndexBytesPerEntry
-	case budget < 0:
-		return nil, fmt.Errorf("simhash: New: IndexBytesPerEntry %d is negative: %w", opts.IndexBytesPerEntry, neardup.ErrInvalidOption)
-	}
-	det := &Detector{maxDist: t, slot: make(map[string]int)}
-	if t <= MaxIndexDistance {
-		io := IndexOptions{MaxDistance: max(t, 1), ExpectedSize: n, MaxBytesPerEntry: budget}
-		ix, err := NewIndex(io)
-		if err != nil && opts.IndexBytesPerEntry == 0 {
-			// The default budget is a preference: small repositories
-			// (whose directories cost more per entry) take the smallest
-			// layout instead.
-			io.MaxBytesPerEntry = 0
-			ix, err = NewIndex(io)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("simhash: New: %w", err)
-		}
-		det.ix = ix
-	}
+	det := new(Detector)
+	det.core.Set(det.build(o, ix))
 	return det, nil
 }
 
+// build makes the Core for resolved options o and their index.
+func (det *Detector) build(o Options, ix *Index) *detector.Core[Fingerprint] {
+	det.opts = o
+	det.store = &store{maxDist: o.MaxDistance, ix: ix}
+	if ix == nil {
+		det.store.pos = make(map[detector.Handle]int)
+	}
+	return detector.NewCore(detector.Config[Fingerprint]{
+		Name:    "simhash",
+		Measure: Bits,
+		Extract: Of,
+		Store:   det.store,
+	})
+}
+
+// c returns the detector's Core, made with the default Options for a zero
+// Detector.
+func (det *Detector) c() *detector.Core[Fingerprint] {
+	return det.core.Get(func() *detector.Core[Fingerprint] {
+		o, _ := Options{}.resolve() // the defaults are valid
+		ix, err := newIndex(o)
+		if err != nil {
+			panic("simhash: the default options build no index: " + err.Error()) // unreachable: the smallest layout always fits
+		}
+		return det.build(o, ix)
+	})
+}
+
 // MaxDistance returns the detector's threshold T_B in bits.
-func (det *Detector) MaxDistance() int { return det.maxDist }
+func (det *Detector) MaxDistance() int {
+	det.c()
+	return det.opts.MaxDistance
+}
 
 // Len returns the number of kept documents.
-func (det *Detector) Len() int {
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	return len(det.fps)
-}
+func (det *Detector) Len() int { return det.c().Len() }
 
 // Lookup returns the fingerprint kept for id, and whether id is kept.
 func (det *Detector) Lookup(id string) (Fingerprint, bool) {
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	i, ok := det.slot[id]
-	if !ok {
-		return 0, false
-	}
-	return det.fps[i], true
+	var fp Fingerprint
+	ok := det.c().With(id, func(h detector.Handle) { fp = det.store.fingerprint(h) })
+	return fp, ok
 }
 
 type featureKey struct{}
@@ -146,7 +183,7 @@ type featureKey struct{}
 // page without terms, one wrapping neardup.ErrNoFeatures.
 func Of(d *neardup.Document) (Fingerprint, error) {
 	if err := neardup.Check(d); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("simhash: %w", err)
 	}
 	return neardup.Feature(d, featureKey{}, func(d *neardup.Document) (Fingerprint, error) {
 		f, err := Sum(d.Page.Terms)
@@ -159,36 +196,7 @@ func Of(d *neardup.Document) (Fingerprint, error) {
 
 // Match returns the kept documents whose fingerprints are within T_B bits of
 // d's, closest first (ties by ID), with Score = the distance b_f in bits.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	fp, err := Of(d)
-	if err != nil {
-		return nil, err
-	}
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	ms, _ := det.match(fp, nil)
-	return ms, nil
-}
-
-// match returns the sorted matches of fp. The caller holds det.mu; hits is
-// scratch space for the index query.
-func (det *Detector) match(fp Fingerprint, hits []Hit) ([]neardup.Match, []Hit) {
-	var ms []neardup.Match
-	if det.ix == nil {
-		for i, g := range det.fps {
-			if dist := Distance(fp, g); dist <= det.maxDist {
-				ms = append(ms, neardup.Match{ID: det.ids[i], Score: float64(dist)})
-			}
-		}
-	} else {
-		hits, _ = det.ix.Query(fp, det.maxDist, hits[:0]) // k is within the index's range by construction
-		for _, h := range hits {
-			ms = append(ms, neardup.Match{ID: det.ids[h.ID], Score: float64(h.Distance)})
-		}
-	}
-	neardup.SortMatches(ms)
-	return ms, hits
-}
+func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
 
 // Verify returns the candidates whose kept fingerprints are within T_B bits
 // of d's, closest first (ties by ID), scored with the distance in bits. The
@@ -196,100 +204,105 @@ func (det *Detector) match(fp Fingerprint, hits []Hit) ([]neardup.Match, []Hit) 
 // keep are dropped, since they cannot be compared, and a repeated candidate
 // is reported once.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	fp, err := Of(d)
-	if err != nil {
-		return nil, err
-	}
-	det.mu.RLock()
-	defer det.mu.RUnlock()
-	return verify.Candidates(candidates, func(id string) (float64, bool) {
-		i, ok := det.slot[id]
-		if !ok {
-			return 0, false
-		}
-		dist := Distance(fp, det.fps[i])
-		return float64(dist), dist <= det.maxDist
-	}), nil
+	return det.c().Verify(d, candidates)
 }
 
 // Add keeps d's fingerprint. An ID already kept returns an error wrapping
 // neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error {
-	fp, err := Of(d)
-	if err != nil {
-		return err
-	}
-	det.mu.Lock()
-	defer det.mu.Unlock()
-	return det.add(d.ID, fp)
+func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+
+// AddFingerprint keeps fp under id, as Add does for a document whose
+// fingerprint is fp: a caller that stored fingerprints keeps them again
+// without their pages.
+func (det *Detector) AddFingerprint(id string, fp Fingerprint) error {
+	return det.c().AddFeature(id, fp)
 }
 
-func (det *Detector) add(id string, fp Fingerprint) error {
-	if _, ok := det.slot[id]; ok {
-		return fmt.Errorf("simhash: Add %q: %w", id, neardup.ErrDuplicateID)
+// MatchOrAdd returns the kept documents within T_B bits of d, as Match does;
+// when there are none it keeps d's fingerprint before any other change can
+// come in between, and reports added = true.
+func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(d)
+}
+
+// Replace keeps d's fingerprint under d.ID in place of the one kept under
+// that ID, if any (a re-fetched page); no Match sees the ID missing. It
+// reports whether a fingerprint was replaced.
+func (det *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
+	return det.c().Replace(d)
+}
+
+// Remove forgets id's fingerprint, in one step of the index. An ID that is
+// not kept returns an error wrapping neardup.ErrUnknownID.
+func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+
+// store keeps the fingerprints: in the k-bit Index under their handles, or,
+// when T_B is too large for an index, in a dense slice that Search scans.
+type store struct {
+	maxDist int
+	ix      *Index // nil: scan fps
+
+	fps     []Fingerprint           // scan only: kept fingerprints, dense
+	handles []detector.Handle       // scan only: handles[i] keeps fps[i]
+	pos     map[detector.Handle]int // scan only: handle -> index in fps
+	hits    sync.Pool               // *[]Hit scratch for ix.Query
+}
+
+func (st *store) fingerprint(h detector.Handle) Fingerprint {
+	if st.ix != nil {
+		fp, _ := st.ix.Fingerprint(uint64(h))
+		return fp
 	}
-	i := len(det.fps)
-	if det.ix != nil {
-		if err := det.ix.Add(uint64(i), fp); err != nil {
-			return fmt.Errorf("simhash: Add %q: %w", id, err)
+	return st.fps[st.pos[h]]
+}
+
+func (st *store) Search(fp Fingerprint, yield func(detector.Handle, float64)) {
+	if st.ix == nil {
+		for i, g := range st.fps {
+			if dist := Distance(fp, g); dist <= st.maxDist {
+				yield(st.handles[i], float64(dist))
+			}
 		}
+		return
 	}
-	det.slot[id] = i
-	det.ids = append(det.ids, id)
-	det.fps = append(det.fps, fp)
+	hp, _ := st.hits.Get().(*[]Hit)
+	if hp == nil {
+		hp = new([]Hit)
+	}
+	hits, _ := st.ix.Query(fp, st.maxDist, (*hp)[:0]) // k is within the index's range by construction
+	for _, h := range hits {
+		yield(detector.Handle(h.ID), float64(h.Distance))
+	}
+	*hp = hits
+	st.hits.Put(hp)
+}
+
+func (st *store) Score(fp Fingerprint, h detector.Handle) (float64, bool) {
+	dist := Distance(fp, st.fingerprint(h))
+	return float64(dist), dist <= st.maxDist
+}
+
+func (st *store) Insert(h detector.Handle, fp Fingerprint) error {
+	if st.ix != nil {
+		return st.ix.Add(uint64(h), fp)
+	}
+	st.pos[h] = len(st.fps)
+	st.fps = append(st.fps, fp)
+	st.handles = append(st.handles, h)
 	return nil
 }
 
-// MatchOrAdd returns the matches of d; when there are none it keeps d, with
-// no other Add in between, and reports added = true.
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	fp, err := Of(d)
-	if err != nil {
-		return nil, false, err
+func (st *store) Delete(h detector.Handle) error {
+	if st.ix != nil {
+		return st.ix.Remove(uint64(h))
 	}
-	det.mu.Lock()
-	defer det.mu.Unlock()
-	var ms []neardup.Match
-	if ms, det.hits = det.match(fp, det.hits); len(ms) > 0 {
-		return ms, false, nil
-	}
-	if err := det.add(d.ID, fp); err != nil {
-		return nil, false, err
-	}
-	return nil, true, nil
-}
-
-// Remove forgets id. An ID that is not kept returns an error wrapping
-// neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error {
-	det.mu.Lock()
-	defer det.mu.Unlock()
-	i, ok := det.slot[id]
-	if !ok {
-		return fmt.Errorf("simhash: Remove %q: %w", id, neardup.ErrUnknownID)
-	}
-	last := len(det.fps) - 1
-	if det.ix != nil {
-		// Index ids are positions: the last entry moves into the hole.
-		if err := det.ix.Remove(uint64(last)); err != nil {
-			return fmt.Errorf("simhash: Remove %q: %w", id, err)
-		}
-		if i != last {
-			if err := det.ix.Remove(uint64(i)); err != nil {
-				return fmt.Errorf("simhash: Remove %q: %w", id, err)
-			}
-			if err := det.ix.Add(uint64(i), det.fps[last]); err != nil {
-				return fmt.Errorf("simhash: Remove %q: %w", id, err)
-			}
-		}
-	}
+	i, last := st.pos[h], len(st.fps)-1
 	if i != last {
-		det.ids[i], det.fps[i] = det.ids[last], det.fps[last]
-		det.slot[det.ids[i]] = i
+		st.fps[i], st.handles[i] = st.fps[last], st.handles[last]
+		st.pos[st.handles[i]] = i
 	}
-	det.ids[last] = ""
-	det.ids, det.fps = det.ids[:last], det.fps[:last]
-	delete(det.slot, id)
+	st.fps, st.handles = st.fps[:last], st.handles[:last]
+	delete(st.pos, h)
 	return nil
 }
 

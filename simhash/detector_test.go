@@ -101,7 +101,7 @@ func linear(kept map[string]Fingerprint, fp Fingerprint, tb int) []neardup.Match
 	var ms []neardup.Match
 	for id, g := range kept {
 		if d := Distance(fp, g); d <= tb {
-			ms = append(ms, neardup.Match{ID: id, Score: float64(d)})
+			ms = append(ms, neardup.Match{ID: id, Score: float64(d), Measure: Bits})
 		}
 	}
 	neardup.SortMatches(ms)
@@ -120,8 +120,8 @@ func TestDetectorAgainstOracle(t *testing.T) {
 func detectorAgainstOracle(t *testing.T, tb int) {
 	r := rand.New(rand.NewPCG(5, 6))
 	det := mustNew(t, Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: 64})
-	if (det.ix != nil) != (tb <= MaxIndexDistance) {
-		t.Fatalf("T_B = %d: index in use = %v", tb, det.ix != nil)
+	if (det.store.ix != nil) != (tb <= MaxIndexDistance) {
+		t.Fatalf("T_B = %d: index in use = %v", tb, det.store.ix != nil)
 	}
 	kept := map[string]Fingerprint{}
 	vocab := make([]string, 40)
@@ -187,14 +187,15 @@ func TestDetectorSeed000Tables3And5(t *testing.T) {
 		tb   int
 		want []neardup.Match
 	}{
-		{3, []neardup.Match{{ID: "Wp2", Score: 3}}},
+		{3, []neardup.Match{{ID: "Wp2", Score: 3, Measure: Bits}}},
 		{2, nil}, // the paper's conclusion ("not a near duplicate") needs T_B ≤ 2
-		{27, []neardup.Match{{ID: "Wp2", Score: 3}, {ID: "Wp3", Score: 27}}},
+		{27, []neardup.Match{{ID: "Wp2", Score: 3, Measure: Bits}, {ID: "Wp3", Score: 27, Measure: Bits}}},
 	} {
 		det := mustNew(t, Options{MaxDistance: c.tb})
-		det.add("Wp2", mustParse(t, tableWp2))
-		det.add("Wp3", mustParse(t, tableWp3))
-		if got, _ := det.match(mustParse(t, tableWpNew), nil); !reflect.DeepEqual(got, c.want) {
+		_ = det.AddFingerprint("Wp2", mustParse(t, tableWp2))
+		_ = det.AddFingerprint("Wp3", mustParse(t, tableWp3))
+		core := det.c()
+		if got := core.MatchFeature(mustParse(t, tableWpNew)); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("T_B = %d: matches %v, want %v", c.tb, got, c.want)
 		}
 	}
@@ -234,7 +235,7 @@ func TestDetectorConcurrent(t *testing.T) {
 	// may be kept, whichever worker won.
 	perPage := map[string]int{}
 	kept := 0
-	for _, id := range det.ids {
+	for id := range det.c().All() {
 		var w, i int
 		if _, err := fmt.Sscanf(id, "same-w%d-%d", &w, &i); err == nil {
 			perPage[fmt.Sprint(i)]++

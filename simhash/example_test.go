@@ -1,6 +1,7 @@
 package simhash_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/neardup/neardup"
@@ -25,16 +26,17 @@ func ExampleParseBinary() {
 	// Output: 3 27
 }
 
-// Weighting a word by its frequency equals counting each occurrence.
+// FromText gives a text the fingerprint a Detector gives it: stop words
+// dropped, words stemmed, each weighted by its count.
 func ExampleFromText() {
-	a, _ := simhash.FromText("The cat sat on the mat. THE CAT!")
-	b, _ := simhash.Sum([]preprocess.Term{{Text: "the", Count: 3}, {Text: "cat", Count: 2}, {Text: "sat", Count: 1}, {Text: "on", Count: 1}, {Text: "mat", Count: 1}})
+	a, _ := simhash.FromText("The meetings closed early; the meeting affects everyone.")
+	b, _ := simhash.FromText("The meeting closes early: the meetings affected everyone!")
 	fmt.Println(a == b)
-	_, err := simhash.FromText("... !!! ...")
-	fmt.Println(err)
+	_, err := simhash.FromText("It is what it is.") // stop words only
+	fmt.Println(errors.Is(err, neardup.ErrNoFeatures))
 	// Output:
 	// true
-	// simhash: no words: neardup: document has no features
+	// true
 }
 
 func ExampleDetector() {
@@ -59,6 +61,6 @@ func ExampleDetector() {
 	ms, _ = det.Match(page("unrelated", "queri", "expans", "method", "summer", "problem"))
 	fmt.Println(ms)
 	// Output:
-	// [{original 0}]
+	// [original (0 simhash-bits)]
 	// []
 }

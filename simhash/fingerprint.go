@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -165,194 +163,19 @@ func Sum(terms []preprocess.Term) (Fingerprint, error) {
 	return b.Fingerprint()
 }
 
-// Character classes of ASCII bytes for FromText's fast path.
-const (
-	clSep   = iota // not part of a word
-	clLower        // a-z, 0-9: part of a word, already lower case
-	clUpper        // A-Z: part of a word, needs lower-casing
-	clMulti        // >= 0x80: the start or continuation of a multi-byte rune
-)
-
-var asciiClass = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c >= utf8.RuneSelf:
-			t[c] = clMulti
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-			t[c] = clLower
-		case 'A' <= c && c <= 'Z':
-			t[c] = clUpper
-		}
-	}
-	return t
-}()
-
-// IsWordRune reports whether r belongs to a word for FromText: a Unicode
-// letter, decimal digit or mark. A rune for which IsIdeograph is true is a
-// word on its own.
-func IsWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
-}
-
-// IsIdeograph reports whether r is a Han, Hiragana or Katakana letter.
-// FromText makes each of them a word of its own, since those scripts do not
-// separate words with spaces. (Han symbols such as the Kangxi radicals are not
-// letters, so they separate words.)
-func IsIdeograph(r rune) bool {
-	return unicode.IsLetter(r) && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
-}
-
-// bitCounter counts, for each of the 64 bits, how many hashes added to it had
-// that bit set. It counts eight bits at once per uint64 (SWAR): byte k of
-// lane[j] counts bit 8k+j. A byte overflows after 255 adds, so the lanes are
-// flushed to count every 255 hashes.
-type bitCounter struct {
-	lane    [8]uint64
-	pending int
-	n       int
-	count   [64]uint32
-}
-
-const laneMask = 0x0101010101010101
-
-func (c *bitCounter) add(h uint64) {
-	c.lane[0] += h & laneMask
-	c.lane[1] += h >> 1 & laneMask
-	c.lane[2] += h >> 2 & laneMask
-	c.lane[3] += h >> 3 & laneMask
-	c.lane[4] += h >> 4 & laneMask
-	c.lane[5] += h >> 5 & laneMask
-	c.lane[6] += h >> 6 & laneMask
-	c.lane[7] += h >> 7 & laneMask
-	c.pending++
-	if c.pending == 255 {
-		c.flush()
-	}
-}
-
-func (c *bitCounter) flush() {
-	for j, l := range c.lane {
-		for k := 0; k < 8; k++ {
-			c.count[8*k+j] += uint32(l >> (8 * uint(k)) & 0xff)
-		}
-	}
-	c.n += c.pending
-	c.pending = 0
-	c.lane = [8]uint64{}
-}
-
-// fingerprint returns the fingerprint of the hashes added, each with weight
-// 1: bit i's sum is ones − (n − ones), which is > 0 iff 2·ones > n.
-func (c *bitCounter) fingerprint() (Fingerprint, error) {
-	c.flush()
-	if c.n == 0 {
-		return 0, fmt.Errorf("simhash: no words: %w", neardup.ErrNoFeatures)
-	}
-	var f uint64
-	n := uint64(c.n)
-	for i, ones := range c.count {
-		if 2*uint64(ones) > n {
-			f |= 1 << uint(i)
-		}
-	}
-	return Fingerprint(f), nil
-}
-
-// maxStackWord is the longest lower-cased word FromText builds without
-// allocating. Longer words are still handled, with a heap buffer.
-const maxStackWord = 64
-
-// FromText returns the fingerprint of text's words, each weighted by its
-// frequency: the same fingerprint as Sum over the word counts, computed
-// without a map. A word is a maximal run of runes for which IsWordRune is
-// true, lower-cased rune by rune with unicode.ToLower, except that each rune
-// for which IsIdeograph is true is a word of its own. There is no stemming and
-// no stop-word removal. Invalid UTF-8 bytes separate words.
-//
-// Weighting a word by its frequency tf is the same as adding it tf times with
-// weight 1, so FromText hashes every occurrence and counts, for each bit, how
-// many hashes had it set. Text with no word returns an error wrapping
-// neardup.ErrNoFeatures. FromText does not allocate unless a word that needs
-// lower-casing is longer than 64 bytes.
+// FromText returns the fingerprint a Detector gives a plain-text document
+// whose text is text: Sum over the terms that the zero preprocess.Pipeline
+// makes of it (ProcessText: sentences, lower-cased tokens, CJK bigrams, stop
+// words removed, stems). So FromText(t) equals Of(d) for every d made by
+// neardup.NewDocument with a zero Pipeline from the bytes of t when they are
+// read as text. Errors are the pipeline's (preprocess.ErrEmpty,
+// ErrInvalidUTF8, ErrTooLarge) and, for a text with no terms, one wrapping
+// neardup.ErrNoFeatures.
 func FromText(text string) (Fingerprint, error) {
-	var c bitCounter
-	var buf [maxStackWord]byte
-	n := len(text)
-	i := 0
-	for i < n {
-		cl := asciiClass[text[i]]
-		if cl == clSep {
-			i++
-			continue
-		}
-		if cl == clMulti {
-			i = slowWord(text, i, &c, buf[:0])
-			continue
-		}
-		start := i
-		upper := cl == clUpper
-		for i++; i < n; i++ {
-			cl = asciiClass[text[i]]
-			if cl == clLower {
-				continue
-			}
-			if cl != clUpper {
-				break
-			}
-			upper = true
-		}
-		if cl == clMulti && i < n {
-			// The word may go on with a non-ASCII letter: redo it slowly.
-			i = slowWord(text, start, &c, buf[:0])
-			continue
-		}
-		if !upper {
-			c.add(xxhash.Sum64String(text[start:i]))
-			continue
-		}
-		w := text[start:i]
-		b := buf[:0]
-		if len(w) > len(buf) {
-			b = make([]byte, 0, len(w))
-		}
-		for j := 0; j < len(w); j++ {
-			ch := w[j]
-			if 'A' <= ch && ch <= 'Z' {
-				ch += 'a' - 'A'
-			}
-			b = append(b, ch)
-		}
-		c.add(xxhash.Sum64(b))
+	var p preprocess.Pipeline
+	page, err := p.ProcessText([]byte(text))
+	if err != nil {
+		return 0, fmt.Errorf("simhash: FromText: %w", err)
 	}
-	return c.fingerprint()
-}
-
-// slowWord reads the word (if any) that starts at text[i] rune by rune, adds
-// its hash to c and returns the index just past it. buf is scratch space.
-func slowWord(text string, i int, c *bitCounter, buf []byte) int {
-	n := len(text)
-	start := i
-	for i < n {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
-		}
-		if !IsWordRune(r) {
-			if i == start {
-				return i + size // a separator: skip it
-			}
-			break
-		}
-		if IsIdeograph(r) {
-			if i == start {
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
-				i += size
-			}
-			break // an ideograph ends the word before it
-		}
-		buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		i += size
-	}
-	c.add(xxhash.Sum64(buf))
-	return i
+	return Sum(page.Terms)
 }

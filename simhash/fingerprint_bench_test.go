@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/neardup/neardup/preprocess"
 )
 
 func loadText(b *testing.B) string {
@@ -15,7 +17,8 @@ func loadText(b *testing.B) string {
 	return string(data)
 }
 
-// BenchmarkSimhashText10KB measures FromText on 10 KB of English prose.
+// BenchmarkSimhashText10KB measures FromText on 10 KB of English prose:
+// preprocessing (sentences, tokens, stop words, stems, counts) and Sum.
 func BenchmarkSimhashText10KB(b *testing.B) {
 	text := loadText(b)
 	b.SetBytes(int64(len(text)))
@@ -27,10 +30,15 @@ func BenchmarkSimhashText10KB(b *testing.B) {
 	}
 }
 
-// BenchmarkSimhashTerms measures Sum over the distinct words of the same text
-// with their counts (what a Detector computes from preprocess.Page.Terms).
+// BenchmarkSimhashTerms measures Sum over the terms of the same text (what a
+// Detector computes from preprocess.Page.Terms).
 func BenchmarkSimhashTerms(b *testing.B) {
-	terms := refTerms(loadText(b))
+	var p preprocess.Pipeline
+	page, err := p.ProcessText([]byte(loadText(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	terms := page.Terms
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Sum(terms); err != nil {
@@ -63,7 +71,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 				}
 				r := rand.New(rand.NewPCG(1, 2))
 				for i := range n {
-					if err := det.add(fmt.Sprint(i), Fingerprint(r.Uint64())); err != nil {
+					if err := det.AddFingerprint(fmt.Sprint(i), Fingerprint(r.Uint64())); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -71,12 +79,11 @@ func BenchmarkDetectorMatch(b *testing.B) {
 				for i := range queries {
 					queries[i] = Fingerprint(r.Uint64())
 				}
+				core := det.c()
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					det.mu.RLock()
-					det.match(queries[i%len(queries)], nil)
-					det.mu.RUnlock()
+					core.MatchFeature(queries[i%len(queries)])
 					i++
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "matches/s")

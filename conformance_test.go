@@ -1,0 +1,55 @@
+package neardup_test
+
+import (
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/simhash"
+)
+
+// TestCascadeConformance runs the conformance suite on the seed 000 cascade in
+// both stage orders: the matches carry the last stage's measure.
+func TestCascadeConformance(t *testing.T) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 4})
+	for _, order := range []string{"sentence-simhash", "simhash-sentence"} {
+		t.Run(order, func(t *testing.T) {
+			measure := simhash.Bits
+			if order == "simhash-sentence" {
+				measure = sentence.CountDifference
+			}
+			detectortest.Run(t, detectortest.Suite{
+				New: func() (neardup.Detector, error) {
+					s, _ := sentence.New(sentence.Options{})
+					h, _ := simhash.New(simhash.Options{})
+					if order == "simhash-sentence" {
+						return neardup.NewCascade(h, s)
+					}
+					return neardup.NewCascade(s, h)
+				},
+				Groups:   groups,
+				Measure:  measure,
+				Zero:     new(neardup.Cascade),
+				ZeroErrs: true,
+			})
+		})
+	}
+}
+
+// twoParts keeps every document in part 0 and probes part 1 as well.
+type twoParts struct{}
+
+func (twoParts) Partition(*neardup.Document) ([]int, error) { return []int{0, 1}, nil }
+
+func TestPartitionedConformance(t *testing.T) {
+	detectortest.Run(t, detectortest.Suite{
+		New: func() (neardup.Detector, error) {
+			return neardup.NewPartitioned(twoParts{}, func(int) (neardup.Detector, error) { return simhash.New(simhash.Options{}) })
+		},
+		Groups:   detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 5}),
+		Measure:  simhash.Bits,
+		Zero:     new(neardup.Partitioned),
+		ZeroErrs: true,
+	})
+}

@@ -1,0 +1,340 @@
+// Package detector is the scaffolding every method's Detector is built on: the
+// lock, the map between the caller's document IDs and the method's handles,
+// and Match, Verify, Add, MatchOrAdd, Replace and Remove over a method's Store.
+//
+// A method package supplies what is its own: how a document's feature is
+// extracted (Extract, usually cached per Document with neardup.Feature), and a
+// Store that keeps features under handles and finds the near ones. Core does
+// the rest the same way for every method, so every Detector of the module has
+// the same contracts:
+//
+//   - Match, Verify: read lock; results sorted by distance then ID, each ID
+//     once, each carrying the method's neardup.Measure.
+//   - Add, MatchOrAdd, Replace, Remove: write lock; MatchOrAdd is an atomic
+//     "add if new"; Replace swaps a kept ID's feature in one step.
+//   - Handles are a counter, never reused, so a Store never sees a handle
+//     change meaning; Remove is one Store.Delete.
+//   - Errors: the document's own errors (neardup.ErrNilDocument,
+//     neardup.ErrNoFeatures) from Extract; neardup.ErrDuplicateID and
+//     neardup.ErrUnknownID from the ID map; each wrapped with the method's name
+//     and the ID.
+package detector
+
+import (
+	"fmt"
+	"iter"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup"
+)
+
+// Handle is the key a Core gives a kept document in its Store. Handles are
+// assigned 0, 1, 2, ... in the order documents are kept and never reused.
+type Handle uint64
+
+// Store keeps the features of one method under handles. Core calls Search and
+// Score under its read lock, possibly from several goroutines at once, and
+// Insert and Delete under its write lock, never concurrently with anything
+// else. A Store need not be safe for concurrent use beyond that.
+type Store[F any] interface {
+	// Search calls yield for every kept handle whose feature is near f, with
+	// the distance between them in the method's measure (lower is closer).
+	// It may call yield for a handle more than once; Core keeps one.
+	Search(f F, yield func(h Handle, dist float64))
+	// Score returns the distance between f and the feature kept under h, and
+	// whether it is near enough to be a match. Core calls it only with kept
+	// handles.
+	Score(f F, h Handle) (dist float64, ok bool)
+	// Insert keeps f under the new handle h.
+	Insert(h Handle, f F) error
+	// Delete forgets the feature kept under h. Core calls it only with kept
+	// handles.
+	Delete(h Handle) error
+}
+
+// Config is what a method supplies to NewCore.
+type Config[F any] struct {
+	// Name prefixes error messages: "simhash", "sentence", ...
+	Name string
+	// Measure is the unit of every Match's Score.
+	Measure neardup.Measure
+	// Extract returns d's feature; d has passed neardup.Check. Its errors are
+	// returned as they are, so they should name the method and the document.
+	Extract func(d *neardup.Document) (F, error)
+	// Store keeps the features.
+	Store Store[F]
+}
+
+// Core implements the neardup.Detector family of interfaces over a Store. It
+// is safe for concurrent use as described in the package documentation. Make
+// it with NewCore.
+type Core[F any] struct {
+	name    string
+	measure neardup.Measure
+	extract func(*neardup.Document) (F, error)
+
+	mu    sync.RWMutex
+	store Store[F]
+	ids   map[string]Handle
+	names map[Handle]string
+	next  Handle
+}
+
+// NewCore returns an empty Core. It panics if cfg lacks Extract or Store: a
+// method package passes them as literals, so that is a programming error in
+// the package, not a caller's.
+func NewCore[F any](cfg Config[F]) *Core[F] {
+	if cfg.Extract == nil || cfg.Store == nil {
+		panic("detector: NewCore without Extract or Store")
+	}
+	return &Core[F]{
+		name:    cfg.Name,
+		measure: cfg.Measure,
+		extract: cfg.Extract,
+		store:   cfg.Store,
+		ids:     make(map[string]Handle),
+		names:   make(map[Handle]string),
+	}
+}
+
+// Feature checks d and returns its feature.
+func (c *Core[F]) Feature(d *neardup.Document) (F, error) {
+	if err := neardup.Check(d); err != nil {
+		var zero F
+		return zero, fmt.Errorf("%s: %w", c.name, err)
+	}
+	return c.extract(d)
+}
+
+// Len returns the number of kept documents.
+func (c *Core[F]) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.ids)
+}
+
+// Contains reports whether id is kept.
+func (c *Core[F]) Contains(id string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	_, ok := c.ids[id]
+	return ok
+}
+
+// Handle returns the handle of the kept id, and whether id is kept.
+func (c *Core[F]) Handle(id string) (Handle, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	h, ok := c.ids[id]
+	return h, ok
+}
+
+// Match returns the kept documents near d, closest first (ties by ID).
+func (c *Core[F]) Match(d *neardup.Document) ([]neardup.Match, error) {
+	f, err := c.Feature(d)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.match(f), nil
+}
+
+// MatchFeature returns the kept documents near a document whose feature is
+// f, as Match does.
+func (c *Core[F]) MatchFeature(f F) []neardup.Match {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.match(f)
+}
+
+// match searches the store for f. The caller holds c.mu.
+func (c *Core[F]) match(f F) []neardup.Match {
+	var ms []neardup.Match
+	c.store.Search(f, func(h Handle, dist float64) {
+		if id, ok := c.names[h]; ok {
+			ms = append(ms, neardup.Match{ID: id, Score: dist, Measure: c.measure})
+		}
+	})
+	return sortUnique(ms)
+}
+
+// sortUnique sorts ms best first and keeps one match per ID (a Store may
+// report a handle twice; its copies score the same, so they are adjacent).
+func sortUnique(ms []neardup.Match) []neardup.Match {
+	neardup.SortMatches(ms)
+	return slices.CompactFunc(ms, func(a, b neardup.Match) bool { return a.ID == b.ID })
+}
+
+// Verify returns those of candidates that are kept and near d, with this
+// method's scores, closest first, each ID once. The candidates' own scores are
+// not read; candidates that are not kept are dropped.
+func (c *Core[F]) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	f, err := c.Feature(d)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var ms []neardup.Match
+	for _, cand := range candidates {
+		h, ok := c.ids[cand.ID]
+		if !ok {
+			continue
+		}
+		if dist, ok := c.store.Score(f, h); ok {
+			ms = append(ms, neardup.Match{ID: cand.ID, Score: dist, Measure: c.measure})
+		}
+	}
+	return sortUnique(ms), nil
+}
+
+// Add keeps d. An ID already kept returns an error wrapping
+// neardup.ErrDuplicateID.
+func (c *Core[F]) Add(d *neardup.Document) error {
+	f, err := c.Feature(d)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.add(d.ID, f)
+}
+
+// AddFeature keeps f under id, as Add does for a document whose feature is f.
+// It lets a caller that stored a feature (a fingerprint, say) keep it again
+// without the document.
+func (c *Core[F]) AddFeature(id string, f F) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.add(id, f)
+}
+
+func (c *Core[F]) add(id string, f F) error {
+	if _, ok := c.ids[id]; ok {
+		return fmt.Errorf("%s: Add %q: %w", c.name, id, neardup.ErrDuplicateID)
+	}
+	h := c.next
+	if err := c.store.Insert(h, f); err != nil {
+		return fmt.Errorf("%s: Add %q: %w", c.name, id, err)
+	}
+	c.next++
+	c.ids[id] = h
+	c.names[h] = id
+	return nil
+}
+
+// MatchOrAdd returns the matches of d; when there are none it keeps d, with no
+// other change in between, and reports added = true.
+func (c *Core[F]) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	f, err := c.Feature(d)
+	if err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ms := c.match(f); len(ms) > 0 {
+		return ms, false, nil
+	}
+	if err := c.add(d.ID, f); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// Replace keeps d under d.ID, in place of the document kept under that ID if
+// there is one (an upsert), in one step: no Match sees the ID missing. It
+// reports whether an earlier document was replaced.
+func (c *Core[F]) Replace(d *neardup.Document) (replaced bool, err error) {
+	f, err := c.Feature(d)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.ids[d.ID]; ok {
+		if err := c.remove(d.ID); err != nil {
+			return false, err
+		}
+		replaced = true
+	}
+	return replaced, c.add(d.ID, f)
+}
+
+// Remove forgets id. An ID that is not kept returns an error wrapping
+// neardup.ErrUnknownID.
+func (c *Core[F]) Remove(id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.remove(id)
+}
+
+func (c *Core[F]) remove(id string) error {
+	h, ok := c.ids[id]
+	if !ok {
+		return fmt.Errorf("%s: Remove %q: %w", c.name, id, neardup.ErrUnknownID)
+	}
+	if err := c.store.Delete(h); err != nil {
+		return fmt.Errorf("%s: Remove %q: %w", c.name, id, err)
+	}
+	delete(c.ids, id)
+	delete(c.names, h)
+	return nil
+}
+
+// With calls f with the handle of the kept id under the read lock, and
+// reports whether id is kept (f is not called when it is not). It serves a
+// method's own look-ups of a kept feature; f must not keep the handle's data
+// beyond the call, nor call back into the Core.
+func (c *Core[F]) With(id string, f func(h Handle)) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	h, ok := c.ids[id]
+	if ok {
+		f(h)
+	}
+	return ok
+}
+
+// All returns the kept IDs and their handles in handle order (the order they
+// were kept), read under the read lock when the iteration starts; the
+// sequence is a snapshot, safe to range over while others change the Core.
+func (c *Core[F]) All() iter.Seq2[string, Handle] {
+	c.mu.RLock()
+	hs := make([]Handle, 0, len(c.names))
+	for h := range c.names {
+		hs = append(hs, h)
+	}
+	slices.Sort(hs)
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = c.names[h]
+	}
+	c.mu.RUnlock()
+	return func(yield func(string, Handle) bool) {
+		for i, h := range hs {
+			if !yield(names[i], h) {
+				return
+			}
+		}
+	}
+}
+
+// Lazy holds a *Core that is built on first use, so that a method's zero
+// Detector works with the method's default options. Its zero value is ready.
+type Lazy[F any] struct {
+	once sync.Once
+	core *Core[F]
+}
+
+// Set makes c the Core of l; it must be called before any Get (a
+// constructor calls it).
+func (l *Lazy[F]) Set(c *Core[F]) { l.once.Do(func() { l.core = c }) }
+
+// Get returns the Core of l, building it with build the first time when Set
+// was not called.
+func (l *Lazy[F]) Get(build func() *Core[F]) *Core[F] {
+	l.once.Do(func() { l.core = build() })
+	return l.core
+}

@@ -1,0 +1,524 @@
+// Package detectortest is the conformance suite every neardup Detector runs:
+// the contracts of the neardup interfaces checked the same way for every
+// method, so that a Cascade or a crawler can rely on them whatever the method.
+//
+// Run checks, each as a subtest:
+//
+//   - errors: nil documents and documents without a Page wrap
+//     neardup.ErrNilDocument; a document without features wraps
+//     neardup.ErrNoFeatures; a second Add of an ID wraps
+//     neardup.ErrDuplicateID; Remove of an unknown ID wraps
+//     neardup.ErrUnknownID; none of them panics.
+//   - groups: with the first document of every group kept, every other
+//     document matches its group's first and nothing else; a kept document
+//     matches itself at distance 0; matches are sorted by Score, each has a
+//     finite, non-negative Score and the detector's Measure.
+//   - verify: Verify(d, Match(d)) is Match(d); Verify over every kept ID,
+//     unknown IDs and repeats is a subset of Match(d) with the same scores,
+//     each ID once.
+//   - remove: a removed document is matched no more, the ID can be kept
+//     again, and Len (when the detector has it) counts.
+//   - replace: Replace (when the detector has it) swaps a kept ID's document.
+//   - matchoradd: goroutines racing MatchOrAdd (and Match) over copies of
+//     every group keep exactly one document per group (run it with -race).
+//   - zero: the detector's zero value, when given, works with the method's
+//     defaults (or returns errors, as the Suite says), and never panics.
+package detectortest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// Suite describes a detector under test.
+type Suite struct {
+	// New returns an empty detector.
+	New func() (neardup.Detector, error)
+	// Groups are documents in near-duplicate groups: the detector must find
+	// every document near the first of its group and no document near
+	// another group's. IDs must be unique. Every group needs at least two
+	// documents; Run needs at least two groups.
+	Groups [][]*neardup.Document
+	// NoFeatures is a document the method cannot decide (it must return an
+	// error wrapping neardup.ErrNoFeatures), or nil to skip that check.
+	NoFeatures *neardup.Document
+	// Measure is the unit every Match must carry.
+	Measure neardup.Measure
+	// Zero is a pointer to the detector type's zero value (for example
+	// new(simhash.Detector)), or nil when the type has none to check.
+	Zero neardup.Detector
+	// ZeroErrs says that Zero is not usable and must return errors
+	// (wrapping neardup.ErrInvalidOption); otherwise it must work with the
+	// method's default options: a kept document matches itself and the
+	// other documents of its group.
+	ZeroErrs bool
+}
+
+// Replacer is the optional upsert of a kept ID.
+type Replacer interface {
+	Replace(d *neardup.Document) (replaced bool, err error)
+}
+
+type lener interface{ Len() int }
+
+// Run runs the conformance suite.
+func Run(t *testing.T, s Suite) {
+	t.Helper()
+	if s.New == nil || len(s.Groups) < 2 || s.Measure == "" {
+		t.Fatal("detectortest: Suite needs New, Measure and at least two groups")
+	}
+	for i, g := range s.Groups {
+		if len(g) < 2 {
+			t.Fatalf("detectortest: group %d has %d documents, want at least 2", i, len(g))
+		}
+	}
+	t.Run("errors", func(t *testing.T) { testErrors(t, s) })
+	t.Run("groups", func(t *testing.T) { testGroups(t, s, mustNew(t, s)) })
+	t.Run("verify", func(t *testing.T) { testVerify(t, s) })
+	t.Run("remove", func(t *testing.T) { testRemove(t, s) })
+	t.Run("replace", func(t *testing.T) { testReplace(t, s) })
+	t.Run("matchoradd", func(t *testing.T) { testMatchOrAdd(t, s) })
+	if s.Zero != nil {
+		t.Run("zero", func(t *testing.T) { testZero(t, s) })
+	}
+}
+
+func mustNew(t *testing.T, s Suite) neardup.Detector {
+	t.Helper()
+	det, err := s.New()
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if det == nil {
+		t.Fatal("New returned a nil detector")
+	}
+	return det
+}
+
+// keepFirsts adds the first document of every group.
+func keepFirsts(t *testing.T, det neardup.Detector, groups [][]*neardup.Document) {
+	t.Helper()
+	for _, g := range groups {
+		if err := det.Add(g[0]); err != nil {
+			t.Fatalf("Add(%q): %v", g[0].ID, err)
+		}
+	}
+}
+
+func testErrors(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	for _, bad := range []*neardup.Document{nil, {ID: "no-page"}} {
+		if _, err := det.Match(bad); !errors.Is(err, neardup.ErrNilDocument) {
+			t.Errorf("Match(%v): err = %v, want ErrNilDocument", bad, err)
+		}
+		if err := det.Add(bad); !errors.Is(err, neardup.ErrNilDocument) {
+			t.Errorf("Add(%v): err = %v, want ErrNilDocument", bad, err)
+		}
+		if v, ok := det.(neardup.Verifier); ok {
+			if _, err := v.Verify(bad, nil); !errors.Is(err, neardup.ErrNilDocument) {
+				t.Errorf("Verify(%v): err = %v, want ErrNilDocument", bad, err)
+			}
+		}
+		if ma, ok := det.(neardup.MatchAdder); ok {
+			if _, added, err := ma.MatchOrAdd(bad); added || !errors.Is(err, neardup.ErrNilDocument) {
+				t.Errorf("MatchOrAdd(%v): added %v, err = %v, want ErrNilDocument", bad, added, err)
+			}
+		}
+	}
+	if d := s.NoFeatures; d != nil {
+		if ms, err := det.Match(d); !errors.Is(err, neardup.ErrNoFeatures) {
+			t.Errorf("Match(no features) = %v, %v; want ErrNoFeatures", ms, err)
+		}
+		if err := det.Add(d); !errors.Is(err, neardup.ErrNoFeatures) {
+			t.Errorf("Add(no features): err = %v, want ErrNoFeatures", err)
+		}
+	}
+	first := s.Groups[0][0]
+	if err := det.Add(first); err != nil {
+		t.Fatalf("Add(%q): %v", first.ID, err)
+	}
+	again := copyDoc(s.Groups[1][0], first.ID)
+	if err := det.Add(again); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("second Add(%q): err = %v, want ErrDuplicateID", first.ID, err)
+	}
+	if r, ok := det.(neardup.Remover); ok {
+		if err := r.Remove("detectortest-unknown"); !errors.Is(err, neardup.ErrUnknownID) {
+			t.Errorf("Remove(unknown): err = %v, want ErrUnknownID", err)
+		}
+	}
+}
+
+// checkMatches checks the invariants every result has.
+func checkMatches(t *testing.T, s Suite, what string, ms []neardup.Match) {
+	t.Helper()
+	for i, m := range ms {
+		if m.Measure != s.Measure {
+			t.Errorf("%s: match %v has Measure %q, want %q", what, m, m.Measure, s.Measure)
+		}
+		if math.IsNaN(m.Score) || math.IsInf(m.Score, 0) || m.Score < 0 {
+			t.Errorf("%s: match %v has Score %v, want finite and >= 0", what, m, m.Score)
+		}
+		if i > 0 && (ms[i-1].Score > m.Score || ms[i-1].Score == m.Score && ms[i-1].ID >= m.ID) {
+			t.Errorf("%s: matches not sorted by (Score, ID) with each ID once: %v", what, ms)
+		}
+	}
+}
+
+// testGroups keeps the first document of every group in det and checks every
+// document's matches.
+func testGroups(t *testing.T, s Suite, det neardup.Detector) {
+	keepFirsts(t, det, s.Groups)
+	for _, g := range s.Groups {
+		for i, d := range g {
+			ms, err := det.Match(d)
+			if err != nil {
+				t.Fatalf("Match(%q): %v", d.ID, err)
+			}
+			checkMatches(t, s, "Match("+d.ID+")", ms)
+			if len(ms) != 1 || ms[0].ID != g[0].ID {
+				t.Errorf("Match(%q) = %v, want only %q", d.ID, ms, g[0].ID)
+				continue
+			}
+			if i == 0 && ms[0].Score != 0 {
+				t.Errorf("Match(%q) of the kept document itself scores %v, want 0", d.ID, ms[0].Score)
+			}
+		}
+	}
+}
+
+func testVerify(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	v, ok := det.(neardup.Verifier)
+	if !ok {
+		t.Skip("not a Verifier")
+	}
+	keepFirsts(t, det, s.Groups)
+	var all []neardup.Match
+	for _, g := range s.Groups {
+		all = append(all, neardup.Match{ID: g[0].ID, Score: -1}, neardup.Match{ID: g[1].ID + "-unknown"})
+	}
+	all = append(all, all...) // repeats
+	for _, g := range s.Groups {
+		for _, d := range g {
+			want, err := det.Match(d)
+			if err != nil {
+				t.Fatalf("Match(%q): %v", d.ID, err)
+			}
+			got, err := v.Verify(d, want)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("Verify(%q, Match) = %v, %v; want %v", d.ID, got, err, want)
+			}
+			got, err = v.Verify(d, all)
+			if err != nil {
+				t.Fatalf("Verify(%q, all): %v", d.ID, err)
+			}
+			checkMatches(t, s, "Verify("+d.ID+")", got)
+			for _, m := range got {
+				if !slices.Contains(want, m) {
+					t.Errorf("Verify(%q, all) returns %v, not in Match = %v", d.ID, m, want)
+				}
+			}
+			if got, err := v.Verify(d, nil); err != nil || len(got) != 0 {
+				t.Errorf("Verify(%q, nil) = %v, %v; want none", d.ID, got, err)
+			}
+		}
+	}
+}
+
+func testRemove(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	r, ok := det.(neardup.Remover)
+	if !ok {
+		t.Skip("not a Remover")
+	}
+	keepFirsts(t, det, s.Groups)
+	g := s.Groups[0]
+	if err := r.Remove(g[0].ID); err != nil {
+		t.Fatalf("Remove(%q): %v", g[0].ID, err)
+	}
+	if l, ok := det.(lener); ok && l.Len() != len(s.Groups)-1 {
+		t.Errorf("Len after Remove = %d, want %d", l.Len(), len(s.Groups)-1)
+	}
+	for _, d := range g {
+		if ms, err := det.Match(d); err != nil || len(ms) != 0 {
+			t.Errorf("Match(%q) after removing its group's kept document = %v, %v; want none", d.ID, ms, err)
+		}
+	}
+	if err := r.Remove(g[0].ID); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("second Remove(%q): err = %v, want ErrUnknownID", g[0].ID, err)
+	}
+	if err := det.Add(g[0]); err != nil {
+		t.Fatalf("Add(%q) after Remove: %v", g[0].ID, err)
+	}
+	if ms, err := det.Match(g[1]); err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
+		t.Errorf("Match(%q) after re-adding = %v, %v; want %q", g[1].ID, ms, err, g[0].ID)
+	}
+	// The other groups are untouched.
+	for _, g := range s.Groups[1:] {
+		if ms, err := det.Match(g[1]); err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
+			t.Errorf("Match(%q) = %v, %v; want %q", g[1].ID, ms, err, g[0].ID)
+		}
+	}
+}
+
+func testReplace(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	rp, ok := det.(Replacer)
+	if !ok {
+		t.Skip("not a Replacer")
+	}
+	keepFirsts(t, det, s.Groups)
+	a, b := s.Groups[0], s.Groups[1]
+	// a's kept ID now holds b's second document; b's own kept one stays.
+	swapped := copyDoc(b[1], a[0].ID)
+	replaced, err := rp.Replace(swapped)
+	if err != nil || !replaced {
+		t.Fatalf("Replace(%q) = %v, %v; want true", a[0].ID, replaced, err)
+	}
+	if ms, err := det.Match(a[1]); err != nil || len(ms) != 0 {
+		t.Errorf("Match(%q) after its kept ID was replaced = %v, %v; want none", a[1].ID, ms, err)
+	}
+	ms, err := det.Match(b[1])
+	if err != nil || len(ms) != 2 || !slices.ContainsFunc(ms, func(m neardup.Match) bool { return m.ID == a[0].ID }) {
+		t.Errorf("Match(%q) = %v, %v; want %q and %q", b[1].ID, ms, err, a[0].ID, b[0].ID)
+	}
+	if l, ok := det.(lener); ok && l.Len() != len(s.Groups) {
+		t.Errorf("Len after Replace = %d, want %d", l.Len(), len(s.Groups))
+	}
+	fresh := copyDoc(a[0], "detectortest-new")
+	if replaced, err := rp.Replace(fresh); err != nil || replaced {
+		t.Errorf("Replace(new ID) = %v, %v; want false, nil", replaced, err)
+	}
+}
+
+// testMatchOrAdd races goroutines offering their own copies of every document
+// in their own order; exactly one document per group may be kept.
+func testMatchOrAdd(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	ma, ok := det.(neardup.MatchAdder)
+	if !ok {
+		t.Skip("not a MatchAdder")
+	}
+	const workers = 4
+	type item struct {
+		group int
+		doc   *neardup.Document
+	}
+	var mu sync.Mutex
+	added := make([]int, len(s.Groups))
+	var wg sync.WaitGroup
+	for w := range workers {
+		var items []item
+		for gi, g := range s.Groups {
+			for _, d := range g {
+				items = append(items, item{gi, copyDoc(d, fmt.Sprintf("%s#%d", d.ID, w))})
+			}
+		}
+		r := rand.New(rand.NewPCG(uint64(w), 99))
+		r.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, it := range items {
+				ms, ok, err := ma.MatchOrAdd(it.doc)
+				if err != nil {
+					t.Errorf("MatchOrAdd(%q): %v", it.doc.ID, err)
+					return
+				}
+				if ok == (len(ms) > 0) {
+					t.Errorf("MatchOrAdd(%q) = %v, added %v", it.doc.ID, ms, ok)
+				}
+				if ok {
+					mu.Lock()
+					added[it.group]++
+					mu.Unlock()
+				}
+				if _, err := det.Match(it.doc); err != nil {
+					t.Errorf("Match(%q): %v", it.doc.ID, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for gi, n := range added {
+		if n != 1 {
+			t.Errorf("group %d (first %q): %d documents kept, want exactly 1", gi, s.Groups[gi][0].ID, n)
+		}
+	}
+	if l, ok := det.(lener); ok && l.Len() != len(s.Groups) {
+		t.Errorf("Len = %d, want %d", l.Len(), len(s.Groups))
+	}
+}
+
+func testZero(t *testing.T, s Suite) {
+	det := s.Zero
+	g := s.Groups[0]
+	if s.ZeroErrs {
+		if _, err := det.Match(g[0]); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("zero value: Match err = %v, want ErrInvalidOption", err)
+		}
+		if err := det.Add(g[0]); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("zero value: Add err = %v, want ErrInvalidOption", err)
+		}
+		return
+	}
+	if err := det.Add(g[0]); err != nil {
+		t.Fatalf("zero value: Add(%q): %v", g[0].ID, err)
+	}
+	for _, d := range g {
+		ms, err := det.Match(d)
+		if err != nil || len(ms) == 0 || ms[0].ID != g[0].ID {
+			t.Errorf("zero value: Match(%q) = %v, %v; want %q first", d.ID, ms, err, g[0].ID)
+		}
+		checkMatches(t, s, "zero value: Match("+d.ID+")", ms)
+	}
+}
+
+// copyDoc returns a new document with d's page under another ID.
+func copyDoc(d *neardup.Document, id string) *neardup.Document {
+	return &neardup.Document{ID: id, Host: d.Host, Raw: d.Raw, Page: d.Page}
+}
+
+// Script selects the writing system of generated text.
+type Script int
+
+const (
+	// Latin text: words of lower-case letters, sentences ending in '.'.
+	Latin Script = iota
+	// Han text: runs of CJK ideographs, sentences ending in '。'.
+	Han
+)
+
+// GroupSpec describes generated near-duplicate groups.
+type GroupSpec struct {
+	Groups  int    // number of groups; zero means 6
+	Members int    // documents per group; zero means 4
+	Script  Script // Latin or Han
+	// Sentences returns the number of sentences of group g's pages; nil
+	// means 30 + 7g, so that groups differ in length.
+	Sentences func(g int) int
+	// Edits is the number of words (Latin) or characters (Han) each member
+	// after the first changes, at random places; zero means 2.
+	Edits int
+	// Seed seeds the generator; the same spec gives the same documents.
+	Seed uint64
+}
+
+// Groups generates documents in near-duplicate groups as plain text and
+// preprocesses them with pipe (the zero Pipeline when nil): every group draws
+// its words from its own random vocabulary, and the members after the first
+// are copies with a few words changed.
+func Groups(t testing.TB, pipe *preprocess.Pipeline, spec GroupSpec) [][]*neardup.Document {
+	t.Helper()
+	if pipe == nil {
+		pipe = new(preprocess.Pipeline)
+	}
+	if spec.Groups == 0 {
+		spec.Groups = 6
+	}
+	if spec.Members == 0 {
+		spec.Members = 4
+	}
+	if spec.Sentences == nil {
+		spec.Sentences = func(g int) int { return 30 + 7*g }
+	}
+	if spec.Edits == 0 {
+		spec.Edits = 2
+	}
+	r := rand.New(rand.NewPCG(spec.Seed, 0x6e656172647570))
+	groups := make([][]*neardup.Document, spec.Groups)
+	for g := range groups {
+		vocab := vocabulary(r, spec.Script, 400)
+		base := sentences(r, vocab, spec.Sentences(g))
+		for m := range spec.Members {
+			words := base
+			if m > 0 {
+				words = edit(r, base, vocab, spec.Edits)
+			}
+			text := render(words, spec.Script)
+			id := fmt.Sprintf("g%d-m%d", g, m)
+			d, err := neardup.NewDocument(pipe, id, "https://example.test/"+id, []byte(text))
+			if err != nil {
+				t.Fatalf("detectortest: document %s: %v", id, err)
+			}
+			groups[g] = append(groups[g], d)
+		}
+	}
+	return groups
+}
+
+// vocabulary returns n random words: 4-9 Latin letters, or 1-2 Han characters.
+func vocabulary(r *rand.Rand, sc Script, n int) []string {
+	words := make([]string, n)
+	for i := range words {
+		var w []rune
+		if sc == Han {
+			for range 1 + r.IntN(2) {
+				w = append(w, rune(0x4E00+r.IntN(0x5000)))
+			}
+		} else {
+			for range 4 + r.IntN(6) {
+				w = append(w, rune('a'+r.IntN(26)))
+			}
+		}
+		words[i] = string(w)
+	}
+	return words
+}
+
+// sentences returns n sentences of 8-15 words from vocab.
+func sentences(r *rand.Rand, vocab []string, n int) [][]string {
+	out := make([][]string, n)
+	for i := range out {
+		s := make([]string, 8+r.IntN(8))
+		for j := range s {
+			s[j] = vocab[r.IntN(len(vocab))]
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// edit returns a copy of base with k words replaced at random.
+func edit(r *rand.Rand, base [][]string, vocab []string, k int) [][]string {
+	out := make([][]string, len(base))
+	for i, s := range base {
+		out[i] = slices.Clone(s)
+	}
+	for range k {
+		s := out[r.IntN(len(out))]
+		s[r.IntN(len(s))] = vocab[r.IntN(len(vocab))]
+	}
+	return out
+}
+
+// render joins sentences into text in the script's style.
+func render(ss [][]string, sc Script) string {
+	var b []byte
+	for _, s := range ss {
+		for j, w := range s {
+			if sc == Latin && j > 0 {
+				b = append(b, ' ')
+			}
+			if sc == Latin && j == 0 {
+				w = string(w[0]-'a'+'A') + w[1:]
+			}
+			b = append(b, w...)
+		}
+		if sc == Han {
+			b = append(b, "。"...)
+		} else {
+			b = append(b, ". "...)
+		}
+		b = append(b, '\n')
+	}
+	return string(b)
+}
