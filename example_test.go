@@ -12,11 +12,14 @@ import (
 // The seed 000 pipeline: preprocess each fetched page once, then a cascade of
 // the sentence-count filter and SimHash decides keep or drop, atomically.
 func Example() {
-	article := `<p>Glaciers store snow that falls on their high plateau year after year.
-The snow is buried and slowly compressed into ice, trapping bubbles of ancient air.
-Scientists drill long cores and measure the oxygen isotopes of each layer.
-The ratio of heavy to light oxygen tells the temperature when the snow fell.
-Deeper layers thin under the weight above them and are dated with flow models.</p>`
+	article := `<p>Snow that falls on a glacier's high plateau is buried year after year and slowly compressed into ice.
+Tiny bubbles of air trapped between the grains are sealed off as the firn turns to solid ice, preserving samples of the ancient atmosphere.</p>
+<p>Scientists drill cores several kilometres long from Antarctica and Greenland.
+By measuring the ratio of heavy to light oxygen isotopes in each layer they estimate the temperature at the time the snow fell.</p>
+<p>Annual layers can be counted near the surface much like tree rings, using seasonal changes in dust and chemistry.
+Deeper down the layers thin out under the weight above them, and researchers date the ice with models of glacier flow.</p>
+<p>The records show that carbon dioxide and temperature rose and fell together through the ice age cycles.
+Layers of sulphate mark large volcanic eruptions, and traces of lead reveal the growth of Roman metal working.</p>`
 	pages := []struct{ url, html string }{
 		{"https://news.example/glaciers", `<html><body><nav>Home | World | Science</nav>` + article + `<footer>Fetched Monday</footer></body></html>`},
 		{"https://mirror.example/glaciers", `<html><body><div class="menu">Start | Archive</div>` + article + `<footer>Fetched Tuesday</footer></body></html>`},
@@ -25,11 +28,9 @@ The angle of the waggle run points toward the food relative to the sun.
 Its duration encodes the distance, and the colony follows the best dancers.</p></body></html>`},
 	}
 
-	var pipe preprocess.Pipeline // the zero value is ready to use
-	bySentences, _ := sentence.New(sentence.Options{})
-	// Pages this short move more bits per changed word than the long pages
-	// simhash.DefaultMaxDistance was tuned on, so allow 12 bits here.
-	byFingerprint, _ := simhash.New(simhash.Options{MaxDistance: 12})
+	var pipe preprocess.Pipeline                       // the zero value is ready to use
+	bySentences, _ := sentence.New(sentence.Options{}) // defaults: T_s = 24, relative 0.6
+	byFingerprint, _ := simhash.New(simhash.Options{}) // default: T_B = simhash.DefaultMaxDistance (8)
 	cascade, err := neardup.NewCascade(bySentences, byFingerprint)
 	if err != nil {
 		fmt.Println(err)
@@ -48,11 +49,11 @@ Its duration encodes the distance, and the colony follows the best dancers.</p><
 		case added:
 			fmt.Println("kept", p.url)
 		default:
-			fmt.Printf("drop %s: near-duplicate of %s (%v bits)\n", p.url, matches[0].ID, matches[0].Score)
+			fmt.Printf("drop %s: near-duplicate of %s (%v %s)\n", p.url, matches[0].ID, matches[0].Score, matches[0].Measure)
 		}
 	}
 	// Output:
 	// kept https://news.example/glaciers
-	// drop https://mirror.example/glaciers: near-duplicate of https://news.example/glaciers (10 bits)
+	// drop https://mirror.example/glaciers: near-duplicate of https://news.example/glaciers (4 simhash-bits)
 	// kept https://news.example/bees
 }

@@ -22,9 +22,9 @@ import (
 type verdict struct {
 	URL   string
 	Kept  bool
-	DupOf string  // the kept URL this page nearly duplicates
-	Score float64 // the detector's score for DupOf (Hamming bits for the SimHash cascade)
-	Err   error   // fetch or preprocessing error: the page is neither kept nor a duplicate
+	DupOf string        // the kept URL this page nearly duplicates
+	Match neardup.Match // the detector's match for DupOf: distance and measure
+	Err   error         // fetch or preprocessing error: the page is neither kept nor a duplicate
 }
 
 func (v verdict) String() string {
@@ -34,7 +34,7 @@ func (v verdict) String() string {
 	case v.Kept:
 		return fmt.Sprintf("kept      %s", v.URL)
 	default:
-		return fmt.Sprintf("duplicate %s of %s (score %g)", v.URL, v.DupOf, v.Score)
+		return fmt.Sprintf("duplicate %s of %s (%.3g %s)", v.URL, v.DupOf, v.Match.Score, v.Match.Measure)
 	}
 }
 
@@ -153,7 +153,7 @@ func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
 	case added:
 		v.Kept = true
 	case len(ms) > 0:
-		v.DupOf, v.Score = ms[0].ID, ms[0].Score
+		v.DupOf, v.Match = ms[0].ID, ms[0]
 	}
 	return links, v
 }

@@ -29,7 +29,7 @@ func TestCrawlDemonstrationSite(t *testing.T) {
 func crawlSite(t *testing.T, at time.Time) {
 	srv := httptest.NewServer(siteHandler(func() time.Time { return at }))
 	defer srv.Close()
-	det, err := newCascade(0, 14)
+	det, err := newDetector()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Command crawl is a small near-duplicate-aware crawler: a frontier, concurrent
-// fetchers over net/http, link extraction, and the seed 000 cascade (sentence
-// count, then SimHash) deciding for each page whether to keep it or drop it as
-// a near-duplicate of a page already kept.
+// fetchers over net/http, link extraction, and a detector (the normalized
+// multiple k-shingle dissimilarity with its defaults) deciding for each page
+// whether to keep it or drop it as a near-duplicate of a page already kept.
 //
 // By default it serves a small demonstration site on loopback and crawls it:
 // five articles on one template, a mirror of each on another template, and
@@ -11,7 +11,7 @@
 //	go run ./examples/crawl -url https://example.org/ -max 50
 //
 // For each URL it prints "kept", or "duplicate" with the kept URL and the
-// SimHash distance in bits.
+// distance with its measure.
 package main
 
 import (
@@ -28,8 +28,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
-	"github.com/neardup/neardup/sentence"
-	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/shingle"
 )
 
 func main() {
@@ -46,13 +45,6 @@ func run(args []string, out io.Writer) error {
 	workers := fs.Int("workers", 4, "concurrent fetchers")
 	maxBytes := fs.Int64("maxbytes", 4<<20, "largest page to read, in bytes")
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout")
-	// The demonstration articles are short (about 250 terms after stop words),
-	// and SimHash distances between copies of a short page are larger than
-	// between copies of the long documentation pages simhash.DefaultMaxDistance
-	// was tuned on. Over 200 random dates (the copies carry timestamps) copies
-	// here lay 0-12 bits apart and distinct articles 16 or more, so 14.
-	tb := fs.Int("tb", 14, "SimHash T_B: largest Hamming distance of a near-duplicate (0 = simhash.DefaultMaxDistance)")
-	ts := fs.Int("ts", 0, "sentence T_s: largest sentence-count difference (0 = the package default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -74,7 +66,7 @@ func run(args []string, out io.Writer) error {
 		fmt.Fprintf(out, "serving the demonstration site at %s\n", *start)
 	}
 
-	det, err := newCascade(*ts, *tb)
+	det, err := newDetector()
 	if err != nil {
 		return err
 	}
@@ -109,16 +101,9 @@ func run(args []string, out io.Writer) error {
 	return nil
 }
 
-// newCascade builds the seed 000 cascade: the sentence-count filter finds
-// candidates through its index, SimHash verifies them.
-func newCascade(ts, tb int) (*neardup.Cascade, error) {
-	s, err := sentence.New(sentence.Options{Threshold: ts})
-	if err != nil {
-		return nil, err
-	}
-	h, err := simhash.New(simhash.Options{MaxDistance: tb})
-	if err != nil {
-		return nil, err
-	}
-	return neardup.NewCascade(s, h)
+// newDetector returns the detector the crawl keeps pages with: the
+// normalized multiple k-shingle dissimilarity with its default threshold, the
+// most accurate whole-page method of the library on the labelled corpora.
+func newDetector() (neardup.MatchAdder, error) {
+	return shingle.New(shingle.Options{})
 }

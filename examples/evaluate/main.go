@@ -33,11 +33,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evaluate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	corpus := fs.String("corpus", "", "corpus directory holding manifest.tsv (required)")
-	methods := fs.String("methods", "simhash,cascade", "comma-separated methods: "+strings.Join(methodNames(), ","))
+	all := newMethodSet(fs)
+	methods := fs.String("methods", "simhash,cascade", "comma-separated methods: "+strings.Join(all.names(), ","))
 	tsv := fs.Bool("tsv", false, "print tab-separated values")
 	limit := fs.Int("limit", 0, "evaluate only the first N pages of the manifest (0 = all)")
-	var cfg config
-	cfg.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,11 +54,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if name == "" {
 			continue
 		}
-		m, ok := lookup(name)
+		m, ok := all.lookup(name)
 		if !ok {
-			return fmt.Errorf("unknown method %q (have %s)", name, strings.Join(methodNames(), ", "))
+			return fmt.Errorf("unknown method %q (have %s)", name, strings.Join(all.names(), ", "))
 		}
-		r, err := evaluate(m, cfg, pages)
+		r, err := evaluate(m, pages)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
