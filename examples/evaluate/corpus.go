@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +45,7 @@ func readCorpus(dir string, limit int) ([]page, error) {
 		if len(cols) < 4 {
 			return nil, fmt.Errorf("manifest.tsv:%d: %d columns, want 4", line, len(cols))
 		}
-		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(cols[3])))
+		raw, err := readPage(filepath.Join(dir, filepath.FromSlash(cols[3])))
 		if err != nil {
 			return nil, fmt.Errorf("manifest.tsv:%d: %w", line, err)
 		}
@@ -60,4 +63,22 @@ func readCorpus(dir string, limit int) ([]page, error) {
 		return nil, fmt.Errorf("%s: manifest lists no pages", dir)
 	}
 	return pages, nil
+}
+
+// readPage reads a page file; a name ending in ".gz" is gunzipped (the sample
+// corpora in testdata are stored compressed).
+func readPage(name string) ([]byte, error) {
+	raw, err := os.ReadFile(name)
+	if err != nil || !strings.HasSuffix(name, ".gz") {
+		return raw, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,5 +126,39 @@ func TestEvaluateShingleForms(t *testing.T) {
 	}
 	if err := run([]string{"-corpus", dir, "-methods", "shingle", "-sf", "cosine"}, &out, &errs); err == nil {
 		t.Error("-sf cosine accepted")
+	}
+}
+
+// TestSampleCorpora streams the sample corpora that ship in testdata (real
+// pages, see their READMEs) through every method at its defaults, as the
+// README's command does, and checks that the shipped defaults stay accurate
+// on them. The floors sit a little below what the methods measure today, so
+// that a change to a default or to preprocessing that costs accuracy fails.
+func TestSampleCorpora(t *testing.T) {
+	floors := map[string]map[string]float64{ // corpus -> method -> least F1
+		"en-sample": {"simhash": 0.95, "cascade": 0.95, "shingle": 0.98},
+		"zh-sample": {"simhash": 0.95, "cascade": 0.95, "shingle": 0.98},
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	all := newMethodSet(fs)
+	for corpus, methods := range floors {
+		pages, err := readCorpus(filepath.Join("testdata", corpus), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, floor := range methods {
+			m, ok := all.lookup(name)
+			if !ok {
+				t.Fatalf("no method %q", name)
+			}
+			r, err := evaluate(m, pages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s %s: tp %d fp %d tn %d fn %d, F1 %.4f", corpus, name, r.tp, r.fp, r.tn, r.fn, r.f1())
+			if r.errors > 0 || r.f1() < floor {
+				t.Errorf("%s %s: F1 %.4f (floor %.2f), %d pages undecided (%v)", corpus, name, r.f1(), floor, r.errors, r.firstErr)
+			}
+		}
 	}
 }
