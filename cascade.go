@@ -2,7 +2,11 @@ package neardup
 
 import (
 	"fmt"
+	"io"
+	"strconv"
 	"sync"
+
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // Cascade composes detectors: the first stage finds candidates through its own
@@ -175,4 +179,92 @@ func (c *Cascade) Remove(id string) error {
 		}
 	}
 	return first
+}
+
+// WriteTo writes a snapshot of every stage to w (each stage must implement
+// Persister), in stage order, as one snapshot of kind "neardup.Cascade".
+func (c *Cascade) WriteTo(w io.Writer) (int64, error) {
+	if c.first == nil {
+		return 0, errNoStages
+	}
+	c.mu.RLock() // no Add between the stages' snapshots
+	defer c.mu.RUnlock()
+	ps, err := c.persisters()
+	if err != nil {
+		return 0, err
+	}
+	sw := snapshot.NewWriter(w, "neardup.Cascade", c.params())
+	for _, p := range ps {
+		if _, err := p.WriteTo(sw.Nested()); err != nil {
+			return 0, err
+		}
+	}
+	return sw.Close()
+}
+
+// ReadFrom replaces what every stage keeps with the snapshot read from r, or
+// changes nothing and returns an error (see Persister).
+func (c *Cascade) ReadFrom(r io.Reader) (int64, error) {
+	install, n, err := c.Restore(r)
+	if err == nil {
+		install()
+	}
+	return n, err
+}
+
+// Restore reads a snapshot written by WriteTo of a Cascade with the same
+// stages into every stage, and returns the function that installs all of
+// them at once; until then nothing changes.
+func (c *Cascade) Restore(r io.Reader) (install func(), n int64, err error) {
+	if c.first == nil {
+		return nil, 0, errNoStages
+	}
+	ps, err := c.persisters()
+	if err != nil {
+		return nil, 0, err
+	}
+	sr, err := snapshot.NewReader(r, "neardup.Cascade", c.params())
+	if err != nil {
+		return nil, 0, err
+	}
+	installs := make([]func(), 0, len(ps))
+	for i, p := range ps {
+		in, _, err := p.Restore(sr)
+		if err != nil {
+			return nil, 0, fmt.Errorf("neardup: Cascade stage %d: %w", i, err)
+		}
+		installs = append(installs, in)
+	}
+	if n, err = sr.Close(); err != nil {
+		return nil, n, err
+	}
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, in := range installs {
+			in()
+		}
+	}, n, nil
+}
+
+func (c *Cascade) persisters() ([]Persister, error) {
+	ps := make([]Persister, len(c.all))
+	for i, s := range c.all {
+		p, err := persisterOf(fmt.Sprintf("Cascade stage %d", i), s)
+		if err != nil {
+			return nil, err
+		}
+		ps[i] = p
+	}
+	return ps, nil
+}
+
+// params names the stages' types, so that a snapshot is read back only into
+// a Cascade of the same stages in the same order.
+func (c *Cascade) params() []snapshot.Param {
+	ps := []snapshot.Param{{Name: "stages", Value: strconv.Itoa(len(c.all))}}
+	for i, s := range c.all {
+		ps = append(ps, snapshot.Param{Name: "stage" + strconv.Itoa(i), Value: fmt.Sprintf("%T", s)})
+	}
+	return ps
 }

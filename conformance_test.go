@@ -28,8 +28,16 @@ func TestCascadeConformance(t *testing.T) {
 					}
 					return neardup.NewCascade(s, h)
 				},
-				Groups:   groups,
-				Measure:  measure,
+				Groups:  groups,
+				Measure: measure,
+				Other: func() (neardup.Detector, error) { // the stages in the other order
+					s, _ := sentence.New(sentence.Options{})
+					h, _ := simhash.New(simhash.Options{})
+					if order == "simhash-sentence" {
+						return neardup.NewCascade(s, h)
+					}
+					return neardup.NewCascade(h, s)
+				},
 				Zero:     new(neardup.Cascade),
 				ZeroErrs: true,
 			})

@@ -3,8 +3,13 @@ package neardup
 import (
 	"cmp"
 	"fmt"
+	"io"
+	"maps"
+	"math"
 	"slices"
 	"sync"
+
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // Partitioner sends a document to the parts of the repository it should be
@@ -196,4 +201,135 @@ func SortMatches(ms []Match) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+}
+
+// WriteTo writes a snapshot of every part to w: the Partitioner's own state
+// first when it implements Persister (a fitted clustering, say), then each
+// part's number, the IDs whose home it is, and its detector's snapshot (the
+// part detectors must implement Persister).
+func (pd *Partitioned) WriteTo(w io.Writer) (int64, error) {
+	if pd.p == nil {
+		return 0, errNoPartitioner
+	}
+	pd.addMu.Lock() // no Add between the parts' snapshots
+	defer pd.addMu.Unlock()
+	pd.mu.RLock()
+	parts := slices.Sorted(maps.Keys(pd.parts))
+	ids := make(map[int][]string, len(parts))
+	for id, part := range pd.home {
+		ids[part] = append(ids[part], id)
+	}
+	dets := make([]Persister, len(parts))
+	for i, part := range parts {
+		p, err := persisterOf(fmt.Sprintf("Partitioned part %d", part), pd.parts[part])
+		if err != nil {
+			pd.mu.RUnlock()
+			return 0, err
+		}
+		dets[i] = p
+		slices.Sort(ids[part])
+	}
+	pd.mu.RUnlock()
+
+	sw := snapshot.NewWriter(w, "neardup.Partitioned", pd.params())
+	if pp, ok := pd.p.(Persister); ok {
+		if _, err := pp.WriteTo(sw.Nested()); err != nil {
+			return 0, err
+		}
+	}
+	sw.Uvarint(uint64(len(parts)))
+	for i, part := range parts {
+		sw.Varint(int64(part))
+		sw.Uvarint(uint64(len(ids[part])))
+		for _, id := range ids[part] {
+			sw.String(id)
+		}
+		if _, err := dets[i].WriteTo(sw.Nested()); err != nil {
+			return 0, err
+		}
+	}
+	return sw.Close()
+}
+
+// ReadFrom replaces every part with the snapshot read from r, or changes
+// nothing and returns an error (see Persister).
+func (pd *Partitioned) ReadFrom(r io.Reader) (int64, error) {
+	install, n, err := pd.Restore(r)
+	if err == nil {
+		install()
+	}
+	return n, err
+}
+
+// Restore reads a snapshot written by WriteTo: part detectors are made with
+// the constructor given to NewPartitioned and restored, and the returned
+// function installs them (and the Partitioner's state) at once.
+func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error) {
+	if pd.p == nil {
+		return nil, 0, errNoPartitioner
+	}
+	sr, err := snapshot.NewReader(r, "neardup.Partitioned", pd.params())
+	if err != nil {
+		return nil, 0, err
+	}
+	var installs []func()
+	if pp, ok := pd.p.(Persister); ok {
+		in, _, err := pp.Restore(sr)
+		if err != nil {
+			return nil, 0, fmt.Errorf("neardup: Partitioner: %w", err)
+		}
+		installs = append(installs, in)
+	}
+	parts := make(map[int]Detector)
+	home := make(map[string]int)
+	count := sr.Count()
+	for i := uint64(0); sr.Err() == nil && i < count; i++ {
+		part := int(sr.Int(math.MinInt32, math.MaxInt32))
+		if _, dup := parts[part]; dup && sr.Err() == nil {
+			sr.Fail("part %d twice", part)
+		}
+		nids := sr.Count()
+		for j := uint64(0); sr.Err() == nil && j < nids; j++ {
+			id := sr.String()
+			if _, dup := home[id]; dup {
+				sr.Fail("ID %q in two parts", id)
+			}
+			home[id] = part
+		}
+		if sr.Err() != nil {
+			break
+		}
+		det, err := pd.newFn(part)
+		if err != nil || det == nil {
+			return nil, 0, fmt.Errorf("neardup: part %d: constructor: %v: %w", part, err, ErrInvalidOption)
+		}
+		p, err := persisterOf(fmt.Sprintf("Partitioned part %d", part), det)
+		if err != nil {
+			return nil, 0, err
+		}
+		in, _, err := p.Restore(sr)
+		if err != nil {
+			return nil, 0, fmt.Errorf("neardup: part %d: %w", part, err)
+		}
+		installs = append(installs, in)
+		parts[part] = det
+	}
+	if n, err = sr.Close(); err != nil {
+		return nil, n, err
+	}
+	return func() {
+		pd.addMu.Lock()
+		defer pd.addMu.Unlock()
+		pd.mu.Lock()
+		defer pd.mu.Unlock()
+		for _, in := range installs {
+			in()
+		}
+		pd.parts, pd.home = parts, home
+	}, n, nil
+}
+
+// params names the Partitioner's type.
+func (pd *Partitioned) params() []snapshot.Param {
+	return []snapshot.Param{{Name: "partitioner", Value: fmt.Sprintf("%T", pd.p)}}
 }

@@ -16,6 +16,7 @@ func TestConformance(t *testing.T) {
 		Groups:     detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 1}),
 		NoFeatures: doc("empty", 0),
 		Measure:    CountDifference,
+		Other:      func() (neardup.Detector, error) { return New(Options{Threshold: 5}) },
 		Zero:       new(Detector),
 	})
 }

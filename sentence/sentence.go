@@ -2,11 +2,14 @@ package sentence
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // DefaultThreshold is T_s when Options.Threshold is zero: 24 sentences,
@@ -101,9 +104,8 @@ func Count(d *neardup.Document) (int, error) {
 // Add, Replace, Remove and MatchOrAdd exclusively. The zero Detector is ready
 // to use with the default Options.
 type Detector struct {
-	opts  Options // resolved
-	core  detector.Lazy[int]
-	store *store
+	opts Options // resolved
+	core detector.Lazy[int]
 }
 
 // New returns a Detector configured by opts. Options out of range return an
@@ -113,19 +115,28 @@ func New(opts Options) (*Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sentence: New: %w", err)
 	}
-	det := &Detector{opts: o}
+	det := new(Detector)
 	det.core.Set(det.build(o))
 	return det, nil
 }
 
 // build makes the Core for resolved options o.
 func (det *Detector) build(o Options) *detector.Core[int] {
-	det.store = &store{opts: o, kept: make(map[detector.Handle]slot), byCount: make(map[int][]detector.Handle)}
+	det.opts = o
 	return detector.NewCore(detector.Config[int]{
 		Name:    "sentence",
 		Measure: CountDifference,
 		Extract: Count,
-		Store:   det.store,
+		NewStore: func() detector.Store[int] {
+			return &store{opts: o, kept: make(map[detector.Handle]slot), byCount: make(map[int][]detector.Handle)}
+		},
+		Kind: "sentence.Detector",
+		Params: []snapshot.Param{
+			{Name: "Threshold", Value: strconv.Itoa(o.Threshold)},
+			{Name: "Relative", Value: strconv.FormatFloat(o.Relative, 'g', -1, 64)},
+		},
+		Encode: func(sw *snapshot.Writer, s int) { sw.Varint(int64(s)) },
+		Decode: func(sr *snapshot.Reader) int { return int(sr.Int(1, math.MaxInt32)) },
 	})
 }
 
@@ -133,8 +144,8 @@ func (det *Detector) build(o Options) *detector.Core[int] {
 // Detector.
 func (det *Detector) c() *detector.Core[int] {
 	return det.core.Get(func() *detector.Core[int] {
-		det.opts, _ = Options{}.resolve() // the defaults are valid
-		return det.build(det.opts)
+		o, _ := Options{}.resolve() // the defaults are valid
+		return det.build(o)
 	})
 }
 
@@ -172,11 +183,7 @@ func (o Options) span(s int) (lo, hi int) {
 func (det *Detector) Len() int { return det.c().Len() }
 
 // Lookup returns the sentence count kept for id, and whether id is kept.
-func (det *Detector) Lookup(id string) (int, bool) {
-	var s int
-	ok := det.c().With(id, func(h detector.Handle) { s = det.store.kept[h].s })
-	return s, ok
-}
+func (det *Detector) Lookup(id string) (int, bool) { return det.c().Lookup(id) }
 
 // Match returns the kept documents whose counts are Near d's,
 // closest first (ties by ID), with Score = |S_d − S_k|.
@@ -212,6 +219,25 @@ func (det *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
 // returns an error wrapping neardup.ErrUnknownID.
 func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
 
+// WriteTo writes a snapshot of the kept documents (IDs and sentence counts) to w,
+// with the options that give them their meaning; ReadFrom or Restore of a
+// Detector with the same options reads it back (docs/format.md).
+func (det *Detector) WriteTo(w io.Writer) (int64, error) { return det.c().WriteTo(w) }
+
+// ReadFrom replaces everything the detector keeps with the snapshot read from
+// r. A truncated or corrupt snapshot, one of another format version, or one
+// written with other options returns an error (wrapping neardup.ErrCorrupt,
+// neardup.ErrUnsupportedSnapshot or neardup.ErrSnapshotMismatch, naming the
+// options) and leaves the detector as it was.
+func (det *Detector) ReadFrom(r io.Reader) (int64, error) { return det.c().ReadFrom(r) }
+
+// Restore reads a snapshot as ReadFrom does but installs nothing until the
+// returned function is called (neardup.Persister): a Cascade loads all of its
+// stages before it installs any.
+func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
+	return det.c().Restore(r)
+}
+
 // store keeps the counts: the handles of each count in a slice, and the
 // sorted distinct counts, so that a range query needs no scan and Delete is
 // O(1) but for a count that disappears.
@@ -244,6 +270,8 @@ func (st *store) Score(s int, h detector.Handle) (float64, bool) {
 	c := st.kept[h].s
 	return float64(abs(c - s)), st.opts.near(s, c)
 }
+
+func (st *store) Feature(h detector.Handle) int { return st.kept[h].s }
 
 func (st *store) Insert(h detector.Handle, s int) error {
 	hs, ok := st.byCount[s]
@@ -290,4 +318,5 @@ var (
 	_ neardup.Verifier   = (*Detector)(nil)
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Persister  = (*Detector)(nil)
 )

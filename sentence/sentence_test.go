@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -21,6 +22,13 @@ func doc(id string, n int) *neardup.Document {
 		s[i] = fmt.Sprintf("Sentence %d.", i)
 	}
 	return &neardup.Document{ID: id, Page: &preprocess.Page{Text: strings.Join(s, " "), Sentences: s}}
+}
+
+// counts returns the distinct counts the detector's store keeps.
+func counts(det *Detector) []int {
+	var cs []int
+	det.c().Read(func(s detector.Store[int]) { cs = append(cs, s.(*store).counts...) })
+	return cs
 }
 
 func mustNew(t testing.TB, opts Options) *Detector {
@@ -96,8 +104,8 @@ func TestErrors(t *testing.T) {
 	if err := det.Remove("b"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove(unknown) = %v", err)
 	}
-	if err := det.Remove("a"); err != nil || det.Len() != 0 || len(det.store.counts) != 0 {
-		t.Errorf("Remove(a) = %v; Len %d, counts %v", err, det.Len(), det.store.counts)
+	if err := det.Remove("a"); err != nil || det.Len() != 0 || len(counts(det)) != 0 {
+		t.Errorf("Remove(a) = %v; Len %d, counts %v", err, det.Len(), counts(det))
 	}
 }
 
@@ -141,8 +149,8 @@ func TestAgainstScan(t *testing.T) {
 		for _, s := range kept {
 			distinct[s] = true
 		}
-		if len(det.store.counts) != len(distinct) || det.Len() != len(kept) {
-			t.Fatalf("counts %v for %d distinct; Len %d, want %d", det.store.counts, len(distinct), det.Len(), len(kept))
+		if len(counts(det)) != len(distinct) || det.Len() != len(kept) {
+			t.Fatalf("counts %v for %d distinct; Len %d, want %d", counts(det), len(distinct), det.Len(), len(kept))
 		}
 	}
 }

@@ -111,7 +111,7 @@ type batch struct {
 // pairs fills b.near with every pair below the threshold, through the prefix
 // index of Detector (handle i is document i).
 func (b *batch) pairs(ctx context.Context) error {
-	st := &store{opts: b.o, docs: make(map[detector.Handle]*entry, len(b.vs)), index: make(map[uint64][]*entry)}
+	st := newStore(b.o)
 	for i, v := range b.vs {
 		_ = st.Insert(detector.Handle(i), v) // never fails
 	}

@@ -214,7 +214,7 @@ func exhaustiveBounded(tb testing.TB, vs []*Vector, o Options) [][]int {
 // candidates returns how many kept documents whose handle passes keep Match
 // would compare v with. Only for use while nothing is added or removed.
 func (dt *Detector) candidates(v *Vector, keep func(h detector.Handle) bool) int {
-	st := dt.store
+	st := storeOf(dt)
 	seen := map[*entry]bool{}
 	n := v.prefixLen(st.opts.prefixWeight(v))
 	for _, key := range v.keys[:n] {

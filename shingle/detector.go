@@ -2,11 +2,14 @@ package shingle
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // DefaultThreshold is the threshold when Options.Threshold is zero and Form
@@ -134,9 +137,8 @@ func VectorOf(d *neardup.Document, m int) (*Vector, error) {
 // everything else. The zero Detector is ready to use with the default
 // Options.
 type Detector struct {
-	opts  Options // resolved
-	core  detector.Lazy[*Vector]
-	store *store
+	opts Options // resolved
+	core detector.Lazy[*Vector]
 }
 
 // New returns an empty Detector. It returns an error wrapping
@@ -154,12 +156,19 @@ func New(o Options) (*Detector, error) {
 // build makes the Core for resolved options o.
 func (dt *Detector) build(o Options) *detector.Core[*Vector] {
 	dt.opts = o
-	dt.store = &store{opts: o, docs: make(map[detector.Handle]*entry), index: make(map[uint64][]*entry)}
 	return detector.NewCore(detector.Config[*Vector]{
-		Name:    "shingle",
-		Measure: o.Form.Measure(),
-		Extract: func(d *neardup.Document) (*Vector, error) { return VectorOf(d, o.M) },
-		Store:   dt.store,
+		Name:     "shingle",
+		Measure:  o.Form.Measure(),
+		Extract:  func(d *neardup.Document) (*Vector, error) { return VectorOf(d, o.M) },
+		NewStore: func() detector.Store[*Vector] { return newStore(o) },
+		Kind:     "shingle.Detector",
+		Params: []snapshot.Param{
+			{Name: "M", Value: strconv.Itoa(o.M)},
+			{Name: "Form", Value: o.Form.String()},
+			{Name: "Threshold", Value: strconv.FormatFloat(o.Threshold, 'g', -1, 64)},
+		},
+		Encode: func(sw *snapshot.Writer, v *Vector) { v.encode(sw) },
+		Decode: func(sr *snapshot.Reader) *Vector { return decodeVector(sr, o.M) },
 	})
 }
 
@@ -217,6 +226,25 @@ func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]n
 	return dt.c().Verify(d, candidates)
 }
 
+// WriteTo writes a snapshot of the kept documents (IDs and pattern vectors) to w,
+// with the options that give them their meaning; ReadFrom or Restore of a
+// Detector with the same options reads it back (docs/format.md).
+func (dt *Detector) WriteTo(w io.Writer) (int64, error) { return dt.c().WriteTo(w) }
+
+// ReadFrom replaces everything the detector keeps with the snapshot read from
+// r. A truncated or corrupt snapshot, one of another format version, or one
+// written with other options returns an error (wrapping neardup.ErrCorrupt,
+// neardup.ErrUnsupportedSnapshot or neardup.ErrSnapshotMismatch, naming the
+// options) and leaves the detector as it was.
+func (dt *Detector) ReadFrom(r io.Reader) (int64, error) { return dt.c().ReadFrom(r) }
+
+// Restore reads a snapshot as ReadFrom does but installs nothing until the
+// returned function is called (neardup.Persister): a Cascade loads all of its
+// stages before it installs any.
+func (dt *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
+	return dt.c().Restore(r)
+}
+
 // store is the prefix index of the Detector's kept vectors.
 type store struct {
 	opts  Options
@@ -231,6 +259,13 @@ type entry struct {
 	prefix int // v.keys[:prefix] are indexed; prefix == v.Len() for short ones
 	short  bool
 }
+
+func newStore(o Options) *store {
+	return &store{opts: o, docs: make(map[detector.Handle]*entry), index: make(map[uint64][]*entry)}
+}
+
+// Feature returns the vector kept under h.
+func (st *store) Feature(h detector.Handle) *Vector { return st.docs[h].v }
 
 // Search finds the kept documents within the threshold of v.
 func (st *store) Search(v *Vector, yield func(detector.Handle, float64)) {
@@ -332,4 +367,5 @@ var (
 	_ neardup.Verifier   = (*Detector)(nil)
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Persister  = (*Detector)(nil)
 )

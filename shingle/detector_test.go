@@ -184,12 +184,12 @@ func TestDetector(t *testing.T) {
 	if dt.Len() != 1 {
 		t.Errorf("Len = %d, want 1", dt.Len())
 	}
-	if len(dt.store.index) == 0 {
+	if len(storeOf(dt).index) == 0 {
 		t.Errorf("index empty with one document kept")
 	}
 	_ = dt.Remove("other")
-	if len(dt.store.index) != 0 || len(dt.store.short) != 0 {
-		t.Errorf("index not empty after removing everything: %d keys, %d short", len(dt.store.index), len(dt.store.short))
+	if len(storeOf(dt).index) != 0 || len(storeOf(dt).short) != 0 {
+		t.Errorf("index not empty after removing everything: %d keys, %d short", len(storeOf(dt).index), len(storeOf(dt).short))
 	}
 }
 
@@ -344,7 +344,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 			pairs, worst := 0, 0.0
 			for i, v := range vs {
 				var got []int
-				dt.store.Search(v, func(h detector.Handle, _ float64) { got = append(got, int(h)) })
+				storeOf(dt).Search(v, func(h detector.Handle, _ float64) { got = append(got, int(h)) })
 				slices.Sort(got)
 				if !slices.Equal(got, want[i]) {
 					t.Errorf("M %d, t %g, page %d: index finds %v, exhaustive %v", m, th, i, got, want[i])
@@ -354,7 +354,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 					wi, wj := firstSharedWeight(v, vs[j]), firstSharedWeight(vs[j], v)
 					worst = max(worst, wi/o.prefixWeight(v), wj/o.prefixWeight(vs[j]))
 				}
-				_ = dt.store.Insert(detector.Handle(i), v)
+				_ = storeOf(dt).Insert(detector.Handle(i), v)
 			}
 			t.Logf("M %d, t %g: %d pairs, all found; largest weight before the first shared key / prefix bound = %.3f", m, th, pairs, worst)
 			if worst >= 1 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // MaxM is the largest shingle size a Vector supports: the size k of a pattern
@@ -241,4 +242,49 @@ func (v *Vector) prefixLen(t float64) int {
 		}
 	}
 	return len(v.s)
+}
+
+// encode writes v's keys (as ascending deltas) and terms to a snapshot.
+func (v *Vector) encode(sw *snapshot.Writer) {
+	sw.Uvarint(uint64(len(v.keys)))
+	var prev uint64
+	for i, key := range v.keys {
+		sw.Uvarint(key - prev)
+		sw.Float32(v.s[i])
+		prev = key
+	}
+}
+
+// decodeVector reads a vector written by encode for shingle sizes 1..m, and
+// checks what build guarantees: keys strictly ascending, of sizes 1..m, with
+// positive finite terms.
+func decodeVector(sr *snapshot.Reader, m int) *Vector {
+	n := sr.Count()
+	if sr.Err() == nil && n == 0 {
+		sr.Fail("shingle: empty vector")
+	}
+	v := &Vector{m: m, sums: make([]float64, m)}
+	var key uint64
+	for i := uint64(0); sr.Err() == nil && i < n; i++ {
+		d := sr.Uvarint()
+		t := sr.Float32()
+		if sr.Err() != nil {
+			break
+		}
+		if (i > 0 && d == 0) || key+d < key {
+			sr.Fail("shingle: vector keys not ascending")
+			break
+		}
+		key += d
+		k := KeySize(key)
+		if k < 1 || k > m || !(t > 0) || math.IsInf(float64(t), 0) {
+			sr.Fail("shingle: pattern of size %d with term %v (M = %d)", k, t, m)
+			break
+		}
+		v.keys = append(v.keys, key)
+		v.s = append(v.s, t)
+		v.sums[k-1] += float64(t)
+		v.total += float64(t)
+	}
+	return v
 }

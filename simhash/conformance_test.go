@@ -17,6 +17,7 @@ func TestConformance(t *testing.T) {
 				Groups:     groups,
 				NoFeatures: doc("no-terms"),
 				Measure:    Bits,
+				Other:      func() (neardup.Detector, error) { return New(Options{MaxDistance: 3}) },
 				Zero:       new(Detector),
 			})
 		})

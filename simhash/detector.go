@@ -2,10 +2,13 @@ package simhash
 
 import (
 	"fmt"
+	"io"
+	"strconv"
 	"sync"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
@@ -109,9 +112,8 @@ func newIndex(o Options) (*Index, error) {
 // Add, Replace, Remove and MatchOrAdd exclusively. The zero Detector is ready
 // to use with the default Options.
 type Detector struct {
-	opts  Options // resolved
-	core  detector.Lazy[Fingerprint]
-	store *store
+	opts Options // resolved
+	core detector.Lazy[Fingerprint]
 }
 
 // New returns a Detector configured by opts. Options out of range (a
@@ -131,18 +133,50 @@ func New(opts Options) (*Detector, error) {
 	return det, nil
 }
 
-// build makes the Core for resolved options o and their index.
+// build makes the Core for resolved options o; ix is the index of its first
+// WriteTo writes a snapshot of the kept documents (IDs and fingerprints) to w,
+// with the options that give them their meaning; ReadFrom or Restore of a
+// Detector with the same options reads it back (docs/format.md).
+func (det *Detector) WriteTo(w io.Writer) (int64, error) { return det.c().WriteTo(w) }
+
+// ReadFrom replaces everything the detector keeps with the snapshot read from
+// r. A truncated or corrupt snapshot, one of another format version, or one
+// written with other options returns an error (wrapping neardup.ErrCorrupt,
+// neardup.ErrUnsupportedSnapshot or neardup.ErrSnapshotMismatch, naming the
+// options) and leaves the detector as it was.
+func (det *Detector) ReadFrom(r io.Reader) (int64, error) { return det.c().ReadFrom(r) }
+
+// Restore reads a snapshot as ReadFrom does but installs nothing until the
+// returned function is called (neardup.Persister): a Cascade loads all of its
+// stages before it installs any.
+func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
+	return det.c().Restore(r)
+}
+
+// store (nil when T_B is beyond MaxIndexDistance).
 func (det *Detector) build(o Options, ix *Index) *detector.Core[Fingerprint] {
 	det.opts = o
-	det.store = &store{maxDist: o.MaxDistance, ix: ix}
-	if ix == nil {
-		det.store.pos = make(map[detector.Handle]int)
-	}
+	first := &store{maxDist: o.MaxDistance, ix: ix}
 	return detector.NewCore(detector.Config[Fingerprint]{
 		Name:    "simhash",
 		Measure: Bits,
 		Extract: Of,
-		Store:   det.store,
+		NewStore: func() detector.Store[Fingerprint] {
+			if first != nil { // made by New, which checked the options
+				st := first
+				first = nil
+				return st
+			}
+			ix, err := newIndex(o)
+			if err != nil { // unreachable: New built an index with these options
+				panic("simhash: options that built an index build none: " + err.Error())
+			}
+			return &store{maxDist: o.MaxDistance, ix: ix}
+		},
+		Kind:   "simhash.Detector",
+		Params: []snapshot.Param{{Name: "MaxDistance", Value: strconv.Itoa(o.MaxDistance)}},
+		Encode: func(sw *snapshot.Writer, fp Fingerprint) { sw.Uint64(uint64(fp)) },
+		Decode: func(sr *snapshot.Reader) Fingerprint { return Fingerprint(sr.Uint64()) },
 	})
 }
 
@@ -169,11 +203,7 @@ func (det *Detector) MaxDistance() int {
 func (det *Detector) Len() int { return det.c().Len() }
 
 // Lookup returns the fingerprint kept for id, and whether id is kept.
-func (det *Detector) Lookup(id string) (Fingerprint, bool) {
-	var fp Fingerprint
-	ok := det.c().With(id, func(h detector.Handle) { fp = det.store.fingerprint(h) })
-	return fp, ok
-}
+func (det *Detector) Lookup(id string) (Fingerprint, bool) { return det.c().Lookup(id) }
 
 type featureKey struct{}
 
@@ -248,7 +278,7 @@ type store struct {
 	hits    sync.Pool               // *[]Hit scratch for ix.Query
 }
 
-func (st *store) fingerprint(h detector.Handle) Fingerprint {
+func (st *store) Feature(h detector.Handle) Fingerprint {
 	if st.ix != nil {
 		fp, _ := st.ix.Fingerprint(uint64(h))
 		return fp
@@ -278,13 +308,16 @@ func (st *store) Search(fp Fingerprint, yield func(detector.Handle, float64)) {
 }
 
 func (st *store) Score(fp Fingerprint, h detector.Handle) (float64, bool) {
-	dist := Distance(fp, st.fingerprint(h))
+	dist := Distance(fp, st.Feature(h))
 	return float64(dist), dist <= st.maxDist
 }
 
 func (st *store) Insert(h detector.Handle, fp Fingerprint) error {
 	if st.ix != nil {
 		return st.ix.Add(uint64(h), fp)
+	}
+	if st.pos == nil {
+		st.pos = make(map[detector.Handle]int)
 	}
 	st.pos[h] = len(st.fps)
 	st.fps = append(st.fps, fp)
@@ -312,4 +345,5 @@ var (
 	_ neardup.Verifier   = (*Detector)(nil)
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Persister  = (*Detector)(nil)
 )

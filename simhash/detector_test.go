@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -120,8 +121,10 @@ func TestDetectorAgainstOracle(t *testing.T) {
 func detectorAgainstOracle(t *testing.T, tb int) {
 	r := rand.New(rand.NewPCG(5, 6))
 	det := mustNew(t, Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: 64})
-	if (det.store.ix != nil) != (tb <= MaxIndexDistance) {
-		t.Fatalf("T_B = %d: index in use = %v", tb, det.store.ix != nil)
+	var indexed bool
+	det.c().Read(func(s detector.Store[Fingerprint]) { indexed = s.(*store).ix != nil })
+	if indexed != (tb <= MaxIndexDistance) {
+		t.Fatalf("T_B = %d: index in use = %v", tb, indexed)
 	}
 	kept := map[string]Fingerprint{}
 	vocab := make([]string, 40)

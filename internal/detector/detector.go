@@ -22,11 +22,13 @@ package detector
 
 import (
 	"fmt"
+	"io"
 	"iter"
 	"slices"
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // Handle is the key a Core gives a kept document in its Store. Handles are
@@ -51,6 +53,9 @@ type Store[F any] interface {
 	// Delete forgets the feature kept under h. Core calls it only with kept
 	// handles.
 	Delete(h Handle) error
+	// Feature returns the feature kept under h, for snapshots. Core calls it
+	// only with kept handles.
+	Feature(h Handle) F
 }
 
 // Config is what a method supplies to NewCore.
@@ -62,8 +67,20 @@ type Config[F any] struct {
 	// Extract returns d's feature; d has passed neardup.Check. Its errors are
 	// returned as they are, so they should name the method and the document.
 	Extract func(d *neardup.Document) (F, error)
-	// Store keeps the features.
-	Store Store[F]
+	// NewStore returns an empty Store (Core makes one at the start and one
+	// for every snapshot it reads).
+	NewStore func() Store[F]
+
+	// Kind names the detector in snapshots ("simhash.Detector").
+	Kind string
+	// Params are the options that give features and distances their
+	// meaning; a snapshot records them and is read back only by a Core with
+	// the same Params.
+	Params []snapshot.Param
+	// Encode writes a feature to a snapshot, Decode reads it back (calling
+	// sr.Fail for values out of range).
+	Encode func(sw *snapshot.Writer, f F)
+	Decode func(sr *snapshot.Reader) F
 }
 
 // Core implements the neardup.Detector family of interfaces over a Store. It
@@ -73,6 +90,7 @@ type Core[F any] struct {
 	name    string
 	measure neardup.Measure
 	extract func(*neardup.Document) (F, error)
+	cfg     Config[F]
 
 	mu    sync.RWMutex
 	store Store[F]
@@ -81,18 +99,19 @@ type Core[F any] struct {
 	next  Handle
 }
 
-// NewCore returns an empty Core. It panics if cfg lacks Extract or Store: a
-// method package passes them as literals, so that is a programming error in
-// the package, not a caller's.
+// NewCore returns an empty Core. It panics if cfg lacks a function: a method
+// package passes them as literals, so that is a programming error in the
+// package, not a caller's.
 func NewCore[F any](cfg Config[F]) *Core[F] {
-	if cfg.Extract == nil || cfg.Store == nil {
-		panic("detector: NewCore without Extract or Store")
+	if cfg.Extract == nil || cfg.NewStore == nil || cfg.Encode == nil || cfg.Decode == nil {
+		panic("detector: NewCore without Extract, NewStore, Encode or Decode")
 	}
 	return &Core[F]{
 		name:    cfg.Name,
 		measure: cfg.Measure,
 		extract: cfg.Extract,
-		store:   cfg.Store,
+		cfg:     cfg,
+		store:   cfg.NewStore(),
 		ids:     make(map[string]Handle),
 		names:   make(map[Handle]string),
 	}
@@ -283,18 +302,25 @@ func (c *Core[F]) remove(id string) error {
 	return nil
 }
 
-// With calls f with the handle of the kept id under the read lock, and
-// reports whether id is kept (f is not called when it is not). It serves a
-// method's own look-ups of a kept feature; f must not keep the handle's data
-// beyond the call, nor call back into the Core.
-func (c *Core[F]) With(id string, f func(h Handle)) bool {
+// Lookup returns the feature kept under id, and whether id is kept.
+func (c *Core[F]) Lookup(id string) (F, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	h, ok := c.ids[id]
-	if ok {
-		f(h)
+	if !ok {
+		var zero F
+		return zero, false
 	}
-	return ok
+	return c.store.Feature(h), true
+}
+
+// Read calls f with the store under the read lock, for a method's own
+// measurements of its store (memory, sizes). f must not keep the store nor
+// call back into the Core.
+func (c *Core[F]) Read(f func(s Store[F])) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	f(c.store)
 }
 
 // All returns the kept IDs and their handles in handle order (the order they
@@ -319,6 +345,88 @@ func (c *Core[F]) All() iter.Seq2[string, Handle] {
 			}
 		}
 	}
+}
+
+// WriteTo writes a snapshot of the kept documents to w: the Kind and Params,
+// then each kept ID with its feature, in the order they were kept. The IDs
+// and features are copied under the read lock and written after it, so a
+// slow w does not hold up Adds; the snapshot is the state at one instant.
+func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
+	c.mu.RLock()
+	hs := make([]Handle, 0, len(c.names))
+	for h := range c.names {
+		hs = append(hs, h)
+	}
+	slices.Sort(hs)
+	ids := make([]string, len(hs))
+	fs := make([]F, len(hs))
+	for i, h := range hs {
+		ids[i], fs[i] = c.names[h], c.store.Feature(h)
+	}
+	c.mu.RUnlock()
+
+	sw := snapshot.NewWriter(w, c.cfg.Kind, c.cfg.Params)
+	sw.Uvarint(uint64(len(ids)))
+	for i, id := range ids {
+		sw.String(id)
+		c.cfg.Encode(sw, fs[i])
+	}
+	n, err := sw.Close()
+	if err != nil {
+		return n, fmt.Errorf("%s: WriteTo: %w", c.name, err)
+	}
+	return n, nil
+}
+
+// Restore reads a snapshot written by WriteTo of a Core with the same Kind and
+// Params into a new store, and returns the function that installs it in
+// place of everything c keeps. Until install is called nothing changes; when
+// the snapshot is truncated, corrupt, of another version or kind, or written
+// with other Params, Restore returns an error (wrapping snapshot.ErrCorrupt,
+// ErrVersion or ErrMismatch) and nothing to install.
+func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
+	sr, err := snapshot.NewReader(r, c.cfg.Kind, c.cfg.Params)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", c.name, err)
+	}
+	store := c.cfg.NewStore()
+	ids := make(map[string]Handle)
+	names := make(map[Handle]string)
+	count := sr.Count()
+	var h Handle
+	for ; sr.Err() == nil && uint64(h) < count; h++ {
+		id := sr.String()
+		f := c.cfg.Decode(sr)
+		if sr.Err() != nil {
+			break
+		}
+		if _, dup := ids[id]; dup {
+			sr.Fail("ID %q kept twice", id)
+			break
+		}
+		if err := store.Insert(h, f); err != nil {
+			sr.Fail("ID %q: %v", id, err)
+			break
+		}
+		ids[id], names[h] = h, id
+	}
+	if n, err = sr.Close(); err != nil {
+		return nil, n, fmt.Errorf("%s: %w", c.name, err)
+	}
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.store, c.ids, c.names, c.next = store, ids, names, h
+	}, n, nil
+}
+
+// ReadFrom is Restore, installed at once.
+func (c *Core[F]) ReadFrom(r io.Reader) (int64, error) {
+	install, n, err := c.Restore(r)
+	if err == nil {
+		install()
+	}
+	return n, err
 }
 
 // Lazy holds a *Core that is built on first use, so that a method's zero

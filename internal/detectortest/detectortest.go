@@ -21,11 +21,16 @@
 //   - replace: Replace (when the detector has it) swaps a kept ID's document.
 //   - matchoradd: goroutines racing MatchOrAdd (and Match) over copies of
 //     every group keep exactly one document per group (run it with -race).
+//   - persist: a Persister's snapshot read back into a new detector gives
+//     the same answers; every truncation (a dense sample of offsets), every
+//     flipped byte (a sample) and a snapshot of other options is an error
+//     that leaves the reader as it was; Restore installs nothing until asked.
 //   - zero: the detector's zero value, when given, works with the method's
 //     defaults (or returns errors, as the Suite says), and never panics.
 package detectortest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -55,6 +60,10 @@ type Suite struct {
 	// Zero is a pointer to the detector type's zero value (for example
 	// new(simhash.Detector)), or nil when the type has none to check.
 	Zero neardup.Detector
+	// Other returns an empty detector of the same type with other options,
+	// whose snapshots New's detector must refuse (ErrSnapshotMismatch), or
+	// nil to skip that check.
+	Other func() (neardup.Detector, error)
 	// ZeroErrs says that Zero is not usable and must return errors
 	// (wrapping neardup.ErrInvalidOption); otherwise it must work with the
 	// method's default options: a kept document matches itself and the
@@ -86,6 +95,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("remove", func(t *testing.T) { testRemove(t, s) })
 	t.Run("replace", func(t *testing.T) { testReplace(t, s) })
 	t.Run("matchoradd", func(t *testing.T) { testMatchOrAdd(t, s) })
+	t.Run("persist", func(t *testing.T) { testPersist(t, s) })
 	if s.Zero != nil {
 		t.Run("zero", func(t *testing.T) { testZero(t, s) })
 	}
@@ -356,6 +366,141 @@ func testMatchOrAdd(t *testing.T, s Suite) {
 	if l, ok := det.(lener); ok && l.Len() != len(s.Groups) {
 		t.Errorf("Len = %d, want %d", l.Len(), len(s.Groups))
 	}
+}
+
+func testPersist(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	p, ok := det.(neardup.Persister)
+	if !ok {
+		t.Skip("not a Persister")
+	}
+	keepFirsts(t, det, s.Groups)
+	var buf bytes.Buffer
+	n, err := p.WriteTo(&buf)
+	if err != nil || n != int64(buf.Len()) {
+		t.Fatalf("WriteTo = %d, %v; wrote %d bytes", n, err, buf.Len())
+	}
+	snap := bytes.Clone(buf.Bytes())
+
+	// Round trip: the same answers, and the loaded detector goes on working.
+	back := mustNew(t, s)
+	if n, err := back.(neardup.Persister).ReadFrom(bytes.NewReader(snap)); err != nil || n != int64(len(snap)) {
+		t.Fatalf("ReadFrom = %d, %v; want %d, nil", n, err, len(snap))
+	}
+	sameAnswers(t, s, det, back)
+	if l, ok := back.(lener); ok && l.Len() != len(s.Groups) {
+		t.Errorf("Len after ReadFrom = %d, want %d", l.Len(), len(s.Groups))
+	}
+	extra := copyDoc(s.Groups[0][1], "detectortest-after-load")
+	if err := back.Add(extra); err != nil {
+		t.Errorf("Add after ReadFrom: %v", err)
+	}
+	if err := back.Add(s.Groups[0][0]); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("Add of a loaded ID: err = %v, want ErrDuplicateID", err)
+	}
+
+	// A snapshot ends at its checksum: what follows it is not read.
+	after := bytes.NewReader(append(bytes.Clone(snap), 'x'))
+	if _, err := mustNew(t, s).(neardup.Persister).ReadFrom(after); err != nil {
+		t.Errorf("ReadFrom with a byte after the snapshot: %v", err)
+	}
+
+	// Restore installs nothing until asked.
+	empty := mustNew(t, s)
+	install, _, err := empty.(neardup.Persister).Restore(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if ms, err := empty.Match(s.Groups[0][1]); err != nil || len(ms) != 0 {
+		t.Errorf("Match before install = %v, %v; want none", ms, err)
+	}
+	install()
+	sameAnswers(t, s, det, empty)
+
+	// A reader that fails keeps what it had: one document of its own.
+	reader := mustNew(t, s)
+	own := s.Groups[1]
+	if err := reader.Add(own[0]); err != nil {
+		t.Fatal(err)
+	}
+	unchanged := func(what string) {
+		t.Helper()
+		ms, err := reader.Match(own[1])
+		if err != nil || len(ms) != 1 || ms[0].ID != own[0].ID {
+			t.Fatalf("%s: reader changed: Match(%q) = %v, %v", what, own[1].ID, ms, err)
+		}
+		if ms, _ := reader.Match(s.Groups[0][1]); len(ms) != 0 {
+			t.Fatalf("%s: reader half-loaded: Match(%q) = %v", what, s.Groups[0][1].ID, ms)
+		}
+	}
+	rp := reader.(neardup.Persister)
+	for _, k := range offsets(len(snap), 1000) {
+		if _, err := rp.ReadFrom(bytes.NewReader(snap[:k])); !errors.Is(err, neardup.ErrCorrupt) {
+			t.Fatalf("ReadFrom of the first %d of %d bytes: err = %v, want ErrCorrupt", k, len(snap), err)
+		}
+		unchanged(fmt.Sprintf("truncated at %d", k))
+	}
+	bad := make([]byte, len(snap))
+	for _, k := range offsets(len(snap), 400) {
+		copy(bad, snap)
+		bad[k] ^= 1 << (k % 8)
+		if _, err := rp.ReadFrom(bytes.NewReader(bad)); err == nil {
+			t.Fatalf("ReadFrom with byte %d of %d flipped: no error", k, len(snap))
+		} else if !errors.Is(err, neardup.ErrCorrupt) && !errors.Is(err, neardup.ErrUnsupportedSnapshot) && !errors.Is(err, neardup.ErrSnapshotMismatch) {
+			t.Fatalf("ReadFrom with byte %d flipped: err = %v, not a snapshot error", k, err)
+		}
+		unchanged(fmt.Sprintf("byte %d flipped", k))
+	}
+	if s.Other != nil {
+		other, err := s.Other()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ob bytes.Buffer
+		if _, err := other.(neardup.Persister).WriteTo(&ob); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rp.ReadFrom(&ob); !errors.Is(err, neardup.ErrSnapshotMismatch) {
+			t.Errorf("ReadFrom of a snapshot with other options: err = %v, want ErrSnapshotMismatch", err)
+		}
+		unchanged("other options")
+	}
+}
+
+// sameAnswers checks that b answers every document of the groups as a does.
+func sameAnswers(t *testing.T, s Suite, a, b neardup.Detector) {
+	t.Helper()
+	for _, g := range s.Groups {
+		for _, d := range g {
+			want, err1 := a.Match(d)
+			got, err2 := b.Match(d)
+			if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+				t.Errorf("Match(%q) after the round trip = %v, %v; before %v, %v", d.ID, got, err2, want, err1)
+			}
+		}
+	}
+}
+
+// offsets returns up to max offsets in [0, n): every one when n is small,
+// else the first and last hundred and an even spread between.
+func offsets(n, max int) []int {
+	if n <= max {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	var out []int
+	for i := 0; i < 100; i++ {
+		out = append(out, i, n-1-i)
+	}
+	step := float64(n) / float64(max-200)
+	for x := 100.0; int(x) < n-100; x += step {
+		out = append(out, int(x))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func testZero(t *testing.T, s Suite) {

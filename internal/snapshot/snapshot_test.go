@@ -1,0 +1,175 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, kind string, params []Param, body func(*Writer)) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	sw := NewWriter(&buf, kind, params)
+	body(sw)
+	n, err := sw.Close()
+	if err != nil || n != int64(buf.Len()) {
+		t.Fatalf("Close = %d, %v; wrote %d", n, err, buf.Len())
+	}
+	return buf.Bytes()
+}
+
+func TestRoundTrip(t *testing.T) {
+	params := []Param{{"a", "1"}, {"b", "x y"}}
+	snap := write(t, "test.Kind", params, func(sw *Writer) {
+		sw.Uvarint(300)
+		sw.Varint(-7)
+		sw.Uint64(math.MaxUint64 - 1)
+		sw.Float32(0.25)
+		sw.String("héllo")
+		sw.Bytes(nil)
+		sw.String(strings.Repeat("z", 70000)) // more than one read chunk
+	})
+	if !bytes.HasPrefix(snap, []byte(Magic)) {
+		t.Fatalf("no magic: %q", snap[:8])
+	}
+	sr, err := NewReader(bytes.NewReader(snap), "test.Kind", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.Uvarint() != 300 || sr.Int(-10, 10) != -7 || sr.Uint64() != math.MaxUint64-1 || sr.Float32() != 0.25 ||
+		sr.String() != "héllo" || len(sr.Bytes()) != 0 || len(sr.String()) != 70000 {
+		t.Fatalf("values differ; err %v", sr.Err())
+	}
+	if n, err := sr.Close(); err != nil || n != int64(len(snap)) {
+		t.Fatalf("Close = %d, %v; want %d", n, err, len(snap))
+	}
+}
+
+func TestHeaderErrors(t *testing.T) {
+	snap := write(t, "k", []Param{{"x", "1"}, {"y", "2"}}, func(sw *Writer) {})
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		kind   string
+		params []Param
+		want   error
+		says   string
+	}{
+		{"not a snapshot", []byte("hello, world"), "k", nil, ErrCorrupt, "magic"},
+		{"empty", nil, "k", nil, ErrCorrupt, "truncated"},
+		{"other kind", snap, "j", []Param{{"x", "1"}, {"y", "2"}}, ErrVersion, `"k"`},
+		{"other value", snap, "k", []Param{{"x", "1"}, {"y", "3"}}, ErrMismatch, "y 2, want 3"},
+		{"missing", snap, "k", []Param{{"x", "1"}, {"y", "2"}, {"z", "0"}}, ErrMismatch, "z (missing"},
+		{"unknown", snap, "k", []Param{{"x", "1"}}, ErrMismatch, "y 2 (unknown)"},
+		{"version", append([]byte(Magic), 2), "k", nil, ErrVersion, "version 2"},
+	} {
+		_, err := NewReader(bytes.NewReader(c.data), c.kind, c.params)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: err = %v, want %v saying %q", c.name, err, c.want, c.says)
+		}
+	}
+}
+
+func TestBodyErrors(t *testing.T) {
+	snap := write(t, "k", nil, func(sw *Writer) { sw.String("abc"); sw.Varint(50) })
+	read := func(data []byte) error {
+		sr, err := NewReader(bytes.NewReader(data), "k", nil)
+		if err != nil {
+			return err
+		}
+		sr.String()
+		sr.Int(0, 10) // 50 is out of range
+		_, err = sr.Close()
+		return err
+	}
+	if err := read(snap); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "not in [0, 10]") {
+		t.Errorf("out of range: %v", err)
+	}
+	// A length far beyond what follows fails without allocating it.
+	huge := write(t, "k", nil, func(sw *Writer) { sw.Uvarint(MaxString); sw.Raw([]byte("short")) })
+	sr, _ := NewReader(bytes.NewReader(huge), "k", nil)
+	if sr.Bytes(); !errors.Is(sr.Err(), ErrCorrupt) {
+		t.Errorf("huge length: %v", sr.Err())
+	}
+	over := write(t, "k", nil, func(sw *Writer) { sw.Uvarint(MaxString + 1) })
+	sr, _ = NewReader(bytes.NewReader(over), "k", nil)
+	if sr.Bytes(); !errors.Is(sr.Err(), ErrCorrupt) || !strings.Contains(sr.Err().Error(), "over") {
+		t.Errorf("length over MaxString: %v", sr.Err())
+	}
+	// The body must end where the reader expects: an unread record fails.
+	sr, _ = NewReader(bytes.NewReader(snap), "k", nil)
+	sr.String()
+	if _, err := sr.Close(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "end mark") {
+		t.Errorf("unread record: %v", err)
+	}
+	// Every flipped bit after the header fails the checksum (or the parse).
+	good := write(t, "k", nil, func(sw *Writer) { sw.String("abc"); sw.Varint(5) })
+	for i := range good {
+		for bit := range 8 {
+			bad := bytes.Clone(good)
+			bad[i] ^= 1 << bit
+			sr, err := NewReader(bytes.NewReader(bad), "k", nil)
+			if err == nil {
+				sr.String()
+				sr.Int(0, 10)
+				_, err = sr.Close()
+			}
+			if err == nil {
+				t.Fatalf("byte %d bit %d flipped: no error", i, bit)
+			}
+		}
+	}
+}
+
+// Nested snapshots share their parent's reader and checksum.
+func TestNested(t *testing.T) {
+	snap := write(t, "outer", nil, func(sw *Writer) {
+		inner := NewWriter(sw.Nested(), "inner", []Param{{"p", "v"}})
+		inner.String("in")
+		if _, err := inner.Close(); err != nil {
+			t.Fatal(err)
+		}
+		sw.String("after")
+	})
+	sr, err := NewReader(bytes.NewReader(snap), "outer", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewReader(sr, "inner", []Param{{"p", "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.String() != "in" {
+		t.Fatal("inner value")
+	}
+	if _, err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sr.String() != "after" {
+		t.Fatalf("outer value after the nested snapshot; err %v", sr.Err())
+	}
+	if _, err := sr.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(Magic + "\x01\x01k\x00\x03abc\xceJ\x00\x00\x00\x00"))
+	var buf bytes.Buffer
+	sw := NewWriter(&buf, "k", []Param{{"a", "b"}})
+	sw.String("abc")
+	sw.Float32(1.5)
+	sw.Close()
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sr, err := NewReader(bytes.NewReader(data), "k", []Param{{"a", "b"}})
+		if err != nil {
+			return
+		}
+		sr.String()
+		sr.Float32()
+		sr.Close() // errors are fine; panics and huge allocations are not
+	})
+}

@@ -1,0 +1,108 @@
+package neardup
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/neardup/neardup/internal/snapshot"
+)
+
+// Errors of snapshots (see Persister). Test them with errors.Is.
+var (
+	// ErrCorrupt reports a snapshot that is truncated, fails its checksum or
+	// does not parse.
+	ErrCorrupt = snapshot.ErrCorrupt
+	// ErrUnsupportedSnapshot reports a snapshot of a format version this code
+	// cannot read, or of another kind of detector.
+	ErrUnsupportedSnapshot = snapshot.ErrVersion
+	// ErrSnapshotMismatch reports a snapshot written with options other than
+	// the reader's; the message names them.
+	ErrSnapshotMismatch = snapshot.ErrMismatch
+)
+
+// Persister is implemented by detectors whose kept documents can be saved
+// and read back, so that a crawler's repository survives a restart. The
+// format is versioned and checksummed (docs/format.md): a header with the
+// kind of detector and the options that give its features their meaning, the
+// kept IDs with their features, and a CRC-32.
+//
+// WriteTo writes a snapshot of one instant; Adds may go on meanwhile.
+// ReadFrom replaces everything the detector keeps with a snapshot, or, when
+// the snapshot is truncated, corrupt, of another version or kind, or written
+// with other options, returns an error (ErrCorrupt, ErrUnsupportedSnapshot,
+// ErrSnapshotMismatch) and changes nothing. Restore reads like ReadFrom but
+// installs the state only when the returned function is called, so that a
+// composite (a Cascade, a Partitioned) installs all of its parts or none.
+//
+// A snapshot holds features, not pages: read it back into a detector whose
+// documents come from the same preprocessing.
+type Persister interface {
+	io.WriterTo
+	io.ReaderFrom
+	Restore(r io.Reader) (install func(), n int64, err error)
+}
+
+// SaveFile writes a snapshot of p to the file name atomically: to a temporary
+// file in the same directory, synced, then renamed over name (and the
+// directory synced), so that a crash leaves either the old file or the new
+// one, never a torn one.
+func SaveFile(name string, p io.WriterTo) (err error) {
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("neardup: SaveFile: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = p.WriteTo(f); err != nil {
+		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+	}
+	if err = os.Rename(f.Name(), name); err != nil {
+		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync() // best effort: some file systems cannot sync a directory
+		d.Close()
+	}
+	return nil
+}
+
+// LoadFile reads the snapshot in the file name into p (p.ReadFrom). A missing
+// file returns an error for which errors.Is(err, fs.ErrNotExist) holds, so a
+// crawler's first run can tell "nothing saved yet" from a damaged file.
+func LoadFile(name string, p io.ReaderFrom) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("neardup: LoadFile: %w", err)
+	}
+	defer f.Close()
+	if _, err := p.ReadFrom(f); err != nil {
+		return fmt.Errorf("neardup: LoadFile %s: %w", name, err)
+	}
+	return nil
+}
+
+// persisterOf returns d as a Persister, or an error naming it.
+func persisterOf(what string, d Detector) (Persister, error) {
+	p, ok := d.(Persister)
+	if !ok {
+		return nil, fmt.Errorf("neardup: %s (%T) cannot be saved: %w", what, d, errors.ErrUnsupported)
+	}
+	return p, nil
+}

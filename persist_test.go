@@ -1,0 +1,69 @@
+package neardup_test
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/simhash"
+)
+
+func TestSaveLoadFile(t *testing.T) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 6})
+	det, _ := simhash.New(simhash.Options{})
+	for _, g := range groups {
+		if err := det.Add(g[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "state.snap")
+	if err := neardup.LoadFile(name, new(simhash.Detector)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("LoadFile of a missing file: err = %v, want fs.ErrNotExist", err)
+	}
+	if err := neardup.SaveFile(name, det); err != nil {
+		t.Fatal(err)
+	}
+	if err := neardup.SaveFile(name, det); err != nil { // over an existing file
+		t.Fatal(err)
+	}
+	back := new(simhash.Detector)
+	if err := neardup.LoadFile(name, back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Len() != len(groups) {
+		t.Errorf("Len after LoadFile = %d, want %d", back.Len(), len(groups))
+	}
+	if ms, err := back.Match(groups[2][1]); err != nil || len(ms) != 1 || ms[0].ID != groups[2][0].ID {
+		t.Errorf("Match after LoadFile = %v, %v", ms, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries after two saves, want the snapshot alone", len(entries))
+	}
+	// A failed save leaves the old file and no temporary one.
+	if err := neardup.SaveFile(name, failingWriter{}); err == nil {
+		t.Error("SaveFile of a failing WriterTo: no error")
+	}
+	if err := neardup.LoadFile(name, new(simhash.Detector)); err != nil {
+		t.Errorf("the snapshot after a failed save: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("a failed save left %d entries", len(entries))
+	}
+	if err := neardup.SaveFile(filepath.Join(dir, "no", "such", "dir"), det); err == nil {
+		t.Error("SaveFile into a missing directory: no error")
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) WriteTo(w io.Writer) (int64, error) {
+	w.Write([]byte("partial"))
+	return 7, errors.New("disk on fire")
+}
