@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -267,4 +268,42 @@ func (c *Cascade) params() []snapshot.Param {
 		ps = append(ps, snapshot.Param{Name: "stage" + strconv.Itoa(i), Value: fmt.Sprintf("%T", s)})
 	}
 	return ps
+}
+
+// Replace is MatchOrAdd for a page fetched again under a kept ID (Replacer):
+// in one step every stage forgets d.ID, and d is kept in every stage unless
+// it survives the cascade as a near-duplicate of another kept document. Every
+// stage must implement Remover.
+func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
+	if err := c.check(d); err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := forget(c.all, d.ID); err != nil {
+		return nil, false, err
+	}
+	ms, err := c.match(d)
+	if err != nil || len(ms) > 0 {
+		return ms, false, err
+	}
+	if err := c.add(d); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// forget removes id from every detector that keeps it; detectors that do not
+// keep it are left alone. Each must be a Remover.
+func forget(dets []Detector, id string) error {
+	for i, s := range dets {
+		r, ok := s.(Remover)
+		if !ok {
+			return fmt.Errorf("neardup: Replace: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
+		}
+		if err := r.Remove(id); err != nil && !errors.Is(err, ErrUnknownID) {
+			return err
+		}
+	}
+	return nil
 }

@@ -177,6 +177,15 @@ type Remover interface {
 	Remove(id string) error
 }
 
+// Replacer is implemented by detectors that take a page fetched again: Replace
+// forgets what is kept under d.ID (if anything) and keeps d, unless d nearly
+// duplicates another kept document, in which case it returns those matches
+// and d.ID is no longer kept. It is one step, like MatchOrAdd, so no two
+// near-duplicates are ever kept.
+type Replacer interface {
+	Replace(d *Document) (matches []Match, kept bool, err error)
+}
+
 // MatchAdder is implemented by detectors with an atomic "add if new": it
 // returns the matches of d, and when there are none it keeps d, with no other
 // Add in between. Two concurrent near-duplicate pages can therefore never both

@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -164,6 +165,8 @@ func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
 }
 
 // Remove forgets id in its home part, when that part's detector is a Remover.
+// It is not serialised with MatchOrAdd: a Remove and a MatchOrAdd of a
+// near-duplicate that run at once may keep the new page or not.
 func (pd *Partitioned) Remove(id string) error {
 	if pd.p == nil {
 		return errNoPartitioner
@@ -332,4 +335,30 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 // params names the Partitioner's type.
 func (pd *Partitioned) params() []snapshot.Param {
 	return []snapshot.Param{{Name: "partitioner", Value: fmt.Sprintf("%T", pd.p)}}
+}
+
+// Replace is MatchOrAdd for a page fetched again under a kept ID (Replacer):
+// in one step d.ID is forgotten in its home part (whose detector must be a
+// Remover), and d is kept in its own home part unless it matches a kept
+// document in one of its parts.
+func (pd *Partitioned) Replace(d *Document) ([]Match, bool, error) {
+	if err := Check(d); err != nil {
+		return nil, false, err
+	}
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	if pd.p == nil {
+		return nil, false, errNoPartitioner
+	}
+	if err := pd.Remove(d.ID); err != nil && !errors.Is(err, ErrUnknownID) {
+		return nil, false, err
+	}
+	ms, err := pd.Match(d)
+	if err != nil || len(ms) > 0 {
+		return ms, false, err
+	}
+	if err := pd.add(d); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
 }

@@ -209,9 +209,10 @@ func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, a
 	return det.c().MatchOrAdd(d)
 }
 
-// Replace keeps d's sentence count under d.ID, in place of the count kept
-// under that ID, if any (a re-fetched page), and reports whether one was.
-func (det *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
+// Replace is MatchOrAdd for a page fetched again under a kept ID
+// (neardup.Replacer): the count kept under d.ID is forgotten and d's is kept
+// unless another kept page is within the tolerance of it.
+func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	return det.c().Replace(d)
 }
 
@@ -319,4 +320,5 @@ var (
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
 	_ neardup.Persister  = (*Detector)(nil)
+	_ neardup.Replacer   = (*Detector)(nil)
 )

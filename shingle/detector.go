@@ -206,10 +206,11 @@ func (dt *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, erro
 	return dt.c().MatchOrAdd(d)
 }
 
-// Replace keeps d's vector under d.ID, in place of the vector (and prefix
-// index entries) kept under that ID, if any, and reports whether it replaced
-// one.
-func (dt *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
+// Replace is MatchOrAdd for a page fetched again under a kept ID
+// (neardup.Replacer): the vector (and prefix index entries) kept under d.ID
+// are forgotten, and d's are kept unless another kept page is within the
+// threshold of d.
+func (dt *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	return dt.c().Replace(d)
 }
 
@@ -368,4 +369,5 @@ var (
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
 	_ neardup.Persister  = (*Detector)(nil)
+	_ neardup.Replacer   = (*Detector)(nil)
 )

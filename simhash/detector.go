@@ -255,10 +255,11 @@ func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, a
 	return det.c().MatchOrAdd(d)
 }
 
-// Replace keeps d's fingerprint under d.ID in place of the one kept under
-// that ID, if any (a re-fetched page); no Match sees the ID missing. It
-// reports whether a fingerprint was replaced.
-func (det *Detector) Replace(d *neardup.Document) (replaced bool, err error) {
+// Replace is MatchOrAdd for a page fetched again under a kept ID
+// (neardup.Replacer): in one step the fingerprint kept under d.ID is
+// forgotten and d's is kept, unless d is within T_B bits of another kept
+// page, whose matches it then returns.
+func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	return det.c().Replace(d)
 }
 
@@ -346,4 +347,5 @@ var (
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
 	_ neardup.Persister  = (*Detector)(nil)
+	_ neardup.Replacer   = (*Detector)(nil)
 )

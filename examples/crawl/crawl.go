@@ -22,6 +22,7 @@ import (
 type verdict struct {
 	URL   string
 	Kept  bool
+	Known bool // kept by an earlier run (-state) and unchanged: skipped
 	DupOf string        // the kept URL this page nearly duplicates
 	Match neardup.Match // the detector's match for DupOf: distance and measure
 	Err   error         // fetch or preprocessing error: the page is neither kept nor a duplicate
@@ -33,9 +34,20 @@ func (v verdict) String() string {
 		return fmt.Sprintf("error     %s: %v", v.URL, v.Err)
 	case v.Kept:
 		return fmt.Sprintf("kept      %s", v.URL)
+	case v.Known:
+		return fmt.Sprintf("known     %s (kept by an earlier run)", v.URL)
 	default:
 		return fmt.Sprintf("duplicate %s of %s (%.3g %s)", v.URL, v.DupOf, v.Match.Score, v.Match.Measure)
 	}
+}
+
+// detector is what the crawler needs of a detector: Replace (an atomic "add
+// if new" that also takes a page fetched again under a kept URL), Verify (is
+// the page still what was kept under its URL?) and snapshots (-state).
+type detector interface {
+	neardup.Replacer
+	neardup.Verifier
+	neardup.Persister
 }
 
 // crawler fetches pages of one host breadth-first with a fixed number of
@@ -44,7 +56,7 @@ func (v verdict) String() string {
 type crawler struct {
 	client   *http.Client
 	pipe     *preprocess.Pipeline
-	det      neardup.MatchAdder
+	det      detector
 	host     string
 	maxPages int
 	maxBytes int64
@@ -146,11 +158,17 @@ func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
 		v.Err = err
 		return links, v
 	}
-	ms, added, err := c.det.MatchOrAdd(d)
+	// A page kept under this URL before (an earlier run's state) that has
+	// not changed is skipped; a changed one replaces it.
+	if ms, err := c.det.Verify(d, []neardup.Match{{ID: u}}); err == nil && len(ms) == 1 {
+		v.Known = true
+		return links, v
+	}
+	ms, kept, err := c.det.Replace(d)
 	switch {
 	case err != nil:
 		v.Err = err
-	case added:
+	case kept:
 		v.Kept = true
 	case len(ms) > 0:
 		v.DupOf, v.Match = ms[0].ID, ms[0]

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -95,8 +99,37 @@ func TestRunDefaultSite(t *testing.T) {
 	if err := run(nil, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "7 kept, 15 near-duplicates dropped") {
+	if !strings.Contains(out.String(), "7 kept, 0 known from the state, 15 near-duplicates dropped") {
 		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+// With a state file, a second crawl of the same site skips every page the
+// first kept, and the state survives a run that was interrupted at once.
+func TestCrawlState(t *testing.T) {
+	srv := httptest.NewServer(siteHandler(func() time.Time { return time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC) }))
+	defer srv.Close()
+	state := filepath.Join(t.TempDir(), "crawl.snap")
+	var out bytes.Buffer
+	if err := run([]string{"-url", srv.URL + "/", "-state", state}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "no state in") || !strings.Contains(out.String(), "7 kept, 0 known from the state, 15 near-duplicates dropped") {
+		t.Errorf("first run:\n%s", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"-url", srv.URL + "/", "-state", state}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "loaded the state") || !strings.Contains(out.String(), "0 kept, 7 known from the state, 15 near-duplicates dropped") {
+		t.Errorf("second run:\n%s", out.String())
+	}
+	// A damaged state file is an error, not an empty start.
+	if err := os.WriteFile(state, []byte("NEARDUP\x00\x01\x10shingle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-url", srv.URL + "/", "-state", state}, &out); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("damaged state: err = %v, want ErrCorrupt", err)
 	}
 }
 

@@ -9,16 +9,20 @@
 //
 //	go run ./examples/crawl
 //	go run ./examples/crawl -url https://example.org/ -max 50
+//	go run ./examples/crawl -state crawl.snap   # twice: the second run skips what the first kept
 //
-// For each URL it prints "kept", or "duplicate" with the kept URL and the
-// distance with its measure.
+// For each URL it prints "kept", "duplicate" with the kept URL and the
+// distance with its measure, or, with -state, "known" for a page an earlier
+// run kept that has not changed.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -39,13 +43,14 @@ func main() {
 }
 
 func run(args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	start := fs.String("url", "", "crawl this site (same host only) instead of the built-in demonstration site")
-	maxPages := fs.Int("max", 200, "largest number of URLs to fetch")
-	workers := fs.Int("workers", 4, "concurrent fetchers")
-	maxBytes := fs.Int64("maxbytes", 4<<20, "largest page to read, in bytes")
-	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	start := flags.String("url", "", "crawl this site (same host only) instead of the built-in demonstration site")
+	maxPages := flags.Int("max", 200, "largest number of URLs to fetch")
+	workers := flags.Int("workers", 4, "concurrent fetchers")
+	maxBytes := flags.Int64("maxbytes", 4<<20, "largest page to read, in bytes")
+	timeout := flags.Duration("timeout", 10*time.Second, "per-request timeout")
+	state := flags.String("state", "", "keep the detector's state in this file: load it at the start, save it at the end and on interrupt, so that a second run skips the pages the first kept")
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	if *maxPages < 1 || *workers < 1 || *maxBytes < 1 {
@@ -70,12 +75,22 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *state != "" {
+		switch err := neardup.LoadFile(*state, det); {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(out, "no state in %s yet: starting empty\n", *state)
+		case err != nil:
+			return err
+		default:
+			fmt.Fprintf(out, "loaded the state in %s\n", *state)
+		}
+	}
 	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(*maxBytes)})
 	if err != nil {
 		return err
 	}
 	var mu sync.Mutex // fetchers report concurrently
-	kept, dups := 0, 0
+	kept, known, dups := 0, 0, 0
 	c := &crawler{
 		client:   &http.Client{Timeout: *timeout},
 		pipe:     pipe,
@@ -86,24 +101,35 @@ func run(args []string, out io.Writer) error {
 		report: func(v verdict) {
 			mu.Lock()
 			defer mu.Unlock()
-			if v.Kept {
+			switch {
+			case v.Kept:
 				kept++
-			} else if v.Err == nil {
+			case v.Known:
+				known++
+			case v.Err == nil:
 				dups++
 			}
 			fmt.Fprintln(out, v)
 		},
 	}
-	if err := c.run(ctx, *start); err != nil {
-		return err
+	runErr := c.run(ctx, *start)
+	if *state != "" {
+		// Saved on interrupt too: what was kept so far is kept.
+		if err := neardup.SaveFile(*state, det); err != nil {
+			return errors.Join(runErr, err)
+		}
+		fmt.Fprintf(out, "saved the state in %s\n", *state)
 	}
-	fmt.Fprintf(out, "%d kept, %d near-duplicates dropped\n", kept, dups)
+	if runErr != nil {
+		return runErr
+	}
+	fmt.Fprintf(out, "%d kept, %d known from the state, %d near-duplicates dropped\n", kept, known, dups)
 	return nil
 }
 
 // newDetector returns the detector the crawl keeps pages with: the
 // normalized multiple k-shingle dissimilarity with its default threshold, the
 // most accurate whole-page method of the library on the labelled corpora.
-func newDetector() (neardup.MatchAdder, error) {
+func newDetector() (detector, error) {
 	return shingle.New(shingle.Options{})
 }

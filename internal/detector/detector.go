@@ -262,23 +262,30 @@ func (c *Core[F]) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, adde
 	return nil, true, nil
 }
 
-// Replace keeps d under d.ID, in place of the document kept under that ID if
-// there is one (an upsert), in one step: no Match sees the ID missing. It
-// reports whether an earlier document was replaced.
-func (c *Core[F]) Replace(d *neardup.Document) (replaced bool, err error) {
+// Replace is MatchOrAdd for a page fetched again under a kept ID: in one step
+// it forgets what is kept under d.ID (if anything), then keeps d unless d
+// nearly duplicates another kept document, in which case it returns those
+// matches and d.ID is no longer kept. No two near-duplicates are ever kept,
+// whatever mix of MatchOrAdd, Replace and Remove runs at once.
+func (c *Core[F]) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.ids[d.ID]; ok {
 		if err := c.remove(d.ID); err != nil {
-			return false, err
+			return nil, false, err
 		}
-		replaced = true
 	}
-	return replaced, c.add(d.ID, f)
+	if ms := c.match(f); len(ms) > 0 {
+		return ms, false, nil
+	}
+	if err := c.add(d.ID, f); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
 }
 
 // Remove forgets id. An ID that is not kept returns an error wrapping

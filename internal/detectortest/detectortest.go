@@ -18,9 +18,13 @@
 //     each ID once.
 //   - remove: a removed document is matched no more, the ID can be kept
 //     again, and Len (when the detector has it) counts.
-//   - replace: Replace (when the detector has it) swaps a kept ID's document.
+//   - replace: Replace (when the detector has it) keeps a page fetched again
+//     in place of its ID's, or drops the ID when the page now duplicates
+//     another kept one.
 //   - matchoradd: goroutines racing MatchOrAdd (and Match) over copies of
 //     every group keep exactly one document per group (run it with -race).
+//   - stress: goroutines racing MatchOrAdd, Replace and Remove over a few IDs
+//     per group never leave two documents of a group kept.
 //   - persist: a Persister's snapshot read back into a new detector gives
 //     the same answers; every truncation (a dense sample of offsets), every
 //     flipped byte (a sample) and a snapshot of other options is an error
@@ -71,11 +75,6 @@ type Suite struct {
 	ZeroErrs bool
 }
 
-// Replacer is the optional upsert of a kept ID.
-type Replacer interface {
-	Replace(d *neardup.Document) (replaced bool, err error)
-}
-
 type lener interface{ Len() int }
 
 // Run runs the conformance suite.
@@ -96,6 +95,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("replace", func(t *testing.T) { testReplace(t, s) })
 	t.Run("matchoradd", func(t *testing.T) { testMatchOrAdd(t, s) })
 	t.Run("persist", func(t *testing.T) { testPersist(t, s) })
+	t.Run("stress", func(t *testing.T) { testStress(t, s) })
 	if s.Zero != nil {
 		t.Run("zero", func(t *testing.T) { testZero(t, s) })
 	}
@@ -281,31 +281,41 @@ func testRemove(t *testing.T, s Suite) {
 
 func testReplace(t *testing.T, s Suite) {
 	det := mustNew(t, s)
-	rp, ok := det.(Replacer)
+	rp, ok := det.(neardup.Replacer)
 	if !ok {
 		t.Skip("not a Replacer")
 	}
 	keepFirsts(t, det, s.Groups)
-	a, b := s.Groups[0], s.Groups[1]
-	// a's kept ID now holds b's second document; b's own kept one stays.
-	swapped := copyDoc(b[1], a[0].ID)
-	replaced, err := rp.Replace(swapped)
-	if err != nil || !replaced {
-		t.Fatalf("Replace(%q) = %v, %v; want true", a[0].ID, replaced, err)
+	a, b, c := s.Groups[0], s.Groups[1], s.Groups[2]
+	// a's kept ID fetched again with a's second document: kept, in place.
+	if ms, kept, err := rp.Replace(copyDoc(a[1], a[0].ID)); err != nil || !kept || len(ms) != 0 {
+		t.Errorf("Replace(%q with a near copy) = %v, %v, %v; want kept", a[0].ID, ms, kept, err)
 	}
+	if ms, err := det.Match(a[2]); err != nil || len(ms) != 1 || ms[0].ID != a[0].ID {
+		t.Errorf("Match(%q) after Replace = %v, %v; want %q", a[2].ID, ms, err, a[0].ID)
+	}
+	// a's kept ID fetched again as a copy of b's page: b's kept page
+	// matches, and a's ID is no longer kept.
+	ms, kept, err := rp.Replace(copyDoc(b[1], a[0].ID))
+	if err != nil || kept || len(ms) != 1 || ms[0].ID != b[0].ID {
+		t.Errorf("Replace(%q with a copy of %q) = %v, %v, %v; want not kept, matching %q", a[0].ID, b[0].ID, ms, kept, err, b[0].ID)
+	}
+	checkMatches(t, s, "Replace", ms)
 	if ms, err := det.Match(a[1]); err != nil || len(ms) != 0 {
-		t.Errorf("Match(%q) after its kept ID was replaced = %v, %v; want none", a[1].ID, ms, err)
+		t.Errorf("Match(%q) after its kept ID became a duplicate = %v, %v; want none", a[1].ID, ms, err)
 	}
-	ms, err := det.Match(b[1])
-	if err != nil || len(ms) != 2 || !slices.ContainsFunc(ms, func(m neardup.Match) bool { return m.ID == a[0].ID }) {
-		t.Errorf("Match(%q) = %v, %v; want %q and %q", b[1].ID, ms, err, a[0].ID, b[0].ID)
+	if l, ok := det.(lener); ok && l.Len() != len(s.Groups)-1 {
+		t.Errorf("Len after Replace = %d, want %d", l.Len(), len(s.Groups)-1)
 	}
-	if l, ok := det.(lener); ok && l.Len() != len(s.Groups) {
-		t.Errorf("Len after Replace = %d, want %d", l.Len(), len(s.Groups))
+	// An ID not kept: Replace is MatchOrAdd.
+	if ms, kept, err := rp.Replace(copyDoc(a[3], "detectortest-new")); err != nil || !kept || len(ms) != 0 {
+		t.Errorf("Replace(a new ID, group %q now empty) = %v, %v, %v; want kept", a[0].ID, ms, kept, err)
 	}
-	fresh := copyDoc(a[0], "detectortest-new")
-	if replaced, err := rp.Replace(fresh); err != nil || replaced {
-		t.Errorf("Replace(new ID) = %v, %v; want false, nil", replaced, err)
+	if ms, kept, err := rp.Replace(copyDoc(c[1], "detectortest-new2")); err != nil || kept || len(ms) != 1 || ms[0].ID != c[0].ID {
+		t.Errorf("Replace(a new ID, a copy of %q) = %v, %v, %v; want not kept", c[0].ID, ms, kept, err)
+	}
+	if _, _, err := rp.Replace(nil); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Replace(nil): err = %v, want ErrNilDocument", err)
 	}
 }
 
@@ -365,6 +375,58 @@ func testMatchOrAdd(t *testing.T, s Suite) {
 	}
 	if l, ok := det.(lener); ok && l.Len() != len(s.Groups) {
 		t.Errorf("Len = %d, want %d", l.Len(), len(s.Groups))
+	}
+}
+
+func testStress(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	ma, ok1 := det.(neardup.MatchAdder)
+	rp, ok2 := det.(neardup.Replacer)
+	rm, ok3 := det.(neardup.Remover)
+	if !ok1 || !ok2 || !ok3 {
+		t.Skip("not a MatchAdder, Replacer and Remover")
+	}
+	const workers, ops, idsPerGroup = 4, 300, 3
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for range ops {
+				gi := r.IntN(len(s.Groups))
+				g := s.Groups[gi]
+				id := fmt.Sprintf("stress-g%d-%d", gi, r.IntN(idsPerGroup))
+				d := copyDoc(g[r.IntN(len(g))], id)
+				var err error
+				switch r.IntN(3) {
+				case 0:
+					_, _, err = ma.MatchOrAdd(d)
+				case 1:
+					_, _, err = rp.Replace(d)
+				default:
+					if err = rm.Remove(id); errors.Is(err, neardup.ErrUnknownID) {
+						err = nil
+					}
+				}
+				if err != nil {
+					t.Errorf("%s: %v", id, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for gi, g := range s.Groups {
+		if ms, err := det.Match(g[0]); err != nil || len(ms) > 1 {
+			t.Errorf("group %d: %v kept (err %v), want at most one", gi, ms, err)
+		}
+		if _, _, err := ma.MatchOrAdd(copyDoc(g[1], fmt.Sprintf("stress-final-%d", gi))); err != nil {
+			t.Fatal(err)
+		}
+		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+			t.Errorf("group %d after a final MatchOrAdd: %v (err %v), want exactly one", gi, ms, err)
+		}
 	}
 }
 
