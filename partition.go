@@ -245,7 +245,7 @@ func (pd *Partitioned) WriteTo(w io.Writer) (int64, error) {
 		sw.Varint(int64(part))
 		sw.Uvarint(uint64(len(ids[part])))
 		for _, id := range ids[part] {
-			sw.String(id)
+			sw.Text(id)
 		}
 		if _, err := dets[i].WriteTo(sw.Nested()); err != nil {
 			return 0, err
@@ -293,7 +293,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 		}
 		nids := sr.Count()
 		for j := uint64(0); sr.Err() == nil && j < nids; j++ {
-			id := sr.String()
+			id := sr.Text()
 			if _, dup := home[id]; dup {
 				sr.Fail("ID %q in two parts", id)
 			}

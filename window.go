@@ -288,7 +288,7 @@ func (w *Window) WriteTo(wr io.Writer) (int64, error) {
 	sw.Uvarint(uint64(len(w.byID)))
 	for _, it := range w.order[w.head:] {
 		if e, ok := w.byID[it.id]; ok && e.seq == it.seq {
-			sw.String(it.id)
+			sw.Text(it.id)
 			sw.Varint(e.added.UnixNano())
 		}
 	}
@@ -329,7 +329,7 @@ func (w *Window) Restore(r io.Reader) (install func(), n int64, err error) {
 	var order []windowItem
 	count := sr.Count()
 	for i := uint64(0); sr.Err() == nil && i < count; i++ {
-		id := sr.String()
+		id := sr.Text()
 		t := sr.Int(math.MinInt64, math.MaxInt64)
 		if _, dup := byID[id]; dup && sr.Err() == nil {
 			sr.Fail("ID %q twice", id)

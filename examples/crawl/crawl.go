@@ -22,7 +22,7 @@ import (
 type verdict struct {
 	URL   string
 	Kept  bool
-	Known bool // kept by an earlier run (-state) and unchanged: skipped
+	Known bool          // kept by an earlier run (-state) and unchanged: skipped
 	DupOf string        // the kept URL this page nearly duplicates
 	Match neardup.Match // the detector's match for DupOf: distance and measure
 	Err   error         // fetch or preprocessing error: the page is neither kept nor a duplicate

@@ -375,7 +375,7 @@ func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
 	sw := snapshot.NewWriter(w, c.cfg.Kind, c.cfg.Params)
 	sw.Uvarint(uint64(len(ids)))
 	for i, id := range ids {
-		sw.String(id)
+		sw.Text(id)
 		c.cfg.Encode(sw, fs[i])
 	}
 	n, err := sw.Close()
@@ -402,7 +402,7 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 	count := sr.Count()
 	var h Handle
 	for ; sr.Err() == nil && uint64(h) < count; h++ {
-		id := sr.String()
+		id := sr.Text()
 		f := c.cfg.Decode(sr)
 		if sr.Err() != nil {
 			break

@@ -76,11 +76,11 @@ func NewWriter(w io.Writer, kind string, params []Param) *Writer {
 	sw := &Writer{w: bufio.NewWriter(w), crc: crc32.NewIEEE()}
 	sw.Raw([]byte(Magic))
 	sw.Uvarint(Version)
-	sw.String(kind)
+	sw.Text(kind)
 	sw.Uvarint(uint64(len(params)))
 	for _, p := range params {
-		sw.String(p.Name)
-		sw.String(p.Value)
+		sw.Text(p.Name)
+		sw.Text(p.Value)
 	}
 	return sw
 }
@@ -110,8 +110,8 @@ func (sw *Writer) Float32(x float32) {
 	sw.Raw(binary.LittleEndian.AppendUint32(sw.buf[:0], math.Float32bits(x)))
 }
 
-// String writes s with its length.
-func (sw *Writer) String(s string) {
+// Text writes s with its length.
+func (sw *Writer) Text(s string) {
 	sw.Uvarint(uint64(len(s)))
 	if sw.err == nil {
 		n, err := sw.w.WriteString(s)
@@ -201,14 +201,14 @@ func NewReader(r io.Reader, kind string, params []Param) (*Reader, error) {
 	if v := sr.Uvarint(); sr.err == nil && v != Version {
 		return nil, fmt.Errorf("%w: format version %d, this code reads %d", ErrVersion, v, Version)
 	}
-	sr.kind = sr.String()
+	sr.kind = sr.Text()
 	if sr.err == nil && sr.kind != kind {
 		return nil, fmt.Errorf("%w: a snapshot of %q, not of %q", ErrVersion, sr.kind, kind)
 	}
 	got := map[string]string{}
 	for i, n := 0, sr.Uvarint(); sr.err == nil && uint64(i) < n; i++ {
-		name := sr.String()
-		got[name] = sr.String()
+		name := sr.Text()
+		got[name] = sr.Text()
 	}
 	if sr.err != nil {
 		return nil, sr.err
@@ -377,8 +377,8 @@ func (sr *Reader) Bytes() []byte {
 	return b
 }
 
-// String reads a string written by Writer.String.
-func (sr *Reader) String() string { return string(sr.Bytes()) }
+// Text reads a string written by Writer.Text.
+func (sr *Reader) Text() string { return string(sr.Bytes()) }
 
 // Count reads a record count. It is only a promise: callers append records as
 // they arrive instead of allocating the count up front.

@@ -27,9 +27,9 @@ func TestRoundTrip(t *testing.T) {
 		sw.Varint(-7)
 		sw.Uint64(math.MaxUint64 - 1)
 		sw.Float32(0.25)
-		sw.String("héllo")
+		sw.Text("héllo")
 		sw.Bytes(nil)
-		sw.String(strings.Repeat("z", 70000)) // more than one read chunk
+		sw.Text(strings.Repeat("z", 70000)) // more than one read chunk
 	})
 	if !bytes.HasPrefix(snap, []byte(Magic)) {
 		t.Fatalf("no magic: %q", snap[:8])
@@ -39,7 +39,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sr.Uvarint() != 300 || sr.Int(-10, 10) != -7 || sr.Uint64() != math.MaxUint64-1 || sr.Float32() != 0.25 ||
-		sr.String() != "héllo" || len(sr.Bytes()) != 0 || len(sr.String()) != 70000 {
+		sr.Text() != "héllo" || len(sr.Bytes()) != 0 || len(sr.Text()) != 70000 {
 		t.Fatalf("values differ; err %v", sr.Err())
 	}
 	if n, err := sr.Close(); err != nil || n != int64(len(snap)) {
@@ -73,13 +73,13 @@ func TestHeaderErrors(t *testing.T) {
 }
 
 func TestBodyErrors(t *testing.T) {
-	snap := write(t, "k", nil, func(sw *Writer) { sw.String("abc"); sw.Varint(50) })
+	snap := write(t, "k", nil, func(sw *Writer) { sw.Text("abc"); sw.Varint(50) })
 	read := func(data []byte) error {
 		sr, err := NewReader(bytes.NewReader(data), "k", nil)
 		if err != nil {
 			return err
 		}
-		sr.String()
+		sr.Text()
 		sr.Int(0, 10) // 50 is out of range
 		_, err = sr.Close()
 		return err
@@ -100,19 +100,19 @@ func TestBodyErrors(t *testing.T) {
 	}
 	// The body must end where the reader expects: an unread record fails.
 	sr, _ = NewReader(bytes.NewReader(snap), "k", nil)
-	sr.String()
+	sr.Text()
 	if _, err := sr.Close(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "end mark") {
 		t.Errorf("unread record: %v", err)
 	}
 	// Every flipped bit after the header fails the checksum (or the parse).
-	good := write(t, "k", nil, func(sw *Writer) { sw.String("abc"); sw.Varint(5) })
+	good := write(t, "k", nil, func(sw *Writer) { sw.Text("abc"); sw.Varint(5) })
 	for i := range good {
 		for bit := range 8 {
 			bad := bytes.Clone(good)
 			bad[i] ^= 1 << bit
 			sr, err := NewReader(bytes.NewReader(bad), "k", nil)
 			if err == nil {
-				sr.String()
+				sr.Text()
 				sr.Int(0, 10)
 				_, err = sr.Close()
 			}
@@ -127,11 +127,11 @@ func TestBodyErrors(t *testing.T) {
 func TestNested(t *testing.T) {
 	snap := write(t, "outer", nil, func(sw *Writer) {
 		inner := NewWriter(sw.Nested(), "inner", []Param{{"p", "v"}})
-		inner.String("in")
+		inner.Text("in")
 		if _, err := inner.Close(); err != nil {
 			t.Fatal(err)
 		}
-		sw.String("after")
+		sw.Text("after")
 	})
 	sr, err := NewReader(bytes.NewReader(snap), "outer", nil)
 	if err != nil {
@@ -141,13 +141,13 @@ func TestNested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.String() != "in" {
+	if in.Text() != "in" {
 		t.Fatal("inner value")
 	}
 	if _, err := in.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if sr.String() != "after" {
+	if sr.Text() != "after" {
 		t.Fatalf("outer value after the nested snapshot; err %v", sr.Err())
 	}
 	if _, err := sr.Close(); err != nil {
@@ -159,7 +159,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(Magic + "\x01\x01k\x00\x03abc\xceJ\x00\x00\x00\x00"))
 	var buf bytes.Buffer
 	sw := NewWriter(&buf, "k", []Param{{"a", "b"}})
-	sw.String("abc")
+	sw.Text("abc")
 	sw.Float32(1.5)
 	sw.Close()
 	f.Add(buf.Bytes())
@@ -168,7 +168,7 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		sr.String()
+		sr.Text()
 		sr.Float32()
 		sr.Close() // errors are fine; panics and huge allocations are not
 	})
