@@ -253,7 +253,7 @@ type store struct {
 type slot struct{ s, pos int }
 
 // Search answers the range query of the counts near s from the sorted counts.
-func (st *store) Search(s int, yield func(detector.Handle, float64)) {
+func (st *store) Search(s int, dst []detector.Found) []detector.Found {
 	lo, hi := st.opts.span(s)
 	i, _ := slices.BinarySearch(st.counts, lo)
 	for ; i < len(st.counts) && st.counts[i] <= hi; i++ {
@@ -262,9 +262,10 @@ func (st *store) Search(s int, yield func(detector.Handle, float64)) {
 			continue
 		}
 		for _, h := range st.byCount[c] {
-			yield(h, float64(abs(c-s)))
+			dst = append(dst, detector.Found{H: h, Dist: float64(abs(c - s))})
 		}
 	}
+	return dst
 }
 
 func (st *store) Score(s int, h detector.Handle) (float64, bool) {

@@ -188,21 +188,34 @@ func TestConcurrent(t *testing.T) {
 }
 
 // BenchmarkDetectorMatch measures Match in a repository of 100,000 pages
-// with 1 to 200 sentences and T_s = 1 (about 1,500 candidates each).
+// with 1 to 200 sentences, for a page of 100: with T_s = 24 and the
+// relative tolerance off ("absolute", about 24,500 candidates) and with the
+// defaults (T_s = 24, Relative 0.6: counts 40 to 250, about 80,000).
 func BenchmarkDetectorMatch(b *testing.B) {
-	det := mustNew(b, Options{})
-	r := rand.New(rand.NewPCG(1, 1))
-	for i := 0; i < 100000; i++ {
-		if err := det.Add(doc(fmt.Sprint(i), 1+r.IntN(200))); err != nil {
-			b.Fatal(err)
-		}
-	}
-	q := doc("q", 100)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := det.Match(q); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{{"absolute", Options{Relative: Absolute}}, {"default", Options{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			det := mustNew(b, c.opts)
+			r := rand.New(rand.NewPCG(1, 1))
+			for i := 0; i < 100000; i++ {
+				if err := det.Add(doc(fmt.Sprint(i), 1+r.IntN(200))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			q := doc("q", 100)
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				ms, err := det.Match(q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(ms)
+			}
+			b.ReportMetric(float64(n), "candidates")
+		})
 	}
 }
 

@@ -117,11 +117,11 @@ func (b *batch) pairs(ctx context.Context) error {
 	}
 	found := make([][]neighbour, len(b.vs))
 	err := parallel(ctx, len(b.vs), func(i int) error {
-		st.Search(b.vs[i], func(h detector.Handle, d float64) {
-			if j := int(h); j != i {
-				found[i] = append(found[i], neighbour{j, d})
+		for _, x := range st.Search(b.vs[i], nil) {
+			if j := int(x.H); j != i {
+				found[i] = append(found[i], neighbour{j, x.Dist})
 			}
-		})
+		}
 		slices.SortFunc(found[i], func(x, y neighbour) int { return cmp.Or(cmp.Compare(x.d, y.d), cmp.Compare(x.j, y.j)) })
 		return nil
 	})

@@ -269,7 +269,7 @@ func newStore(o Options) *store {
 func (st *store) Feature(h detector.Handle) *Vector { return st.docs[h].v }
 
 // Search finds the kept documents within the threshold of v.
-func (st *store) Search(v *Vector, yield func(detector.Handle, float64)) {
+func (st *store) Search(v *Vector, dst []detector.Found) []detector.Found {
 	n := v.prefixLen(st.opts.prefixWeight(v))
 	seen := make(map[*entry]struct{})
 	check := func(e *entry) {
@@ -278,7 +278,7 @@ func (st *store) Search(v *Vector, yield func(detector.Handle, float64)) {
 		}
 		seen[e] = struct{}{}
 		if s, ok := st.opts.score(v, e.v); ok {
-			yield(e.h, s)
+			dst = append(dst, detector.Found{H: e.h, Dist: s})
 		}
 	}
 	for _, key := range v.keys[:n] {
@@ -293,6 +293,7 @@ func (st *store) Search(v *Vector, yield func(detector.Handle, float64)) {
 			check(e)
 		}
 	}
+	return dst
 }
 
 // Score returns the dissimilarity of v to the vector kept under h.

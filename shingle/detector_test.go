@@ -344,7 +344,9 @@ func TestNormalizedPrefixExact(t *testing.T) {
 			pairs, worst := 0, 0.0
 			for i, v := range vs {
 				var got []int
-				storeOf(dt).Search(v, func(h detector.Handle, _ float64) { got = append(got, int(h)) })
+				for _, x := range storeOf(dt).Search(v, nil) {
+					got = append(got, int(x.H))
+				}
 				slices.Sort(got)
 				if !slices.Equal(got, want[i]) {
 					t.Errorf("M %d, t %g, page %d: index finds %v, exhaustive %v", m, th, i, got, want[i])

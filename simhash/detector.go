@@ -287,25 +287,42 @@ func (st *store) Feature(h detector.Handle) Fingerprint {
 	return st.fps[st.pos[h]]
 }
 
-func (st *store) Search(fp Fingerprint, yield func(detector.Handle, float64)) {
+func (st *store) Search(fp Fingerprint, dst []detector.Found) []detector.Found {
 	if st.ix == nil {
-		for i, g := range st.fps {
-			if dist := Distance(fp, g); dist <= st.maxDist {
-				yield(st.handles[i], float64(dist))
+		return st.scan(fp, dst)
+	}
+	var buf [8]Hit                                  // most queries find fewer: no allocation
+	hits, _ := st.ix.Query(fp, st.maxDist, buf[:0]) // k is within the index's range by construction
+	for _, h := range hits {
+		dst = append(dst, detector.Found{H: detector.Handle(h.ID), Dist: float64(h.Distance)})
+	}
+	return dst
+}
+
+// scan compares fp with every kept fingerprint, four at a time: the four
+// popcounts are independent, and most groups have no match, so the loop
+// takes one branch per group.
+func (st *store) scan(fp Fingerprint, dst []detector.Found) []detector.Found {
+	fps, handles, k := st.fps, st.handles[:len(st.fps)], st.maxDist
+	i := 0
+	for ; i+4 <= len(fps); i += 4 {
+		g := fps[i : i+4 : i+4]
+		d0, d1, d2, d3 := Distance(fp, g[0]), Distance(fp, g[1]), Distance(fp, g[2]), Distance(fp, g[3])
+		if min(d0, d1, d2, d3) > k {
+			continue
+		}
+		for j, d := range [4]int{d0, d1, d2, d3} {
+			if d <= k {
+				dst = append(dst, detector.Found{H: handles[i+j], Dist: float64(d)})
 			}
 		}
-		return
 	}
-	hp, _ := st.hits.Get().(*[]Hit)
-	if hp == nil {
-		hp = new([]Hit)
+	for ; i < len(fps); i++ {
+		if d := Distance(fp, fps[i]); d <= k {
+			dst = append(dst, detector.Found{H: handles[i], Dist: float64(d)})
+		}
 	}
-	hits, _ := st.ix.Query(fp, st.maxDist, (*hp)[:0]) // k is within the index's range by construction
-	for _, h := range hits {
-		yield(detector.Handle(h.ID), float64(h.Distance))
-	}
-	*hp = hits
-	st.hits.Put(hp)
+	return dst
 }
 
 func (st *store) Score(fp Fingerprint, h detector.Handle) (float64, bool) {

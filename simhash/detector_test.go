@@ -1,16 +1,19 @@
 package simhash
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/snapshot"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -238,7 +241,11 @@ func TestDetectorConcurrent(t *testing.T) {
 	// may be kept, whichever worker won.
 	perPage := map[string]int{}
 	kept := 0
-	for id := range det.c().All() {
+	var buf bytes.Buffer // the kept IDs, from a snapshot
+	if _, err := det.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range snapshotIDs(t, buf.Bytes()) {
 		var w, i int
 		if _, err := fmt.Sscanf(id, "same-w%d-%d", &w, &i); err == nil {
 			perPage[fmt.Sprint(i)]++
@@ -253,4 +260,22 @@ func TestDetectorConcurrent(t *testing.T) {
 	if int(added.Load()) != kept {
 		t.Errorf("MatchOrAdd reported %d adds, %d kept", added.Load(), kept)
 	}
+}
+
+// snapshotIDs returns the IDs in a simhash.Detector snapshot.
+func snapshotIDs(t *testing.T, snap []byte) []string {
+	t.Helper()
+	sr, err := snapshot.NewReader(bytes.NewReader(snap), "simhash.Detector", []snapshot.Param{{Name: "MaxDistance", Value: strconv.Itoa(DefaultMaxDistance)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for n := sr.Count(); uint64(len(ids)) < n && sr.Err() == nil; {
+		ids = append(ids, sr.Text())
+		sr.Uint64()
+	}
+	if _, err := sr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

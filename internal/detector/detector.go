@@ -12,8 +12,10 @@
 //     once, each carrying the method's neardup.Measure.
 //   - Add, MatchOrAdd, Replace, Remove: write lock; MatchOrAdd is an atomic
 //     "add if new"; Replace swaps a kept ID's feature in one step.
-//   - Handles are a counter, never reused, so a Store never sees a handle
-//     change meaning; Remove is one Store.Delete.
+//   - Handles are small integers: a new document takes the handle of the
+//     last one removed, or the next unused one, so the Core's table of IDs
+//     by handle stays as large as the repository; Remove is one
+//     Store.Delete.
 //   - Errors: the document's own errors (neardup.ErrNilDocument,
 //     neardup.ErrNoFeatures) from Extract; neardup.ErrDuplicateID and
 //     neardup.ErrUnknownID from the ID map; each wrapped with the method's name
@@ -21,29 +23,38 @@
 package detector
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"iter"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
-// Handle is the key a Core gives a kept document in its Store. Handles are
-// assigned 0, 1, 2, ... in the order documents are kept and never reused.
+// Handle is the key a Core gives a kept document in its Store: 0, 1, 2, ...,
+// and the handle of a removed document is given to a later one.
 type Handle uint64
+
+// Found is a kept handle a Store's Search found, with its distance.
+type Found struct {
+	H    Handle
+	Dist float64
+}
 
 // Store keeps the features of one method under handles. Core calls Search and
 // Score under its read lock, possibly from several goroutines at once, and
 // Insert and Delete under its write lock, never concurrently with anything
 // else. A Store need not be safe for concurrent use beyond that.
 type Store[F any] interface {
-	// Search calls yield for every kept handle whose feature is near f, with
-	// the distance between them in the method's measure (lower is closer).
-	// It may call yield for a handle more than once; Core keeps one.
-	Search(f F, yield func(h Handle, dist float64))
+	// Search appends to dst every kept handle whose feature is near f, with
+	// the distance between them in the method's measure (lower is closer),
+	// and returns the extended slice (as append does: with nothing found
+	// and a nil dst it allocates nothing). It may report a handle more than
+	// once; Core keeps one.
+	Search(f F, dst []Found) []Found
 	// Score returns the distance between f and the feature kept under h, and
 	// whether it is near enough to be a match. Core calls it only with kept
 	// handles.
@@ -95,8 +106,8 @@ type Core[F any] struct {
 	mu    sync.RWMutex
 	store Store[F]
 	ids   map[string]Handle
-	names map[Handle]string
-	next  Handle
+	names []string // names[h] is the ID kept under h, when ids[names[h]] == h
+	free  []Handle // handles of removed documents, reused by later Adds
 }
 
 // NewCore returns an empty Core. It panics if cfg lacks a function: a method
@@ -113,7 +124,6 @@ func NewCore[F any](cfg Config[F]) *Core[F] {
 		cfg:     cfg,
 		store:   cfg.NewStore(),
 		ids:     make(map[string]Handle),
-		names:   make(map[Handle]string),
 	}
 }
 
@@ -170,13 +180,25 @@ func (c *Core[F]) MatchFeature(f F) []neardup.Match {
 
 // match searches the store for f. The caller holds c.mu.
 func (c *Core[F]) match(f F) []neardup.Match {
-	var ms []neardup.Match
-	c.store.Search(f, func(h Handle, dist float64) {
-		if id, ok := c.names[h]; ok {
-			ms = append(ms, neardup.Match{ID: id, Score: dist, Measure: c.measure})
+	found := c.store.Search(f, nil)
+	if len(found) == 0 {
+		return nil
+	}
+	// Sort the small Found records (by distance, then ID; a handle found
+	// twice scores the same, so its copies end up adjacent) before making
+	// the Matches.
+	slices.SortFunc(found, func(a, b Found) int {
+		if a.Dist != b.Dist {
+			return cmp.Compare(a.Dist, b.Dist)
 		}
+		return strings.Compare(c.names[a.H], c.names[b.H])
 	})
-	return sortUnique(ms)
+	found = slices.CompactFunc(found, func(a, b Found) bool { return a.H == b.H })
+	ms := make([]neardup.Match, len(found))
+	for i, x := range found {
+		ms[i] = neardup.Match{ID: c.names[x.H], Score: x.Dist, Measure: c.measure}
+	}
+	return ms
 }
 
 // sortUnique sorts ms best first and keeps one match per ID (a Store may
@@ -234,13 +256,20 @@ func (c *Core[F]) add(id string, f F) error {
 	if _, ok := c.ids[id]; ok {
 		return fmt.Errorf("%s: Add %q: %w", c.name, id, neardup.ErrDuplicateID)
 	}
-	h := c.next
+	h := Handle(len(c.names))
+	if n := len(c.free); n > 0 {
+		h = c.free[n-1]
+	}
 	if err := c.store.Insert(h, f); err != nil {
 		return fmt.Errorf("%s: Add %q: %w", c.name, id, err)
 	}
-	c.next++
+	if n := len(c.free); n > 0 {
+		c.free = c.free[:n-1]
+		c.names[h] = id
+	} else {
+		c.names = append(c.names, id)
+	}
 	c.ids[id] = h
-	c.names[h] = id
 	return nil
 }
 
@@ -305,7 +334,8 @@ func (c *Core[F]) remove(id string) error {
 		return fmt.Errorf("%s: Remove %q: %w", c.name, id, err)
 	}
 	delete(c.ids, id)
-	delete(c.names, h)
+	c.names[h] = ""
+	c.free = append(c.free, h)
 	return nil
 }
 
@@ -330,45 +360,19 @@ func (c *Core[F]) Read(f func(s Store[F])) {
 	f(c.store)
 }
 
-// All returns the kept IDs and their handles in handle order (the order they
-// were kept), read under the read lock when the iteration starts; the
-// sequence is a snapshot, safe to range over while others change the Core.
-func (c *Core[F]) All() iter.Seq2[string, Handle] {
-	c.mu.RLock()
-	hs := make([]Handle, 0, len(c.names))
-	for h := range c.names {
-		hs = append(hs, h)
-	}
-	slices.Sort(hs)
-	names := make([]string, len(hs))
-	for i, h := range hs {
-		names[i] = c.names[h]
-	}
-	c.mu.RUnlock()
-	return func(yield func(string, Handle) bool) {
-		for i, h := range hs {
-			if !yield(names[i], h) {
-				return
-			}
-		}
-	}
-}
-
 // WriteTo writes a snapshot of the kept documents to w: the Kind and Params,
-// then each kept ID with its feature, in the order they were kept. The IDs
+// then each kept ID with its feature, in handle order. The IDs
 // and features are copied under the read lock and written after it, so a
 // slow w does not hold up Adds; the snapshot is the state at one instant.
 func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
 	c.mu.RLock()
-	hs := make([]Handle, 0, len(c.names))
-	for h := range c.names {
-		hs = append(hs, h)
-	}
-	slices.Sort(hs)
-	ids := make([]string, len(hs))
-	fs := make([]F, len(hs))
-	for i, h := range hs {
-		ids[i], fs[i] = c.names[h], c.store.Feature(h)
+	ids := make([]string, 0, len(c.ids))
+	fs := make([]F, 0, len(c.ids))
+	for h, id := range c.names {
+		if kept, ok := c.ids[id]; ok && kept == Handle(h) {
+			ids = append(ids, id)
+			fs = append(fs, c.store.Feature(Handle(h)))
+		}
 	}
 	c.mu.RUnlock()
 
@@ -398,7 +402,7 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 	}
 	store := c.cfg.NewStore()
 	ids := make(map[string]Handle)
-	names := make(map[Handle]string)
+	var names []string
 	count := sr.Count()
 	var h Handle
 	for ; sr.Err() == nil && uint64(h) < count; h++ {
@@ -415,7 +419,8 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 			sr.Fail("ID %q: %v", id, err)
 			break
 		}
-		ids[id], names[h] = h, id
+		ids[id] = h
+		names = append(names, id)
 	}
 	if n, err = sr.Close(); err != nil {
 		return nil, n, fmt.Errorf("%s: %w", c.name, err)
@@ -423,7 +428,7 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 	return func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		c.store, c.ids, c.names, c.next = store, ids, names, h
+		c.store, c.ids, c.names, c.free = store, ids, names, nil
 	}, n, nil
 }
 
