@@ -1,7 +1,9 @@
 package simhash
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -146,5 +148,36 @@ func FuzzIndex(f *testing.F) {
 			all = append(all, ref[id])
 		}
 		check(all, kmax)
+	})
+}
+
+// FuzzReadFrom feeds ReadFrom arbitrary bytes, seeded with a real snapshot:
+// it must never panic, and a failed read must leave the detector empty.
+func FuzzReadFrom(f *testing.F) {
+	det, _ := New(Options{})
+	for i := range 5 {
+		_ = det.AddFingerprint(fmt.Sprint("id", i), Fingerprint(0x9e3779b97f4a7c15*uint64(i+1)))
+	}
+	var buf bytes.Buffer
+	if _, err := det.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:20])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		back, _ := New(Options{})
+		if _, err := back.ReadFrom(bytes.NewReader(data)); err != nil {
+			if back.Len() != 0 {
+				t.Fatalf("failed ReadFrom left %d documents", back.Len())
+			}
+			return
+		}
+		for id := range 5 {
+			if fp, ok := back.Lookup(fmt.Sprint("id", id)); ok {
+				if ms := back.c().MatchFeature(fp); len(ms) == 0 {
+					t.Fatalf("a loaded fingerprint does not match itself")
+				}
+			}
+		}
 	})
 }
