@@ -1,11 +1,16 @@
 package neardup_test
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -56,4 +61,64 @@ Its duration encodes the distance, and the colony follows the best dancers.</p><
 	// kept https://news.example/glaciers
 	// drop https://mirror.example/glaciers: near-duplicate of https://news.example/glaciers (4 simhash-bits)
 	// kept https://news.example/bees
+}
+
+// A crawler keeps its repository across restarts: it saves the detector when
+// it stops and loads it when it starts again.
+func ExampleSaveFile() {
+	dir, _ := os.MkdirTemp("", "neardup-example")
+	defer os.RemoveAll(dir)
+	state := filepath.Join(dir, "crawl.snap")
+
+	var pipe preprocess.Pipeline
+	page, _ := neardup.NewDocument(&pipe, "https://a.example/", "", []byte(
+		"Honey bees tell each other where flowers are by dancing. The angle of the waggle run points toward the food."))
+
+	var first shingle.Detector // the zero value works with the defaults
+	if err := neardup.LoadFile(state, &first); errors.Is(err, fs.ErrNotExist) {
+		fmt.Println("first run: nothing saved yet")
+	}
+	_, added, _ := first.MatchOrAdd(page)
+	fmt.Println("kept:", added)
+	if err := neardup.SaveFile(state, &first); err != nil {
+		fmt.Println(err)
+	}
+
+	var second shingle.Detector // after a restart
+	if err := neardup.LoadFile(state, &second); err != nil {
+		fmt.Println(err)
+	}
+	matches, added, _ := second.MatchOrAdd(page)
+	fmt.Println("kept:", added, "matches:", matches)
+	// Output:
+	// first run: nothing saved yet
+	// kept: true
+	// kept: false matches: [https://a.example/ (0 shingle-normalized)]
+}
+
+// A Window deduplicates against the recent pages only: here the last two, so
+// page3, a copy of page0, is kept again once page0 has left the window.
+func ExampleWindow() {
+	var pipe preprocess.Pipeline
+	fp, _ := simhash.New(simhash.Options{})
+	w, err := neardup.NewWindow(fp, neardup.WindowOptions{MaxDocuments: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i, text := range []string{
+		"Glaciers store ancient air in bubbles of ice, layer after layer, for many thousands of years.",
+		"Sourdough starters hold wild yeasts and lactic acid bacteria living in flour and water.",
+		"Chess clocks keep two faces side by side, and pressing a button stops one and starts the other.",
+		"Glaciers store ancient air in bubbles of ice, layer after layer, for many thousands of years.",
+	} {
+		d, _ := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", []byte(text))
+		_, added, _ := w.MatchOrAdd(d)
+		fmt.Println(d.ID, "kept:", added)
+	}
+	// Output:
+	// page0 kept: true
+	// page1 kept: true
+	// page2 kept: true
+	// page3 kept: true
 }
