@@ -6,11 +6,12 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/simhash/hamming"
 )
 
 func TestConformance(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 3})
-	for _, tb := range []int{DefaultMaxDistance, MaxIndexDistance + 4} { // the index, and the scan
+	for _, tb := range []int{DefaultMaxDistance, hamming.MaxDistance + 4} { // the index, and the scan
 		t.Run(fmt.Sprint("T_B=", tb), func(t *testing.T) {
 			detectortest.Run(t, detectortest.Suite{
 				New:        func() (neardup.Detector, error) { return New(Options{MaxDistance: tb}) },

@@ -1,6 +1,7 @@
 package simhash
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/snapshot"
+	"github.com/neardup/neardup/simhash/hamming"
 )
 
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
@@ -30,12 +32,12 @@ type Options struct {
 	// fingerprints match.
 	ExplicitZero bool
 	// ExpectedSize is the number of documents the Detector expects to keep;
-	// it sizes the k-bit Index (see IndexOptions.ExpectedSize). Zero means
+	// it sizes the k-bit index (see hamming.Options.ExpectedSize). Zero means
 	// DefaultExpectedSize. The index stays exact at any size; far beyond
 	// ExpectedSize it gets slower.
 	ExpectedSize int
 	// IndexBytesPerEntry is the memory budget per document of the k-bit
-	// Index (IndexOptions.MaxBytesPerEntry). Zero means
+	// index (hamming.Options.MaxBytesPerEntry). Zero means
 	// DefaultIndexBytesPerEntry.
 	IndexBytesPerEntry int
 }
@@ -76,22 +78,25 @@ func (o Options) resolve() (Options, error) {
 	return o, nil
 }
 
-// newIndex returns the Index for resolved options o, or nil when T_B is
-// beyond MaxIndexDistance and the detector scans.
-func newIndex(o Options) (*Index, error) {
-	if o.MaxDistance > MaxIndexDistance {
+// newIndex returns the index for resolved options o, or nil when T_B is
+// beyond hamming.MaxDistance and the detector scans.
+func newIndex(o Options) (*hamming.Index, error) {
+	if o.MaxDistance > hamming.MaxDistance {
 		return nil, nil
 	}
-	io := IndexOptions{MaxDistance: max(o.MaxDistance, 1), ExpectedSize: o.ExpectedSize, MaxBytesPerEntry: o.IndexBytesPerEntry}
+	io := hamming.Options{MaxDistance: max(o.MaxDistance, 1), ExpectedSize: o.ExpectedSize, MaxBytesPerEntry: o.IndexBytesPerEntry}
 	if io.MaxBytesPerEntry == 0 {
 		io.MaxBytesPerEntry = DefaultIndexBytesPerEntry
 	}
-	ix, err := NewIndex(io)
+	ix, err := hamming.New(io)
 	if err != nil && o.IndexBytesPerEntry == 0 {
 		// The default budget is a preference: small repositories (whose
 		// directories cost more per entry) take the smallest layout instead.
 		io.MaxBytesPerEntry = 0
-		ix, err = NewIndex(io)
+		ix, err = hamming.New(io)
+	}
+	if errors.Is(err, hamming.ErrInvalidOption) {
+		err = fmt.Errorf("%w: %w", err, neardup.ErrInvalidOption)
 	}
 	return ix, err
 }
@@ -102,11 +107,12 @@ func newIndex(o Options) (*Index, error) {
 // Hamming distances in bits (Bits).
 //
 // A document's fingerprint is Sum over its Page.Terms, computed once per
-// Document (see Of). When T_B ≤ MaxIndexDistance, Match asks a k-bit Index
+// Document (see Of). When T_B ≤ hamming.MaxDistance, Match asks a k-bit index
 // (permuted block tables, Manku et al.) for the fingerprints within T_B bits
 // instead of comparing with every kept one; for larger T_B it scans (about
-// 1 ns per kept document). A Detector keeps its Index entry (see
-// Index.MemoryUsage) and the document's ID with two map entries.
+// 1 ns per kept document). A Detector keeps its index entry (see
+// hamming.Index.MemoryUsage) and the document's ID with a map entry and a
+// slot in a table of IDs.
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel,
 // Add, Replace, Remove and MatchOrAdd exclusively. The zero Detector is ready
@@ -153,8 +159,8 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }
 
-// store (nil when T_B is beyond MaxIndexDistance).
-func (det *Detector) build(o Options, ix *Index) *detector.Core[Fingerprint] {
+// store (nil when T_B is beyond hamming.MaxDistance).
+func (det *Detector) build(o Options, ix *hamming.Index) *detector.Core[Fingerprint] {
 	det.opts = o
 	first := &store{maxDist: o.MaxDistance, ix: ix}
 	return detector.NewCore(detector.Config[Fingerprint]{
@@ -267,11 +273,11 @@ func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept
 // not kept returns an error wrapping neardup.ErrUnknownID.
 func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
 
-// store keeps the fingerprints: in the k-bit Index under their handles, or,
+// store keeps the fingerprints: in the k-bit index under their handles, or,
 // when T_B is too large for an index, in a dense slice that Search scans.
 type store struct {
 	maxDist int
-	ix      *Index // nil: scan fps
+	ix      *hamming.Index // nil: scan fps
 
 	fps     []Fingerprint           // scan only: kept fingerprints, dense
 	handles []detector.Handle       // scan only: handles[i] keeps fps[i]
@@ -281,8 +287,8 @@ type store struct {
 
 func (st *store) Feature(h detector.Handle) Fingerprint {
 	if st.ix != nil {
-		fp, _ := st.ix.Fingerprint(uint64(h))
-		return fp
+		fp, _ := st.ix.Code(uint64(h))
+		return Fingerprint(fp)
 	}
 	return st.fps[st.pos[h]]
 }
@@ -291,8 +297,9 @@ func (st *store) Search(fp Fingerprint, dst []detector.Found) []detector.Found {
 	if st.ix == nil {
 		return st.scan(fp, dst)
 	}
-	var buf [8]Hit                                  // most queries find fewer: no allocation
-	hits, _ := st.ix.Query(fp, st.maxDist, buf[:0]) // k is within the index's range by construction
+	var buf [8]hamming.Hit // most queries find fewer: no allocation
+	// k is within the index's range by construction.
+	hits, _ := st.ix.Query(uint64(fp), st.maxDist, buf[:0])
 	for _, h := range hits {
 		dst = append(dst, detector.Found{H: detector.Handle(h.ID), Dist: float64(h.Distance)})
 	}
@@ -332,7 +339,7 @@ func (st *store) Score(fp Fingerprint, h detector.Handle) (float64, bool) {
 
 func (st *store) Insert(h detector.Handle, fp Fingerprint) error {
 	if st.ix != nil {
-		return st.ix.Add(uint64(h), fp)
+		return st.ix.Add(uint64(h), uint64(fp))
 	}
 	if st.pos == nil {
 		st.pos = make(map[detector.Handle]int)

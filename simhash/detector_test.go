@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/snapshot"
 	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/simhash/hamming"
 )
 
 func doc(id string, terms ...preprocess.Term) *neardup.Document {
@@ -113,10 +114,10 @@ func linear(kept map[string]Fingerprint, fp Fingerprint, tb int) []neardup.Match
 }
 
 // The detector answers exactly as a scan, through the Index (T_B ≤
-// MaxIndexDistance) and through its own scan (larger T_B), across removals
+// hamming.MaxDistance) and through its own scan (larger T_B), across removals
 // that move entries between index ids.
 func TestDetectorAgainstOracle(t *testing.T) {
-	for _, tb := range []int{0, 3, 6, 8, MaxIndexDistance, 20} {
+	for _, tb := range []int{0, 3, 6, 8, hamming.MaxDistance, 20} {
 		t.Run(fmt.Sprint("T_B=", tb), func(t *testing.T) { detectorAgainstOracle(t, tb) })
 	}
 }
@@ -126,7 +127,7 @@ func detectorAgainstOracle(t *testing.T, tb int) {
 	det := mustNew(t, Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: 64})
 	var indexed bool
 	det.c().Read(func(s detector.Store[Fingerprint]) { indexed = s.(*store).ix != nil })
-	if indexed != (tb <= MaxIndexDistance) {
+	if indexed != (tb <= hamming.MaxDistance) {
 		t.Fatalf("T_B = %d: index in use = %v", tb, indexed)
 	}
 	kept := map[string]Fingerprint{}

@@ -1,11 +1,10 @@
-package simhash
+package hamming
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/prefetch"
 )
 
@@ -14,7 +13,7 @@ import (
 // ends the length of dst after each query's hits, and returns both. The
 // hits of fps[i] are dst[ends[i-1]:ends[i]] (from the length dst had on
 // entry, for i = 0). A k outside 0..MaxDistance returns dst, ends and an
-// error wrapping neardup.ErrInvalidOption. QueryBatch does not allocate when
+// error wrapping ErrInvalidOption. QueryBatch does not allocate when
 // dst and ends have room.
 //
 // A query to a large index spends most of its time waiting for memory: a
@@ -24,9 +23,9 @@ import (
 // (prefetched), so that the waits overlap. It takes the read lock for a few
 // hundred queries at a time, so writers are not held up by a long batch;
 // each query sees the index as it was at some point during the call.
-func (ix *Index) QueryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]Hit, []int, error) {
+func (ix *Index) QueryBatch(fps []uint64, k int, dst []Hit, ends []int) ([]Hit, []int, error) {
 	if k < 0 || k > ix.lay.k {
-		return dst, ends, fmt.Errorf("simhash: Index.QueryBatch: k = %d not in 0..%d: %w", k, ix.lay.k, neardup.ErrInvalidOption)
+		return dst, ends, fmt.Errorf("hamming: Index.QueryBatch: k = %d not in 0..%d: %w", k, ix.lay.k, ErrInvalidOption)
 	}
 	for len(fps) > 0 {
 		chunk := fps[:min(len(fps), batchChunk)]
@@ -99,7 +98,7 @@ type batchQuery struct {
 //	         prefetch ids and tombstones of every position
 //	emit     (same step as the next query's start) walk what is left of
 //	         the chains (longer than four entries), append the hits
-func (ix *Index) queryBatch(fps []Fingerprint, k int, dst []Hit, ends []int) ([]Hit, []int) {
+func (ix *Index) queryBatch(fps []uint64, k int, dst []Hit, ends []int) ([]Hit, []int) {
 	if ix.lay.qradius[k] > 0 || ix.lay.nprobe[k] > batchTables {
 		// multi-probe queries issue dozens of independent bucket loads
 		// each; they gain little from a pipeline
@@ -379,13 +378,13 @@ func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit, pl *prefetch.List) 
 // loop of Add calls: while it adds one entry, the id lookups and chain heads
 // of the next few are already on their way (prefetched). It stops at the
 // first id already kept (by the index or earlier in the batch) and returns
-// an error wrapping neardup.ErrDuplicateID that names its position; the
+// an error wrapping ErrDuplicateID that names its position; the
 // entries before it stay added. ids and fps must have the same length. It
 // takes the write lock for a few hundred entries at a time, so that queries
 // are not held up by a long batch.
-func (ix *Index) AddBatch(ids []uint64, fps []Fingerprint) error {
+func (ix *Index) AddBatch(ids []uint64, fps []uint64) error {
 	if len(ids) != len(fps) {
-		return fmt.Errorf("simhash: Index.AddBatch: %d ids for %d fingerprints: %w", len(ids), len(fps), neardup.ErrInvalidOption)
+		return fmt.Errorf("hamming: Index.AddBatch: %d ids for %d fingerprints: %w", len(ids), len(fps), ErrInvalidOption)
 	}
 	for from := 0; from < len(ids); from += batchChunk {
 		to := min(from+batchChunk, len(ids))
@@ -403,7 +402,7 @@ func (ix *Index) AddBatch(ids []uint64, fps []Fingerprint) error {
 // directory entry and chain heads of the entry 2*batchDepth ahead and the
 // id lookup bucket of the entry batchDepth ahead. from is the position of
 // ids[0] in the caller's batch, for errors.
-func (ix *Index) addBatch(ids []uint64, fps []Fingerprint, from int) error {
+func (ix *Index) addBatch(ids []uint64, fps []uint64, from int) error {
 	const D = batchDepth
 	var pl prefetch.List // flushed at every entry
 	for i, id := range ids {
@@ -416,10 +415,10 @@ func (ix *Index) addBatch(ids []uint64, fps []Fingerprint, from int) error {
 		}
 		pl.Flush()
 		if _, _, ok := ix.find(id); ok {
-			return fmt.Errorf("simhash: Index.AddBatch: id %d at %d: %w", id, from+i, neardup.ErrDuplicateID)
+			return fmt.Errorf("hamming: Index.AddBatch: id %d at %d: %w", id, from+i, ErrDuplicateID)
 		}
 		if ix.live >= maxIndexEntries {
-			return fmt.Errorf("simhash: Index.AddBatch: id %d at %d: index holds the maximum of %d entries", id, from+i, maxIndexEntries)
+			return fmt.Errorf("hamming: Index.AddBatch: id %d at %d: index holds the maximum of %d entries", id, from+i, maxIndexEntries)
 		}
 		ix.buf.add(&ix.lay, id, uint64(fps[i]))
 		ix.live++

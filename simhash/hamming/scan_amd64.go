@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package simhash
+package hamming
 
 // useAVX512 reports whether scanBucket may call scanAVX512: the CPU has
 // AVX-512 F, BW, VBMI and VPOPCNTDQ and BMI2, and the OS saves the AVX-512

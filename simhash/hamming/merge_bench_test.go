@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"math/rand/v2"
@@ -33,7 +33,7 @@ func BenchmarkIndexMerge1M(b *testing.B) {
 	r := rand.New(rand.NewPCG(11, 12))
 	id := uint64(benchSize)
 	for len(ix.buf.fps)+ix.base.ndead+1 < ix.buf.limit {
-		if err := ix.Add(id, Fingerprint(r.Uint64())); err != nil {
+		if err := ix.Add(id, uint64(r.Uint64())); err != nil {
 			b.Fatal(err)
 		}
 		id++

@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"cmp"
@@ -7,8 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-
-	"github.com/neardup/neardup"
 )
 
 // AllPairs calls fn(i, j, distance) once for every pair of fps with i < j and
@@ -18,16 +16,16 @@ import (
 // sorted, and only fingerprints sharing a table's key are compared, a pair
 // being reported by the first table that keys on blocks where it agrees.
 //
-// k must be in 0..MaxIndexDistance, or AllPairs returns an error wrapping
-// neardup.ErrInvalidOption. AllPairs stops and returns the error when fn
+// k must be in 0..MaxDistance, or AllPairs returns an error wrapping
+// ErrInvalidOption. AllPairs stops and returns the error when fn
 // returns one, and returns ctx.Err() when ctx is done (checked every few
 // thousand comparisons).
-func AllPairs(ctx context.Context, fps []Fingerprint, k int, fn func(i, j, distance int) error) error {
-	if k < 0 || k > MaxIndexDistance {
-		return fmt.Errorf("simhash: AllPairs: k = %d not in 0..%d: %w", k, MaxIndexDistance, neardup.ErrInvalidOption)
+func AllPairs(ctx context.Context, fps []uint64, k int, fn func(i, j, distance int) error) error {
+	if k < 0 || k > MaxDistance {
+		return fmt.Errorf("hamming: AllPairs: k = %d not in 0..%d: %w", k, MaxDistance, ErrInvalidOption)
 	}
 	if uint64(len(fps)) > math.MaxUint32 {
-		return fmt.Errorf("simhash: AllPairs: %d fingerprints, more than %d: %w", len(fps), uint32(math.MaxUint32), neardup.ErrInvalidOption)
+		return fmt.Errorf("hamming: AllPairs: %d fingerprints, more than %d: %w", len(fps), uint32(math.MaxUint32), ErrInvalidOption)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"cmp"
@@ -11,14 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/neardup/neardup"
 )
 
 // scan is the oracle: a map of id -> fingerprint searched linearly.
-type scan map[uint64]Fingerprint
+type scan map[uint64]uint64
 
-func (s scan) query(fp Fingerprint, k int) []Hit {
+func (s scan) query(fp uint64, k int) []Hit {
 	var hits []Hit
 	for id, f := range s {
 		if d := Distance(f, fp); d <= k {
@@ -75,7 +73,7 @@ func patterns(B, n int) [][]int {
 	return out
 }
 
-func checkQuery(t *testing.T, ix *Index, ref scan, q Fingerprint, k int) {
+func checkQuery(t *testing.T, ix *Index, ref scan, q uint64, k int) {
 	t.Helper()
 	got, err := ix.Query(q, k, nil)
 	if err != nil {
@@ -90,7 +88,7 @@ func checkQuery(t *testing.T, ix *Index, ref scan, q Fingerprint, k int) {
 
 // checkBatch checks QueryBatch against a linear scan: the hits of each query
 // of qs, in order, after hits already in dst.
-func checkBatch(t *testing.T, ix *Index, ref scan, qs []Fingerprint, k int) {
+func checkBatch(t *testing.T, ix *Index, ref scan, qs []uint64, k int) {
 	t.Helper()
 	pre := []Hit{{ID: 1 << 60}}
 	dst, ends, err := ix.QueryBatch(qs, k, pre, nil)
@@ -115,7 +113,7 @@ func checkBatch(t *testing.T, ix *Index, ref scan, qs []Fingerprint, k int) {
 // center in every block pattern, for j up to MaxDistance+1), with adds and
 // removes interleaved with queries and merges.
 func TestIndexExact(t *testing.T) {
-	configs := []IndexOptions{
+	configs := []Options{
 		{MaxDistance: 1, ExpectedSize: 1000},
 		{MaxDistance: 2, ExpectedSize: 1 << 12},
 		{MaxDistance: 3, ExpectedSize: 1 << 12},
@@ -138,7 +136,7 @@ func TestIndexExact(t *testing.T) {
 		{10, 4, 10}, {10, 6, 9}, {11, 4, 8}, {12, 4, 10}, {12, 5, 9},
 	}
 	for _, m := range multi {
-		configs = append(configs, IndexOptions{MaxDistance: m.k, ExpectedSize: 1 << m.dir, MaxBytesPerEntry: 1000 + m.blocks})
+		configs = append(configs, Options{MaxDistance: m.k, ExpectedSize: 1 << m.dir, MaxBytesPerEntry: 1000 + m.blocks})
 	}
 	rounds := 1500
 	if testing.Short() {
@@ -147,7 +145,7 @@ func TestIndexExact(t *testing.T) {
 	rotations := 0 // configurations that take queryRot
 	trimmed := 0   // configurations with tables that leave a block out
 	for ci, opts := range configs {
-		ix, err := NewIndex(opts)
+		ix, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,18 +187,18 @@ func TestIndexExact(t *testing.T) {
 			add := func(fp uint64) {
 				id := nextID
 				nextID += 1 + uint64(r.IntN(3))
-				if err := ix.Add(id, Fingerprint(fp)); err != nil {
+				if err := ix.Add(id, uint64(fp)); err != nil {
 					t.Fatal(err)
 				}
-				ref[id] = Fingerprint(fp)
+				ref[id] = uint64(fp)
 				ids = append(ids, id)
 			}
 			// addBatch adds fps with AddBatch
 			addBatch := func(fps []uint64) {
 				bids := make([]uint64, len(fps))
-				bfps := make([]Fingerprint, len(fps))
+				bfps := make([]uint64, len(fps))
 				for i, fp := range fps {
-					bids[i], bfps[i] = nextID, Fingerprint(fp)
+					bids[i], bfps[i] = nextID, uint64(fp)
 					nextID += 1 + uint64(r.IntN(3))
 				}
 				if err := ix.AddBatch(bids, bfps); err != nil {
@@ -212,7 +210,7 @@ func TestIndexExact(t *testing.T) {
 				}
 			}
 			var centers []uint64
-			var batch []Fingerprint
+			var batch []uint64
 			for round := range rounds {
 				switch x := r.IntN(10); {
 				case x < 4: // random
@@ -262,10 +260,10 @@ func TestIndexExact(t *testing.T) {
 				k := r.IntN(kmax + 1)
 				if len(centers) > 0 {
 					c := centers[r.IntN(len(centers))]
-					checkQuery(t, ix, ref, Fingerprint(c), k)
-					checkQuery(t, ix, ref, Fingerprint(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+1)))), k)
+					checkQuery(t, ix, ref, uint64(c), k)
+					checkQuery(t, ix, ref, uint64(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+1)))), k)
 				}
-				checkQuery(t, ix, ref, Fingerprint(r.Uint64()), k)
+				checkQuery(t, ix, ref, uint64(r.Uint64()), k)
 				if len(ids) > 0 {
 					checkQuery(t, ix, ref, ref[ids[r.IntN(len(ids))]], kmax)
 				}
@@ -275,14 +273,14 @@ func TestIndexExact(t *testing.T) {
 					for range 30 + r.IntN(60) {
 						switch x := r.IntN(4); {
 						case x == 0 && len(centers) > 0:
-							batch = append(batch, Fingerprint(centers[r.IntN(len(centers))]))
+							batch = append(batch, uint64(centers[r.IntN(len(centers))]))
 						case x == 1 && len(centers) > 0:
 							c := centers[r.IntN(len(centers))]
-							batch = append(batch, Fingerprint(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+1)))))
+							batch = append(batch, uint64(flipInBlocks(r, l, c, randomPattern(r, l.blocks, r.IntN(kmax+1)))))
 						case x == 2 && len(ids) > 0:
 							batch = append(batch, ref[ids[r.IntN(len(ids))]])
 						default:
-							batch = append(batch, Fingerprint(r.Uint64()))
+							batch = append(batch, uint64(r.Uint64()))
 						}
 					}
 					checkBatch(t, ix, ref, batch, r.IntN(kmax+1))
@@ -300,8 +298,8 @@ func TestIndexExact(t *testing.T) {
 				for k := 0; k <= kmax; k++ {
 					checkQuery(t, ix, ref, ref[id], k)
 				}
-				if fp, ok := ix.Fingerprint(id); !ok || fp != ref[id] {
-					t.Fatalf("Fingerprint(%d) = %#x, %v; want %#x", id, fp, ok, ref[id])
+				if fp, ok := ix.Code(id); !ok || fp != ref[id] {
+					t.Fatalf("uint64(%d) = %#x, %v; want %#x", id, fp, ok, ref[id])
 				}
 			}
 		})
@@ -341,7 +339,7 @@ func randomPattern(r *rand.Rand, B, n int) []int {
 }
 
 func TestIndexLayoutTables(t *testing.T) {
-	for k := 0; k <= MaxIndexDistance; k++ {
+	for k := 0; k <= MaxDistance; k++ {
 		for B := k + 1; B <= min(k+4, 32); B++ {
 			if binomial(B, k) > maxIndexTables {
 				continue
@@ -393,7 +391,7 @@ func TestIndexLayoutTables(t *testing.T) {
 }
 
 func TestIndexPlan(t *testing.T) {
-	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 20})
+	ix, err := New(Options{MaxDistance: 3, ExpectedSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,8 +400,8 @@ func TestIndexPlan(t *testing.T) {
 	if p.Blocks != 4 || p.Tables != 4 || p.PrefixBits != 16 || p.BytesPerEntry > 48 {
 		t.Errorf("plan at 1M, k=3: %v", p)
 	}
-	for k := 1; k <= MaxIndexDistance; k++ {
-		ix, err := NewIndex(IndexOptions{MaxDistance: k})
+	for k := 1; k <= MaxDistance; k++ {
+		ix, err := New(Options{MaxDistance: k})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,21 +410,21 @@ func TestIndexPlan(t *testing.T) {
 	// Below a million entries the exact tables need 7-byte entries (50.6
 	// B/entry at 16K); the default budget bends to them rather than take
 	// multi-probe tables estimated 5 times slower. A strict budget does not.
-	small, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 14})
+	small, err := New(Options{MaxDistance: 3, ExpectedSize: 1 << 14})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := small.Plan(); p.Radius != 0 || p.Tables != 4 || !p.OverBudget || p.BytesPerEntry > 64 {
 		t.Errorf("default plan at 16K, k=3: %v", p)
 	}
-	strict, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 14, MaxBytesPerEntry: 48})
+	strict, err := New(Options{MaxDistance: 3, ExpectedSize: 1 << 14, MaxBytesPerEntry: 48})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := strict.Plan(); p.OverBudget || p.BytesPerEntry > 48 {
 		t.Errorf("plan at 16K, k=3, 48 B/entry: %v", p)
 	}
-	big, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 30, MaxBytesPerEntry: 100})
+	big, err := New(Options{MaxDistance: 3, ExpectedSize: 1 << 30, MaxBytesPerEntry: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,50 +435,50 @@ func TestIndexPlan(t *testing.T) {
 }
 
 func TestIndexErrors(t *testing.T) {
-	for _, o := range []IndexOptions{
-		{MaxDistance: -1}, {MaxDistance: MaxIndexDistance + 1}, {ExpectedSize: -5},
+	for _, o := range []Options{
+		{MaxDistance: -1}, {MaxDistance: MaxDistance + 1}, {ExpectedSize: -5},
 		{MaxBytesPerEntry: -1}, {MaxDistance: 8, MaxBytesPerEntry: 20},
 	} {
-		if _, err := NewIndex(o); !errors.Is(err, neardup.ErrInvalidOption) {
-			t.Errorf("NewIndex(%+v): %v, want ErrInvalidOption", o, err)
+		if _, err := New(o); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("New(%+v): %v, want ErrInvalidOption", o, err)
 		}
 	}
-	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 100})
+	ix, err := New(Options{MaxDistance: 3, ExpectedSize: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.Add(1, 0xff); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.Add(1, 0xf0); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := ix.Add(1, 0xf0); !errors.Is(err, ErrDuplicateID) {
 		t.Errorf("Add duplicate: %v", err)
 	}
 	for _, k := range []int{-1, 4} {
-		if _, err := ix.Query(0xff, k, nil); !errors.Is(err, neardup.ErrInvalidOption) {
+		if _, err := ix.Query(0xff, k, nil); !errors.Is(err, ErrInvalidOption) {
 			t.Errorf("Query k=%d: %v", k, err)
 		}
-		if dst, ends, err := ix.QueryBatch([]Fingerprint{0xff}, k, nil, nil); !errors.Is(err, neardup.ErrInvalidOption) || dst != nil || ends != nil {
+		if dst, ends, err := ix.QueryBatch([]uint64{0xff}, k, nil, nil); !errors.Is(err, ErrInvalidOption) || dst != nil || ends != nil {
 			t.Errorf("QueryBatch k=%d: %v, %v, %v", k, dst, ends, err)
 		}
 	}
-	if err := ix.Remove(2); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := ix.Remove(2); !errors.Is(err, ErrUnknownID) {
 		t.Errorf("Remove unknown: %v", err)
 	}
 	// AddBatch: mismatched lengths; a duplicate of a kept id and one within
 	// the batch stop it there, keeping the entries before
-	if err := ix.AddBatch([]uint64{5}, nil); !errors.Is(err, neardup.ErrInvalidOption) {
+	if err := ix.AddBatch([]uint64{5}, nil); !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("AddBatch with 1 id and 0 fingerprints: %v", err)
 	}
-	err = ix.AddBatch([]uint64{5, 6, 1, 7}, []Fingerprint{5, 6, 1, 7})
-	if !errors.Is(err, neardup.ErrDuplicateID) || !strings.Contains(err.Error(), "at 2") {
+	err = ix.AddBatch([]uint64{5, 6, 1, 7}, []uint64{5, 6, 1, 7})
+	if !errors.Is(err, ErrDuplicateID) || !strings.Contains(err.Error(), "at 2") {
 		t.Errorf("AddBatch with kept id 1 at 2: %v", err)
 	}
-	err = ix.AddBatch([]uint64{8, 9, 8}, []Fingerprint{8, 9, 8})
-	if !errors.Is(err, neardup.ErrDuplicateID) || !strings.Contains(err.Error(), "at 2") {
+	err = ix.AddBatch([]uint64{8, 9, 8}, []uint64{8, 9, 8})
+	if !errors.Is(err, ErrDuplicateID) || !strings.Contains(err.Error(), "at 2") {
 		t.Errorf("AddBatch with id 8 twice: %v", err)
 	}
 	for id, want := range map[uint64]bool{5: true, 6: true, 7: false, 8: true, 9: true} {
-		if _, ok := ix.Fingerprint(id); ok != want {
+		if _, ok := ix.Code(id); ok != want {
 			t.Errorf("after the failed batches, id %d kept = %v, want %v", id, ok, want)
 		}
 	}
@@ -492,7 +490,7 @@ func TestIndexErrors(t *testing.T) {
 	if err := ix.Remove(1); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.Remove(1); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := ix.Remove(1); !errors.Is(err, ErrUnknownID) {
 		t.Errorf("Remove twice: %v", err)
 	}
 	if err := ix.Add(1, 0xf0); err != nil {
@@ -500,33 +498,33 @@ func TestIndexErrors(t *testing.T) {
 	}
 	// the same checks once the entries are merged into the base
 	for i := uint64(10); i < 2000; i++ {
-		if err := ix.Add(i, Fingerprint(i*0x9e3779b97f4a7c15)); err != nil {
+		if err := ix.Add(i, uint64(i*0x9e3779b97f4a7c15)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if ix.base.n == 0 {
 		t.Fatal("no merge happened")
 	}
-	if err := ix.Add(10, 1); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := ix.Add(10, 1); !errors.Is(err, ErrDuplicateID) {
 		t.Errorf("Add duplicate (base): %v", err)
 	}
 	if err := ix.Remove(10); err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.Remove(10); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := ix.Remove(10); !errors.Is(err, ErrUnknownID) {
 		t.Errorf("Remove twice (base): %v", err)
 	}
 }
 
 func TestIndexQueryAllocs(t *testing.T) {
-	ix, err := NewIndex(IndexOptions{ExpectedSize: 1 << 14})
+	ix, err := New(Options{ExpectedSize: 1 << 14})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	var fps []Fingerprint
+	var fps []uint64
 	for i := range 20000 {
-		fp := Fingerprint(r.Uint64())
+		fp := uint64(r.Uint64())
 		fps = append(fps, fp)
 		if err := ix.Add(uint64(i), fp); err != nil {
 			t.Fatal(err)
@@ -545,7 +543,7 @@ func TestIndexQueryAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("Query allocates %.1f times per call", allocs)
 	}
-	qs := make([]Fingerprint, 600) // more than one chunk
+	qs := make([]uint64, 600) // more than one chunk
 	for j := range qs {
 		qs[j] = fps[j] ^ 0b1011
 	}
@@ -564,7 +562,7 @@ func TestIndexQueryAllocs(t *testing.T) {
 
 // TestIndexConcurrent runs readers and writers together; run with -race.
 func TestIndexConcurrent(t *testing.T) {
-	ix, err := NewIndex(IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 12})
+	ix, err := New(Options{MaxDistance: 3, ExpectedSize: 1 << 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +572,7 @@ func TestIndexConcurrent(t *testing.T) {
 	}
 	// stable entries that every reader must always find
 	for i := range 200 {
-		if err := ix.Add(uint64(i), Fingerprint(uint64(i)*0x9e3779b97f4a7c15)); err != nil {
+		if err := ix.Add(uint64(i), uint64(uint64(i)*0x9e3779b97f4a7c15)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -589,16 +587,16 @@ func TestIndexConcurrent(t *testing.T) {
 				// this writer adds in batches of 50, removing as it goes
 				for i := 0; i < n; i += 50 {
 					bids := make([]uint64, 0, 50)
-					bfps := make([]Fingerprint, 0, 50)
+					bfps := make([]uint64, 0, 50)
 					for j := i; j < min(i+50, n); j++ {
 						bids = append(bids, base+uint64(j))
-						bfps = append(bfps, Fingerprint(r.Uint64()))
+						bfps = append(bfps, uint64(r.Uint64()))
 					}
 					if err := ix.AddBatch(bids, bfps); err != nil {
 						t.Error(err)
 						return
 					}
-					if err := ix.Remove(base + uint64(i/2)); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+					if err := ix.Remove(base + uint64(i/2)); err != nil && !errors.Is(err, ErrUnknownID) {
 						t.Error(err)
 						return
 					}
@@ -606,12 +604,12 @@ func TestIndexConcurrent(t *testing.T) {
 				return
 			}
 			for i := range n {
-				if err := ix.Add(base+uint64(i), Fingerprint(r.Uint64())); err != nil {
+				if err := ix.Add(base+uint64(i), uint64(r.Uint64())); err != nil {
 					t.Error(err)
 					return
 				}
 				if i%3 == 0 {
-					if err := ix.Remove(base + uint64(i/2)); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+					if err := ix.Remove(base + uint64(i/2)); err != nil && !errors.Is(err, ErrUnknownID) {
 						t.Error(err)
 						return
 					}
@@ -626,7 +624,7 @@ func TestIndexConcurrent(t *testing.T) {
 			var dst []Hit
 			for i := range n {
 				id := uint64((i + g) % 200)
-				fp := Fingerprint(id*0x9e3779b97f4a7c15) ^ 0b101
+				fp := uint64(id*0x9e3779b97f4a7c15) ^ 0b101
 				var err error
 				dst, err = ix.Query(fp, 3, dst[:0])
 				if err != nil {
@@ -645,9 +643,9 @@ func TestIndexConcurrent(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		qs := make([]Fingerprint, 600)
+		qs := make([]uint64, 600)
 		for i := range qs {
-			qs[i] = Fingerprint(uint64(i%200)*0x9e3779b97f4a7c15) ^ 0b101
+			qs[i] = uint64(uint64(i%200)*0x9e3779b97f4a7c15) ^ 0b101
 		}
 		var dst []Hit
 		var ends []int
@@ -677,12 +675,12 @@ func TestIndexConcurrent(t *testing.T) {
 
 func TestAllPairs(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var fps []Fingerprint
+	var fps []uint64
 	for range 300 {
 		c := r.Uint64()
-		fps = append(fps, Fingerprint(c))
+		fps = append(fps, uint64(c))
 		for range r.IntN(5) {
-			fps = append(fps, Fingerprint(c^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))))
+			fps = append(fps, uint64(c^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))^1<<uint(r.IntN(64))))
 		}
 	}
 	fps = append(fps, fps[0], fps[1], fps[1])
@@ -719,7 +717,7 @@ func TestAllPairs(t *testing.T) {
 	if err := AllPairs(context.Background(), fps, 3, func(i, j, d int) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("AllPairs callback error: %v", err)
 	}
-	if err := AllPairs(context.Background(), fps, MaxIndexDistance+1, func(i, j, d int) error { return nil }); !errors.Is(err, neardup.ErrInvalidOption) {
+	if err := AllPairs(context.Background(), fps, MaxDistance+1, func(i, j, d int) error { return nil }); !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("AllPairs k too large: %v", err)
 	}
 }
@@ -749,7 +747,7 @@ func TestNextFlip(t *testing.T) {
 // multi-probe layout within budget, and that a query at a smaller k probes
 // enough tables at a small enough radius to stay exact by pigeonhole.
 func TestIndexPlanMulti(t *testing.T) {
-	ix, err := NewIndex(IndexOptions{MaxDistance: 8, ExpectedSize: 1 << 20})
+	ix, err := New(Options{MaxDistance: 8, ExpectedSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -758,7 +756,7 @@ func TestIndexPlanMulti(t *testing.T) {
 	if p.Radius == 0 || p.OverBudget || p.BytesPerEntry > 48 || p.ProbesPerQuery > 1000 {
 		t.Errorf("plan at 1M, k=8: %v", p)
 	}
-	for k := 1; k <= MaxIndexDistance; k++ {
+	for k := 1; k <= MaxDistance; k++ {
 		for B := 1; B <= k; B++ {
 			l := newMultiLayout(k, B, 12, 1<<16)
 			for kk := 0; kk <= k; kk++ {

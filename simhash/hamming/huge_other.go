@@ -1,6 +1,6 @@
 //go:build !linux
 
-package simhash
+package hamming
 
 // adviseHuge is a no-op outside Linux.
 func adviseHuge([]byte) {}

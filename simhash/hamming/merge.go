@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"encoding/binary"
@@ -270,7 +270,7 @@ func mergeTable(tl *tableLayout, old table, adds []uint64, end []uint32, gone []
 	w += copy(data[w*stride:], odata[span*stride:oldN*stride]) / stride
 	dir[nbk] = uint32(w)
 	if w != n || a != len(adds) || g != len(gone) {
-		panic("simhash: internal error: merged table has the wrong size")
+		panic("hamming: internal error: merged table has the wrong size")
 	}
 	return table{data: data, dir: dir}
 }
@@ -293,7 +293,7 @@ func mergeTable(tl *tableLayout, old table, adds []uint64, end []uint32, gone []
 //go:noinline
 func mergeAdds(data, odata []byte, odir, dir []uint32, adds []uint64, ins []uint32, stride int, low uint64, w, span, a, j0, j1 int) (int, int, int) {
 	if j0 < 0 || j1 >= len(odir) || j1 >= len(dir) || stride <= 0 || span < 0 || w < 0 || (ins != nil && len(ins) != len(adds)) {
-		panic("simhash: internal error: merge out of range")
+		panic("hamming: internal error: merge out of range")
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	sp := unsafe.Pointer(unsafe.SliceData(odata))
@@ -309,7 +309,7 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds []uint64, ins []uint
 		}
 		hi := int(odir[j+1])
 		if span > lo || lo > hi || hi > maxS || a1 < a || a1 > len(adds) || w+(hi-span)+(a1-a) > maxW {
-			panic("simhash: internal error: merge out of range")
+			panic("hamming: internal error: merge out of range")
 		}
 		ba := adds[a:a1]
 		// the untouched run span..lo: most are short, and copied whole
@@ -395,7 +395,7 @@ func mergeBucket(tl *tableLayout, data, odata []byte, w, lo, hi int, adds, gone,
 	}
 	old(^uint64(0))
 	if gi != len(gone) {
-		panic("simhash: internal error: removed entry not in its bucket")
+		panic("hamming: internal error: removed entry not in its bucket")
 	}
 	return w, dp
 }
@@ -425,366 +425,8 @@ func (p pairs) Swap(i, j int) {
 	p.v[i], p.v[j] = p.v[j], p.v[i]
 }
 
-// mergeIDs returns the ids of the new table 0 of n entries: the old ones
-// without the removed ones (ndead of them, set in dead), addIDs[k] inserted
-// before old position ins[k]; and the new position of each add.
-func mergeIDs(oldIDs, dead []uint64, ndead int, addIDs []uint64, ins []uint32, n int) ([]uint64, []uint32) {
-	ids := make([]uint64, n)
-	addPos := make([]uint32, len(addIDs))
-	w, src := 0, 0
-	live := func(to int) { // the live old ids src..to
-		if ndead == 0 && to-src <= 16 && w+16 <= len(ids) && src+16 <= len(oldIDs) {
-			// most runs are short: whole, without a loop or call on the
-			// length (the next writes overwrite the excess)
-			*(*[16]uint64)(ids[w:]) = *(*[16]uint64)(oldIDs[src:])
-			w += to - src
-			src = to
-			return
-		}
-		for src < to {
-			d := to
-			if ndead > 0 {
-				d = nextSet(dead, src, to)
-			}
-			w += copy(ids[w:], oldIDs[src:d])
-			src = min(d+1, to)
-		}
+func (ix *Index) maybeMerge() {
+	if len(ix.buf.fps)+ix.base.ndead >= ix.buf.limit {
+		ix.merge()
 	}
-	for k, p := range ins {
-		live(int(p))
-		addPos[k] = uint32(w)
-		ids[w] = addIDs[k]
-		w++
-	}
-	live(len(oldIDs))
-	if w != n {
-		panic("simhash: internal error: merged ids have the wrong size")
-	}
-	return ids, addPos
-}
-
-// posMap maps the positions of the old table 0 to the new one after a
-// merge in a byte per entry (an array of new positions, 4 bytes per entry,
-// looked up in random order, misses the cache): per block of 64 old
-// positions, the new position of the block's first entry (base), and per
-// entry its offset from it: its index in the block, plus the adds inserted
-// in the block before it, less the removed entries of the block before it.
-// A removed entry's offset is deadOff; a block that receives more adds than
-// its offsets can count has overOff in all of them and is looked up in ins.
-type posMap struct {
-	base []uint32
-	off  []uint64 // the offsets, 8 per word, little endian
-	ins  []uint32
-	dead []uint64
-}
-
-const (
-	overOff = 254
-	deadOff = 255
-	// maxBlockAdds is the most adds a block's offsets count: 63 + 190 is
-	// below overOff.
-	maxBlockAdds = 190
-)
-
-// newPosMap builds the map for adds inserted before the old positions ins
-// (ascending) into a table of oldN entries, ndead of them removed (set in
-// dead).
-func newPosMap(ins []uint32, dead []uint64, ndead, oldN int) *posMap {
-	const ones = 0x0101010101010101
-	nblk := oldN>>6 + 1
-	pm := &posMap{base: make([]uint32, nblk+1), off: make([]uint64, 8*nblk), ins: ins, dead: dead}
-	// An add before entry p counts in the base of p's block if p is the
-	// first of its block, else in the offsets of p and the entries after it
-	// in its block (counted at p, then summed along the block), and in the
-	// bases of the blocks after.
-	var count []uint32 // adds counted in the offsets of each block
-	for _, p := range ins {
-		if int(p) >= oldN {
-			break // after the last entry
-		}
-		B, g := p>>6, p&63
-		pm.base[(p+63)>>6]++
-		if g == 0 {
-			continue
-		}
-		if count == nil {
-			count = make([]uint32, nblk)
-		}
-		if count[B]++; count[B] <= maxBlockAdds {
-			pm.off[p>>3] += 1 << (8 * (g & 7))
-		}
-	}
-	if count == nil {
-		count = make([]uint32, nblk)
-	}
-	for B, c := range count {
-		if c == 0 {
-			words := (*[8]uint64)(pm.off[8*B:])
-			for t := range words {
-				words[t] = 0x0706050403020100 + uint64(t)*0x0808080808080808
-			}
-			continue
-		}
-		// prefix sums of the bytes along the block (no byte exceeds
-		// maxBlockAdds, so none carries), then the block's template
-		words := (*[8]uint64)(pm.off[8*B:])
-		var carry uint64
-		for t, x := range words {
-			x += x << 8
-			x += x << 16
-			x += x << 32
-			x += carry
-			carry = (x >> 56) * ones
-			words[t] = x + 0x0706050403020100 + uint64(t)*0x0808080808080808
-		}
-	}
-	sum, removed := uint32(0), 0
-	for B := range nblk {
-		sum += pm.base[B]
-		pm.base[B] = uint32(B<<6-removed) + sum
-		if ndead > 0 && B < len(dead) {
-			removed += bits.OnesCount64(dead[B])
-		}
-	}
-	pm.base = pm.base[:nblk]
-	if ndead > 0 {
-		for B, d := range dead {
-			words := (*[8]uint64)(pm.off[8*B:])
-			for r := d; r != 0; r &= r - 1 {
-				i := bits.TrailingZeros64(r)
-				for t := range words { // one less in bytes i+1..63
-					words[t] -= ones << (8 * uint(min(max(i+1-8*t, 0), 8)))
-				}
-			}
-			for r := d; r != 0; r &= r - 1 {
-				i := bits.TrailingZeros64(r)
-				words[i>>3] |= 0xff << (8 * uint(i&7))
-			}
-		}
-	}
-	for B, c := range count {
-		if c > maxBlockAdds {
-			for t := range 8 {
-				pm.off[8*B+t] = overOff * ones
-			}
-		}
-	}
-	return pm
-}
-
-// pos returns the new position of old position p, or deadPos if it is
-// removed. (updateIDs has it inline.)
-func (pm *posMap) pos(p uint32) uint32 {
-	o := uint32(pm.off[p>>3]>>(8*(p&7))) & 0xff
-	if o < overOff {
-		return pm.base[p>>6] + o
-	}
-	return pm.slow(p, o)
-}
-
-// slow is pos for an offset of overOff or deadOff.
-func (pm *posMap) slow(p, o uint32) uint32 {
-	if o == deadOff || (len(pm.dead) > 0 && bitGet(pm.dead, int(p))) {
-		return deadPos
-	}
-	B := p >> 6
-	q := pm.base[B] + p&63
-	if len(pm.dead) > 0 {
-		q -= uint32(bits.OnesCount64(pm.dead[B] & (1<<(p&63) - 1)))
-	}
-	// the adds inserted after the block's first entry, up to p
-	from := sort.Search(len(pm.ins), func(k int) bool { return pm.ins[k] > B<<6 })
-	to := sort.Search(len(pm.ins), func(k int) bool { return pm.ins[k] > p })
-	return q + uint32(to-from)
-}
-
-// idSlack is the slack of updateIDs' output: runs of up to that many
-// entries are written whole, the next writes overwriting the excess.
-const idSlack = 16
-
-// putAdds writes adds[a:a1] to pos at w and returns the positions after
-// them. Buckets have about one add: the first two are written without a
-// loop on the count (adds has two entries of slack, pos idSlack).
-func putAdds(pos, adds []uint32, w, a, a1 int) (int, int) {
-	pos[w], pos[w+1] = adds[a], adds[a+1]
-	for i := a + 2; i < a1; i++ {
-		pos[w+i-a] = adds[i]
-	}
-	return w + a1 - a, a1
-}
-
-// deadPos is posMap.pos of a removed entry.
-const deadPos = ^uint32(0)
-
-// setIDParams sizes the id lookup for b.n entries: about 16 entries per
-// bucket, and a tag of the hash bits that the bucket number and the
-// position leave in 32 bits.
-func (b *base) setIDParams() {
-	n := b.n
-	b.idBits = uint(max(bits.Len(uint(n))-4, 1))
-	b.posBits = uint(max(bits.Len(uint(n)), 1))
-	b.posMask = uint32(lowMask(int(b.posBits)))
-	tagBits := 32 - b.posBits
-	b.tagShift = 64 - b.idBits - tagBits
-	b.tagMask = uint32(lowMask(int(tagBits)))
-}
-
-// buildIDs rebuilds the id lookup from b.ids.
-func (b *base) buildIDs() {
-	b.setIDParams()
-	n := b.n
-	dir := make([]uint32, 1<<b.idBits+1)
-	for _, id := range b.ids {
-		dir[mix64(id)>>(64-b.idBits)+1]++
-	}
-	for j := 1; j < len(dir); j++ {
-		dir[j] += dir[j-1]
-	}
-	cur := make([]uint32, len(dir)-1)
-	copy(cur, dir)
-	pos := make([]uint32, n)
-	for p, id := range b.ids {
-		h := mix64(id)
-		j := h >> (64 - b.idBits)
-		tag := uint32(h>>b.tagShift) & b.tagMask
-		pos[cur[j]] = uint32(p) | tag<<b.posBits
-		cur[j]++
-	}
-	b.idDir, b.idPos = dir, pos
-}
-
-// idsFollow reports whether b's id lookup (parameters set) can be derived
-// from old's by updateIDs: the hash bits the tag starts at are the same, and
-// the buckets differ by at most one bit (the bit moves between the bucket
-// number and the tag). A merge changes the size by at most 1/8 except at
-// the smallest sizes, so this holds but for the first few merges.
-func (b *base) idsFollow(old *base) bool {
-	if old.n == 0 || b.tagShift != old.tagShift {
-		return false
-	}
-	switch int(b.idBits) - int(old.idBits) {
-	case 0, -1:
-		return true
-	case 1:
-		return old.posBits < 32 // the tag has a bit to give
-	}
-	return false
-}
-
-// updateIDs builds b's id lookup (parameters set) from old's, given where
-// the old entries of table 0 went (pm) and the ids added at addPos: each
-// new bucket receives the live entries of the old bucket(s) it covers, then
-// its adds.
-func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32) {
-	idShift := 64 - b.idBits
-	dir := make([]uint32, 1<<b.idBits+1)
-	for _, id := range addIDs {
-		dir[mix64(id)>>idShift+1]++
-	}
-	prefixSums(dir)
-	adds := make([]uint32, len(addIDs)+2) // slack for putAdds
-	for k, id := range addIDs {
-		h := mix64(id)
-		j := h >> idShift
-		tag := uint32(h>>b.tagShift) & b.tagMask
-		adds[dir[j]] = addPos[k] | tag<<b.posBits
-		dir[j]++
-	}
-
-	// slack: the loops below write entries before knowing whether they
-	// keep them, and runs of fixed length
-	pos := make([]uint32, b.n+idSlack)
-	odir, opos := old.idDir, old.idPos
-	opm, pmask := old.posMask, b.posMask
-	off, base := pm.off, pm.base // pm.pos, inline below
-	w, a := 0, 0
-	// Short loops rather than copy: the runs are a few entries, for which
-	// the loop costs less than the call.
-	switch int(b.idBits) - int(old.idBits) {
-	case 0: // same bucket, same tag
-		for J := range len(dir) - 1 {
-			start := w
-			for _, x := range opos[odir[J]:odir[J+1]] {
-				p := x & opm
-				o := uint32(off[p>>3]>>(8*(p&7))) & 0xff
-				q := base[p>>6] + o
-				if o >= overOff {
-					if q = pm.slow(p, o); q == deadPos {
-						continue
-					}
-				}
-				pos[w] = x&^opm | q
-				w++
-			}
-			a1 := int(dir[J])
-			dir[J] = uint32(start)
-			w, a = putAdds(pos, adds, w, a, a1)
-		}
-	case 1: // old bucket j splits into 2j and 2j+1 by its top tag bit
-		var h1 []uint32
-		for j := range len(odir) - 1 {
-			bucket := opos[odir[j]:odir[j+1]]
-			if len(bucket) > len(h1) {
-				h1 = make([]uint32, max(2*len(bucket), idSlack))
-			}
-			start, n1 := w, 0
-			for _, x := range bucket {
-				p := x & opm
-				o := uint32(off[p>>3]>>(8*(p&7))) & 0xff
-				q := base[p>>6] + o
-				live := 1
-				if o >= overOff {
-					if q = pm.slow(p, o); q == deadPos {
-						live = 0
-					}
-				}
-				// the entry goes to half 0 (in place) or half 1 (h1),
-				// without a branch on its bit
-				e := x<<1&^pmask | q
-				hi := int(x >> 31)
-				pos[w], h1[n1] = e, e
-				w += live &^ hi
-				n1 += live & hi
-			}
-			a1, a2 := int(dir[2*j]), int(dir[2*j+1])
-			dir[2*j] = uint32(start)
-			w, a = putAdds(pos, adds, w, a, a1)
-			dir[2*j+1] = uint32(w)
-			if n1 <= idSlack && len(h1) >= idSlack {
-				// whole, without a loop on the count
-				*(*[idSlack]uint32)(pos[w:]) = *(*[idSlack]uint32)(h1)
-				w += n1
-			} else {
-				w += copy(pos[w:], h1[:n1])
-			}
-			w, a = putAdds(pos, adds, w, a, a2)
-		}
-	case -1: // old buckets 2J and 2J+1 join: their low bit tops the tag
-		for J := range len(dir) - 1 {
-			start := w
-			for h := range 2 {
-				j := 2*J + h
-				for _, x := range opos[odir[j]:odir[j+1]] {
-					p := x & opm
-					o := uint32(off[p>>3]>>(8*(p&7))) & 0xff
-					q := base[p>>6] + o
-					if o >= overOff {
-						if q = pm.slow(p, o); q == deadPos {
-							continue
-						}
-					}
-					pos[w] = uint32(h)<<31 | (x&^opm)>>1 | q
-					w++
-				}
-			}
-			a1 := int(dir[J])
-			dir[J] = uint32(start)
-			w, a = putAdds(pos, adds, w, a, a1)
-		}
-	}
-	dir[len(dir)-1] = uint32(w)
-	if w != b.n {
-		panic("simhash: internal error: id lookup has the wrong size")
-	}
-	b.idDir, b.idPos = dir, pos[:b.n]
 }

@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"math/rand/v2"
@@ -92,11 +92,11 @@ import (
 // same runs; at 1/4: 1,048-1,181 ns, and 2.2-2.4 M random queries/s).
 const benchSize = 1_000_000
 
-var benchData = sync.OnceValue(func() []Fingerprint {
+var benchData = sync.OnceValue(func() []uint64 {
 	r := rand.New(rand.NewPCG(2007, 3))
-	fps := make([]Fingerprint, benchSize)
+	fps := make([]uint64, benchSize)
 	for i := range fps {
-		fps[i] = Fingerprint(r.Uint64())
+		fps[i] = uint64(r.Uint64())
 	}
 	return fps
 })
@@ -105,7 +105,7 @@ var benchData = sync.OnceValue(func() []Fingerprint {
 // that it is in the state a crawler sees: a merged base plus a partly full
 // buffer.
 func buildBenchIndex(k int) (*Index, error) {
-	ix, err := NewIndex(IndexOptions{MaxDistance: k, ExpectedSize: benchSize})
+	ix, err := New(Options{MaxDistance: k, ExpectedSize: benchSize})
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +133,13 @@ var (
 
 // queries returns 1<<16 queries: random ones, or stored fingerprints with 1
 // to 3 bits flipped.
-func benchQueries(near bool) []Fingerprint {
+func benchQueries(near bool) []uint64 {
 	r := rand.New(rand.NewPCG(1, uint64(len("near"))))
 	fps := benchData()
-	qs := make([]Fingerprint, 1<<16)
+	qs := make([]uint64, 1<<16)
 	for i := range qs {
 		if !near {
-			qs[i] = Fingerprint(r.Uint64())
+			qs[i] = uint64(r.Uint64())
 			continue
 		}
 		q := fps[r.IntN(len(fps))]
@@ -211,11 +211,11 @@ func BenchmarkIndexInsert1M(b *testing.B) {
 	id := uint64(benchSize)
 	var dst []Hit
 	for b.Loop() {
-		if err := ix.Add(id, Fingerprint(r.Uint64())); err != nil {
+		if err := ix.Add(id, uint64(r.Uint64())); err != nil {
 			b.Fatal(err)
 		}
 		id++
-		dst, _ = ix.Query(Fingerprint(r.Uint64()), 3, dst[:0])
+		dst, _ = ix.Query(uint64(r.Uint64()), 3, dst[:0])
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "inserts/s")
 	b.ReportMetric(float64(ix.MemoryUsage())/float64(ix.Len()), "B/entry")
@@ -230,15 +230,15 @@ func BenchmarkIndexInsertBatch1M(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	id := uint64(benchSize)
 	ids := make([]uint64, batch)
-	fps := make([]Fingerprint, batch)
-	qs := make([]Fingerprint, batch)
+	fps := make([]uint64, batch)
+	qs := make([]uint64, batch)
 	var dst []Hit
 	var ends []int
 	i := 0
 	for b.Loop() {
 		if i%batch == 0 {
 			for j := range batch {
-				ids[j], fps[j], qs[j] = id, Fingerprint(r.Uint64()), Fingerprint(r.Uint64())
+				ids[j], fps[j], qs[j] = id, uint64(r.Uint64()), uint64(r.Uint64())
 				id++
 			}
 			if err := ix.AddBatch(ids, fps); err != nil {

@@ -1,19 +1,19 @@
-package simhash_test
+package hamming_test
 
 import (
 	"context"
 	"fmt"
 	"slices"
 
-	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/simhash/hamming"
 )
 
 func ExampleIndex() {
-	ix, err := simhash.NewIndex(simhash.IndexOptions{MaxDistance: 3, ExpectedSize: 1000})
+	ix, err := hamming.New(hamming.Options{MaxDistance: 3, ExpectedSize: 1000})
 	if err != nil {
 		panic(err)
 	}
-	page := simhash.Fingerprint(0x5e35_6a2b_510d_2544)
+	page := uint64(0x5e35_6a2b_510d_2544)
 	_ = ix.Add(1, page)
 	_ = ix.Add(2, page^0b101)           // 2 bits away
 	_ = ix.Add(3, page^(1<<63|1<<40|1)) // 3 bits away, in three blocks
@@ -23,7 +23,7 @@ func ExampleIndex() {
 	if err != nil {
 		panic(err)
 	}
-	slices.SortFunc(hits, func(a, b simhash.Hit) int { return int(a.ID) - int(b.ID) })
+	slices.SortFunc(hits, func(a, b hamming.Hit) int { return int(a.ID) - int(b.ID) })
 	fmt.Println(hits)
 
 	_ = ix.Remove(2)
@@ -37,12 +37,12 @@ func ExampleIndex() {
 // A crawler that fetches pages in batches asks for all their neighbours at
 // once: QueryBatch overlaps the memory waits of the queries.
 func ExampleIndex_QueryBatch() {
-	ix, _ := simhash.NewIndex(simhash.IndexOptions{MaxDistance: 3, ExpectedSize: 1000})
-	page := func(id uint64) simhash.Fingerprint { return simhash.Fingerprint(id * 0x9e37_79b9_7f4a_7c15) }
+	ix, _ := hamming.New(hamming.Options{MaxDistance: 3, ExpectedSize: 1000})
+	page := func(id uint64) uint64 { return uint64(id * 0x9e37_79b9_7f4a_7c15) }
 	for id := uint64(1); id <= 100; id++ {
 		_ = ix.Add(id, page(id))
 	}
-	fetched := []simhash.Fingerprint{
+	fetched := []uint64{
 		page(7) ^ 0b11,        // a copy of page 7 with two bits changed
 		0x0123_4567_89ab_cdef, // a new page
 		page(42),              // page 42 again
@@ -63,15 +63,15 @@ func ExampleIndex_QueryBatch() {
 }
 
 func ExampleIndex_Plan() {
-	ix, _ := simhash.NewIndex(simhash.IndexOptions{MaxDistance: 3, ExpectedSize: 1 << 20})
+	ix, _ := hamming.New(hamming.Options{MaxDistance: 3, ExpectedSize: 1 << 20})
 	p := ix.Plan()
 	fmt.Println(p.Blocks, p.Tables, p.PrefixBits, p.BytesPerEntry <= 48)
 	// Output: 4 4 16 true
 }
 
 func ExampleAllPairs() {
-	fps := []simhash.Fingerprint{0xff00, 0xff01, 0x00ff, 0xff03, 0x00ff}
-	_ = simhash.AllPairs(context.Background(), fps, 1, func(i, j, d int) error {
+	fps := []uint64{0xff00, 0xff01, 0x00ff, 0xff03, 0x00ff}
+	_ = hamming.AllPairs(context.Background(), fps, 1, func(i, j, d int) error {
 		fmt.Println(i, j, d)
 		return nil
 	})

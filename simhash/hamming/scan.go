@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"encoding/binary"
@@ -16,7 +16,7 @@ import (
 // entries within k, which are few.
 func scanBucket(data []byte, x, end, stride int, low, q uint64, k int, skip *[3]uint64) int {
 	if x < 0 || stride <= 0 || end > len(data)-8 {
-		panic("simhash: internal error: bucket out of range")
+		panic("hamming: internal error: bucket out of range")
 	}
 	if useAVX512 && stride <= 8 && x < end {
 		// The loads stay within the cache lines of the bytes scanGo would

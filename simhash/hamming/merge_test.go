@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import (
 	"math/rand/v2"
@@ -83,7 +83,7 @@ func TestIndexMergeInvariants(t *testing.T) {
 	// leave a block out (trimTables)
 	for ci, c := range []struct{ k, n int }{{3, 1 << 16}, {2, 1 << 16}, {3, 1 << 20}} {
 		k := c.k
-		ix, err := NewIndex(IndexOptions{MaxDistance: k, ExpectedSize: c.n})
+		ix, err := New(Options{MaxDistance: k, ExpectedSize: c.n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestIndexMergeInvariants(t *testing.T) {
 					for range 200 + r.IntN(100) {
 						id := nextID
 						nextID++
-						if err := ix.Add(id, Fingerprint(dup)); err != nil {
+						if err := ix.Add(id, uint64(dup)); err != nil {
 							t.Fatal(err)
 						}
 						ref[id] = dup
@@ -126,7 +126,7 @@ func TestIndexMergeInvariants(t *testing.T) {
 					if r.IntN(10) == 0 && len(ids) > 0 {
 						fp = ref[ids[r.IntN(len(ids))]] ^ 1<<uint(r.IntN(64))
 					}
-					if err := ix.Add(id, Fingerprint(fp)); err != nil {
+					if err := ix.Add(id, uint64(fp)); err != nil {
 						t.Fatal(err)
 					}
 					ref[id] = fp
@@ -140,7 +140,7 @@ func TestIndexMergeInvariants(t *testing.T) {
 					delete(ref, id)
 					if r.IntN(4) == 0 { // re-add the id at once, elsewhere
 						fp ^= 1 << uint(r.IntN(64))
-						if err := ix.Add(id, Fingerprint(fp)); err != nil {
+						if err := ix.Add(id, uint64(fp)); err != nil {
 							t.Fatal(err)
 						}
 						ref[id] = fp

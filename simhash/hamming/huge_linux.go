@@ -1,4 +1,4 @@
-package simhash
+package hamming
 
 import "syscall"
 
