@@ -7,3 +7,5 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	golang.org/x/net v0.62.0
 )
+
+require golang.org/x/sys v0.49.0

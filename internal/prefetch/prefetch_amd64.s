@@ -1,3 +1,5 @@
+//go:build amd64 && !purego
+
 #include "textflag.h"
 
 // func lines(p unsafe.Pointer, n uintptr)

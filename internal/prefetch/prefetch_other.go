@@ -1,11 +1,12 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package prefetch
 
 import "unsafe"
 
-// lines does nothing on this architecture.
+// lines does nothing where there is no assembly (other architectures, the
+// purego build tag).
 func lines(unsafe.Pointer, uintptr) {}
 
-// addrs does nothing on this architecture.
+// addrs does nothing where there is no assembly.
 func addrs(*uintptr, int) {}

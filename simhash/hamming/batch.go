@@ -285,13 +285,13 @@ func (bq *batchQuery) chainStep(bf *buffer, l *layout, k int, pl *prefetch.List)
 
 // bufHit records buffer entry i as a hit of table t if it is one.
 func (bq *batchQuery) bufHit(bf *buffer, l *layout, i, t int, q uint64, k int) {
-	diff := bf.fps[i] ^ q
-	if d := bits.OnesCount64(diff); d <= k && l.canonical(diff, t, k) && !bitGet(bf.dead, i) {
-		if bq.nbuf == batchHits {
-			bq.over = true
-			return
-		}
-		bq.buf[bq.nbuf] = Hit{ID: bf.ids[i], Distance: d}
+	h, ok := bf.hit(l, i, t, q, k)
+	switch {
+	case !ok:
+	case bq.nbuf == batchHits:
+		bq.over = true
+	default:
+		bq.buf[bq.nbuf] = h
 		bq.nbuf++
 	}
 }

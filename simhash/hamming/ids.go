@@ -63,54 +63,10 @@ type posMap struct {
 // (ascending) into a table of oldN entries, ndead of them removed (set in
 // dead).
 func newPosMap(ins []uint32, dead []uint64, ndead, oldN int) *posMap {
-	const ones = 0x0101010101010101
 	nblk := oldN>>6 + 1
 	pm := &posMap{base: make([]uint32, nblk+1), off: make([]uint64, 8*nblk), ins: ins, dead: dead}
-	// An add before entry p counts in the base of p's block if p is the
-	// first of its block, else in the offsets of p and the entries after it
-	// in its block (counted at p, then summed along the block), and in the
-	// bases of the blocks after.
-	var count []uint32 // adds counted in the offsets of each block
-	for _, p := range ins {
-		if int(p) >= oldN {
-			break // after the last entry
-		}
-		B, g := p>>6, p&63
-		pm.base[(p+63)>>6]++
-		if g == 0 {
-			continue
-		}
-		if count == nil {
-			count = make([]uint32, nblk)
-		}
-		if count[B]++; count[B] <= maxBlockAdds {
-			pm.off[p>>3] += 1 << (8 * (g & 7))
-		}
-	}
-	if count == nil {
-		count = make([]uint32, nblk)
-	}
-	for B, c := range count {
-		if c == 0 {
-			words := (*[8]uint64)(pm.off[8*B:])
-			for t := range words {
-				words[t] = 0x0706050403020100 + uint64(t)*0x0808080808080808
-			}
-			continue
-		}
-		// prefix sums of the bytes along the block (no byte exceeds
-		// maxBlockAdds, so none carries), then the block's template
-		words := (*[8]uint64)(pm.off[8*B:])
-		var carry uint64
-		for t, x := range words {
-			x += x << 8
-			x += x << 16
-			x += x << 32
-			x += carry
-			carry = (x >> 56) * ones
-			words[t] = x + 0x0706050403020100 + uint64(t)*0x0808080808080808
-		}
-	}
+	count := pm.countAdds(ins, oldN)
+	pm.sumOffsets(count)
 	sum, removed := uint32(0), 0
 	for B := range nblk {
 		sum += pm.base[B]
@@ -121,28 +77,84 @@ func newPosMap(ins []uint32, dead []uint64, ndead, oldN int) *posMap {
 	}
 	pm.base = pm.base[:nblk]
 	if ndead > 0 {
-		for B, d := range dead {
-			words := (*[8]uint64)(pm.off[8*B:])
-			for r := d; r != 0; r &= r - 1 {
-				i := bits.TrailingZeros64(r)
-				for t := range words { // one less in bytes i+1..63
-					words[t] -= ones << (8 * uint(min(max(i+1-8*t, 0), 8)))
-				}
-			}
-			for r := d; r != 0; r &= r - 1 {
-				i := bits.TrailingZeros64(r)
-				words[i>>3] |= 0xff << (8 * uint(i&7))
-			}
-		}
+		pm.dropDead(dead)
 	}
 	for B, c := range count {
 		if c > maxBlockAdds {
 			for t := range 8 {
-				pm.off[8*B+t] = overOff * ones
+				pm.off[8*B+t] = overOff * byteOnes
 			}
 		}
 	}
 	return pm
+}
+
+// byteOnes has a 1 in every byte.
+const byteOnes = 0x0101010101010101
+
+// countAdds counts the adds: an add before entry p counts in the base of
+// p's block if p is the first of its block, else in the offsets of p and
+// the entries after it in its block (counted at p here, summed along the
+// block by sumOffsets), and in the bases of the blocks after. It returns the
+// adds counted in the offsets of each block.
+func (pm *posMap) countAdds(ins []uint32, oldN int) []uint32 {
+	count := make([]uint32, len(pm.base)-1)
+	for _, p := range ins {
+		if int(p) >= oldN {
+			break // after the last entry
+		}
+		B, g := p>>6, p&63
+		pm.base[(p+63)>>6]++
+		if g == 0 {
+			continue
+		}
+		if count[B]++; count[B] <= maxBlockAdds {
+			pm.off[p>>3] += 1 << (8 * (g & 7))
+		}
+	}
+	return count
+}
+
+// sumOffsets turns each block's counted adds into offsets: prefix sums of
+// the bytes along the block (no byte exceeds maxBlockAdds, so none carries),
+// then the block's template (0, 1, ... 63).
+func (pm *posMap) sumOffsets(count []uint32) {
+	for B, c := range count {
+		words := (*[8]uint64)(pm.off[8*B:])
+		if c == 0 {
+			for t := range words {
+				words[t] = 0x0706050403020100 + uint64(t)*0x0808080808080808
+			}
+			continue
+		}
+		var carry uint64
+		for t, x := range words {
+			x += x << 8
+			x += x << 16
+			x += x << 32
+			x += carry
+			carry = (x >> 56) * byteOnes
+			words[t] = x + 0x0706050403020100 + uint64(t)*0x0808080808080808
+		}
+	}
+}
+
+// dropDead takes each removed entry out of the offsets of the entries after
+// it in its block and marks its own offset deadOff.
+func (pm *posMap) dropDead(dead []uint64) {
+	for B, d := range dead {
+		words := (*[8]uint64)(pm.off[8*B:])
+		for r := d; r != 0; r &= r - 1 {
+			i := bits.TrailingZeros64(r)
+			for t := range words { // one less in bytes i+1..63
+				words[t] -= byteOnes << (8 * uint(min(max(i+1-8*t, 0), 8)))
+			}
+		}
+		for r := d; r != 0; r &= r - 1 {
+			i := bits.TrailingZeros64(r)
+			words[i>>3] |= 0xff << (8 * uint(i&7))
+		}
+	}
 }
 
 // pos returns the new position of old position p, or deadPos if it is
@@ -247,7 +259,8 @@ func (b *base) idsFollow(old *base) bool {
 // updateIDs builds b's id lookup (parameters set) from old's, given where
 // the old entries of table 0 went (pm) and the ids added at addPos: each
 // new bucket receives the live entries of the old bucket(s) it covers, then
-// its adds.
+// its adds. The lookup's bucket count either stays, doubles or halves with
+// the merge; each case has its own loop (idsSame, idsSplit, idsJoin).
 func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32) {
 	idShift := 64 - b.idBits
 	dir := make([]uint32, 1<<b.idBits+1)
@@ -263,103 +276,121 @@ func (b *base) updateIDs(old *base, pm *posMap, addIDs []uint64, addPos []uint32
 		adds[dir[j]] = addPos[k] | tag<<b.posBits
 		dir[j]++
 	}
-
-	// slack: the loops below write entries before knowing whether they
-	// keep them, and runs of fixed length
-	pos := make([]uint32, b.n+idSlack)
-	odir, opos := old.idDir, old.idPos
-	opm, pmask := old.posMask, b.posMask
-	off, base := pm.off, pm.base // pm.pos, inline below
-	w, a := 0, 0
-	// Short loops rather than copy: the runs are a few entries, for which
-	// the loop costs less than the call.
+	// slack: the loops write entries before knowing whether they keep
+	// them, and runs of fixed length
+	u := idUpdate{pm: pm, odir: old.idDir, opos: old.idPos, opm: old.posMask, pmask: b.posMask,
+		dir: dir, adds: adds, pos: make([]uint32, b.n+idSlack)}
 	switch int(b.idBits) - int(old.idBits) {
-	case 0: // same bucket, same tag
-		for J := range len(dir) - 1 {
-			start := w
-			for _, x := range opos[odir[J]:odir[J+1]] {
-				p := x & opm
-				o := uint32(off[p>>3]>>(8*(p&7))) & 0xff
-				q := base[p>>6] + o
-				if o >= overOff {
-					if q = pm.slow(p, o); q == deadPos {
-						continue
-					}
-				}
-				pos[w] = x&^opm | q
-				w++
-			}
-			a1 := int(dir[J])
-			dir[J] = uint32(start)
-			w, a = putAdds(pos, adds, w, a, a1)
-		}
-	case 1: // old bucket j splits into 2j and 2j+1 by its top tag bit
-		var h1 []uint32
-		for j := range len(odir) - 1 {
-			bucket := opos[odir[j]:odir[j+1]]
-			if len(bucket) > len(h1) {
-				h1 = make([]uint32, max(2*len(bucket), idSlack))
-			}
-			start, n1 := w, 0
-			for _, x := range bucket {
-				p := x & opm
-				o := uint32(off[p>>3]>>(8*(p&7))) & 0xff
-				q := base[p>>6] + o
-				live := 1
-				if o >= overOff {
-					if q = pm.slow(p, o); q == deadPos {
-						live = 0
-					}
-				}
-				// the entry goes to half 0 (in place) or half 1 (h1),
-				// without a branch on its bit
-				e := x<<1&^pmask | q
-				hi := int(x >> 31)
-				pos[w], h1[n1] = e, e
-				w += live &^ hi
-				n1 += live & hi
-			}
-			a1, a2 := int(dir[2*j]), int(dir[2*j+1])
-			dir[2*j] = uint32(start)
-			w, a = putAdds(pos, adds, w, a, a1)
-			dir[2*j+1] = uint32(w)
-			if n1 <= idSlack && len(h1) >= idSlack {
-				// whole, without a loop on the count
-				*(*[idSlack]uint32)(pos[w:]) = *(*[idSlack]uint32)(h1)
-				w += n1
-			} else {
-				w += copy(pos[w:], h1[:n1])
-			}
-			w, a = putAdds(pos, adds, w, a, a2)
-		}
-	case -1: // old buckets 2J and 2J+1 join: their low bit tops the tag
-		for J := range len(dir) - 1 {
-			start := w
-			for h := range 2 {
-				j := 2*J + h
-				for _, x := range opos[odir[j]:odir[j+1]] {
-					p := x & opm
-					o := uint32(off[p>>3]>>(8*(p&7))) & 0xff
-					q := base[p>>6] + o
-					if o >= overOff {
-						if q = pm.slow(p, o); q == deadPos {
-							continue
-						}
-					}
-					pos[w] = uint32(h)<<31 | (x&^opm)>>1 | q
-					w++
-				}
-			}
-			a1 := int(dir[J])
-			dir[J] = uint32(start)
-			w, a = putAdds(pos, adds, w, a, a1)
-		}
+	case 0:
+		u.idsSame()
+	case 1:
+		u.idsSplit()
+	case -1:
+		u.idsJoin()
 	}
-	dir[len(dir)-1] = uint32(w)
-	if w != b.n {
+	dir[len(dir)-1] = uint32(u.w)
+	if u.w != b.n {
 		panic("hamming: internal error: id lookup has the wrong size")
 	}
-	b.idDir, b.idPos = dir, pos[:b.n]
+	b.idDir, b.idPos = dir, u.pos[:b.n]
+}
+
+// idUpdate is the state of updateIDs: the old lookup (odir, opos, opm), the
+// new one being written (dir, pos, pmask; w entries so far) and its adds
+// (a of them placed).
+type idUpdate struct {
+	pm         *posMap
+	odir, opos []uint32
+	opm, pmask uint32
+	dir, adds  []uint32
+	pos        []uint32
+	w, a       int
+}
+
+// moved returns the new position of old lookup entry x's table position, and
+// whether it is live. Short loops call it rather than copy: the runs are a
+// few entries, for which the loop costs less than the call.
+func (u *idUpdate) moved(x uint32) (uint32, bool) {
+	p := x & u.opm
+	o := uint32(u.pm.off[p>>3]>>(8*(p&7))) & 0xff
+	if o >= overOff {
+		q := u.pm.slow(p, o)
+		return q, q != deadPos
+	}
+	return u.pm.base[p>>6] + o, true
+}
+
+// idsSame: same buckets, same tags.
+func (u *idUpdate) idsSame() {
+	for J := range len(u.dir) - 1 {
+		start := u.w
+		for _, x := range u.opos[u.odir[J]:u.odir[J+1]] {
+			if q, ok := u.moved(x); ok {
+				u.pos[u.w] = x&^u.opm | q
+				u.w++
+			}
+		}
+		a1 := int(u.dir[J])
+		u.dir[J] = uint32(start)
+		u.w, u.a = putAdds(u.pos, u.adds, u.w, u.a, a1)
+	}
+}
+
+// idsSplit: old bucket j splits into 2j and 2j+1 by its top tag bit.
+func (u *idUpdate) idsSplit() {
+	var h1 []uint32
+	for j := range len(u.odir) - 1 {
+		bucket := u.opos[u.odir[j]:u.odir[j+1]]
+		if len(bucket) > len(h1) {
+			h1 = make([]uint32, max(2*len(bucket), idSlack))
+		}
+		start, n1 := u.w, 0
+		for _, x := range bucket {
+			q, ok := u.moved(x)
+			live := 0
+			if ok {
+				live = 1
+			}
+			// the entry goes to half 0 (in place) or half 1 (h1),
+			// without a branch on its bit
+			e := x<<1&^u.pmask | q
+			hi := int(x >> 31)
+			u.pos[u.w], h1[n1] = e, e
+			u.w += live &^ hi
+			n1 += live & hi
+		}
+		a1, a2 := int(u.dir[2*j]), int(u.dir[2*j+1])
+		u.dir[2*j] = uint32(start)
+		u.w, u.a = putAdds(u.pos, u.adds, u.w, u.a, a1)
+		u.dir[2*j+1] = uint32(u.w)
+		if n1 <= idSlack && len(h1) >= idSlack {
+			// whole, without a loop on the count
+			*(*[idSlack]uint32)(u.pos[u.w:]) = *(*[idSlack]uint32)(h1)
+			u.w += n1
+		} else {
+			u.w += copy(u.pos[u.w:], h1[:n1])
+		}
+		u.w, u.a = putAdds(u.pos, u.adds, u.w, u.a, a2)
+	}
+}
+
+// idsJoin: old buckets 2J and 2J+1 join; their low bit tops the tag.
+func (u *idUpdate) idsJoin() {
+	for J := range len(u.dir) - 1 {
+		start := u.w
+		for h := range 2 {
+			j := 2*J + h
+			for _, x := range u.opos[u.odir[j]:u.odir[j+1]] {
+				if q, ok := u.moved(x); ok {
+					u.pos[u.w] = uint32(h)<<31 | (x&^u.opm)>>1 | q
+					u.w++
+				}
+			}
+		}
+		a1 := int(u.dir[J])
+		u.dir[J] = uint32(start)
+		u.w, u.a = putAdds(u.pos, u.adds, u.w, u.a, a1)
+	}
 }
 
 // mergeIDs returns the ids of the new table 0 of n entries: the old ones

@@ -292,9 +292,7 @@ func mergeTable(tl *tableLayout, old table, adds []uint64, end []uint32, gone []
 //
 //go:noinline
 func mergeAdds(data, odata []byte, odir, dir []uint32, adds []uint64, ins []uint32, stride int, low uint64, w, span, a, j0, j1 int) (int, int, int) {
-	if j0 < 0 || j1 >= len(odir) || j1 >= len(dir) || stride <= 0 || span < 0 || w < 0 || (ins != nil && len(ins) != len(adds)) {
-		panic("hamming: internal error: merge out of range")
-	}
+	checkMerge(mergeArgsOK(j0, j1, len(odir), len(dir), stride, span, w, ins, len(adds)))
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	sp := unsafe.Pointer(unsafe.SliceData(odata))
 	maxW := (len(data) - 8) / stride
@@ -308,9 +306,7 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds []uint64, ins []uint
 			continue
 		}
 		hi := int(odir[j+1])
-		if span > lo || lo > hi || hi > maxS || a1 < a || a1 > len(adds) || w+(hi-span)+(a1-a) > maxW {
-			panic("hamming: internal error: merge out of range")
-		}
+		checkMerge(runOK(span, lo, hi, maxS, a, a1, len(adds), w, maxW))
 		ba := adds[a:a1]
 		// the untouched run span..lo: most are short, and copied whole
 		// in a block of fixed size (the next writes overwrite the excess)
@@ -349,6 +345,26 @@ func mergeAdds(data, odata []byte, odir, dir []uint32, adds []uint64, ins []uint
 		span, a = src, a1
 	}
 	return w, span, a
+}
+
+// checkMerge panics unless ok: mergeAdds writes through unsafe pointers, so
+// it checks its ranges (once per bucket) and stops rather than write out of
+// bounds on an internal error.
+func checkMerge(ok bool) {
+	if !ok {
+		panic("hamming: internal error: merge out of range")
+	}
+}
+
+// mergeArgsOK checks mergeAdds's arguments.
+func mergeArgsOK(j0, j1, nodir, ndir, stride, span, w int, ins []uint32, nadds int) bool {
+	return j0 >= 0 && j1 < nodir && j1 < ndir && stride > 0 && span >= 0 && w >= 0 && (ins == nil || len(ins) == nadds)
+}
+
+// runOK checks the ranges of one bucket of mergeAdds: the old entries
+// span..hi and the adds a..a1 fit the tables.
+func runOK(span, lo, hi, maxS, a, a1, nadds, w, maxW int) bool {
+	return span <= lo && lo <= hi && hi <= maxS && a <= a1 && a1 <= nadds && w+(hi-span)+(a1-a) <= maxW
 }
 
 // runBlock is the size of the blocks in which mergeAdds copies short runs.
