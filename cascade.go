@@ -153,6 +153,11 @@ func (c *Cascade) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.matchOrAdd(d)
+}
+
+// matchOrAdd is MatchOrAdd under c.mu.
+func (c *Cascade) matchOrAdd(d *Document) ([]Match, bool, error) {
 	ms, err := c.match(d)
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
@@ -206,11 +211,7 @@ func (c *Cascade) WriteTo(w io.Writer) (int64, error) {
 // ReadFrom replaces what every stage keeps with the snapshot read from r, or
 // changes nothing and returns an error (see Persister).
 func (c *Cascade) ReadFrom(r io.Reader) (int64, error) {
-	install, n, err := c.Restore(r)
-	if err == nil {
-		install()
-	}
-	return n, err
+	return restoreNow(c.Restore, r)
 }
 
 // Restore reads a snapshot written by WriteTo of a Cascade with the same
@@ -283,14 +284,7 @@ func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
 	if err := forget(c.all, d.ID); err != nil {
 		return nil, false, err
 	}
-	ms, err := c.match(d)
-	if err != nil || len(ms) > 0 {
-		return ms, false, err
-	}
-	if err := c.add(d); err != nil {
-		return nil, false, err
-	}
-	return nil, true, nil
+	return c.matchOrAdd(d)
 }
 
 // forget removes id from every detector that keeps it; detectors that do not

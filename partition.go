@@ -154,6 +154,11 @@ func (pd *Partitioned) add(d *Document) error {
 func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	pd.addMu.Lock()
 	defer pd.addMu.Unlock()
+	return pd.matchOrAdd(d)
+}
+
+// matchOrAdd is MatchOrAdd under pd.addMu.
+func (pd *Partitioned) matchOrAdd(d *Document) ([]Match, bool, error) {
 	ms, err := pd.Match(d)
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
@@ -257,11 +262,7 @@ func (pd *Partitioned) WriteTo(w io.Writer) (int64, error) {
 // ReadFrom replaces every part with the snapshot read from r, or changes
 // nothing and returns an error (see Persister).
 func (pd *Partitioned) ReadFrom(r io.Reader) (int64, error) {
-	install, n, err := pd.Restore(r)
-	if err == nil {
-		install()
-	}
-	return n, err
+	return restoreNow(pd.Restore, r)
 }
 
 // Restore reads a snapshot written by WriteTo: part detectors are made with
@@ -353,12 +354,5 @@ func (pd *Partitioned) Replace(d *Document) ([]Match, bool, error) {
 	if err := pd.Remove(d.ID); err != nil && !errors.Is(err, ErrUnknownID) {
 		return nil, false, err
 	}
-	ms, err := pd.Match(d)
-	if err != nil || len(ms) > 0 {
-		return ms, false, err
-	}
-	if err := pd.add(d); err != nil {
-		return nil, false, err
-	}
-	return nil, true, nil
+	return pd.matchOrAdd(d)
 }

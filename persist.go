@@ -98,6 +98,15 @@ func LoadFile(name string, p io.ReaderFrom) error {
 	return nil
 }
 
+// restoreNow is ReadFrom for a Persister's Restore: read, then install.
+func restoreNow(restore func(io.Reader) (func(), int64, error), r io.Reader) (int64, error) {
+	install, n, err := restore(r)
+	if err == nil {
+		install()
+	}
+	return n, err
+}
+
 // persisterOf returns d as a Persister, or an error naming it.
 func persisterOf(what string, d Detector) (Persister, error) {
 	p, ok := d.(Persister)

@@ -154,6 +154,11 @@ func (w *Window) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.matchOrAdd(d)
+}
+
+// matchOrAdd is MatchOrAdd under w.mu.
+func (w *Window) matchOrAdd(d *Document) ([]Match, bool, error) {
 	if err := w.evict(); err != nil {
 		return nil, false, err
 	}
@@ -185,18 +190,7 @@ func (w *Window) Replace(d *Document) ([]Match, bool, error) {
 			return nil, false, err
 		}
 	}
-	if err := w.evict(); err != nil {
-		return nil, false, err
-	}
-	ms, err := w.inner.Match(d)
-	if ms = w.live(ms); err != nil || len(ms) > 0 {
-		return ms, false, err
-	}
-	if err := w.inner.Add(d); err != nil {
-		return nil, false, err
-	}
-	w.push(d.ID)
-	return nil, true, w.evict()
+	return w.matchOrAdd(d)
 }
 
 // Remove forgets id.
@@ -298,11 +292,7 @@ func (w *Window) WriteTo(wr io.Writer) (int64, error) {
 // ReadFrom replaces the window with the snapshot read from r, or changes
 // nothing and returns an error (see Persister).
 func (w *Window) ReadFrom(r io.Reader) (int64, error) {
-	install, n, err := w.Restore(r)
-	if err == nil {
-		install()
-	}
-	return n, err
+	return restoreNow(w.Restore, r)
 }
 
 // Restore reads a snapshot written by WriteTo of a Window over the same type

@@ -363,12 +363,5 @@ func (st *store) Delete(h detector.Handle) error {
 	return nil
 }
 
-// Interface checks.
-var (
-	_ neardup.Detector   = (*Detector)(nil)
-	_ neardup.Verifier   = (*Detector)(nil)
-	_ neardup.Remover    = (*Detector)(nil)
-	_ neardup.MatchAdder = (*Detector)(nil)
-	_ neardup.Persister  = (*Detector)(nil)
-	_ neardup.Replacer   = (*Detector)(nil)
-)
+// The Detector implements every interface of a method (detector.Full).
+var _ detector.Full = (*Detector)(nil)

@@ -38,6 +38,17 @@ import (
 // and the handle of a removed document is given to a later one.
 type Handle uint64
 
+// Full is every interface of package neardup a method's Detector implements
+// through a Core; each package asserts it (var _ detector.Full = ...).
+type Full interface {
+	neardup.Detector
+	neardup.Verifier
+	neardup.Remover
+	neardup.MatchAdder
+	neardup.Replacer
+	neardup.Persister
+}
+
 // Found is a kept handle a Store's Search found, with its distance.
 type Found struct {
 	H    Handle
