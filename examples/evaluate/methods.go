@@ -26,7 +26,7 @@ type family func(fs *flag.FlagSet) []method
 
 // families lists every family, in the order -methods lists their methods.
 func families() []family {
-	return []family{seed000Methods, shingleMethods}
+	return []family{recommendedMethods, seed000Methods, shingleMethods}
 }
 
 // methodSet is the methods of every family, registered on one FlagSet.

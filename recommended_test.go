@@ -1,0 +1,109 @@
+package neardup_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/preprocess"
+)
+
+func TestRecommendedConformance(t *testing.T) {
+	for _, sc := range []detectortest.Script{detectortest.Latin, detectortest.Han} {
+		t.Run(fmt.Sprint("script", sc), func(t *testing.T) {
+			detectortest.Run(t, detectortest.Suite{
+				New:     func() (neardup.Detector, error) { return neardup.NewRecommended(neardup.RecommendedOptions{}) },
+				Groups:  detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 11, Script: sc}),
+				Measure: neardup.JaccardDistance,
+				Other: func() (neardup.Detector, error) {
+					return neardup.NewRecommended(neardup.RecommendedOptions{ContentDistance: 0.3})
+				},
+				Zero:     new(neardup.Recommended),
+				ZeroErrs: true,
+			})
+		})
+	}
+}
+
+func TestRecommendedOptions(t *testing.T) {
+	for _, o := range []neardup.RecommendedOptions{{ContentDistance: -0.1}, {PageDistance: 1.5}, {ContentGuard: -1}} {
+		if _, err := neardup.NewRecommended(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("NewRecommended(%+v): err = %v, want ErrInvalidOption", o, err)
+		}
+	}
+}
+
+// page renders an article in a site's template: navigation, a sidebar and a
+// footer that every page of the site repeats.
+func page(site, article string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<html><body><nav><ul>")
+	for i := range 12 {
+		fmt.Fprintf(&b, "<li><a href=/s%d>%s section %d of the archive</a></li>", i, site, i)
+	}
+	b.WriteString("</ul></nav><main>")
+	for _, p := range strings.Split(article, "\n") {
+		fmt.Fprintf(&b, "<p>%s</p>", p)
+	}
+	fmt.Fprintf(&b, "</main><aside><p>Subscribe to the %s newsletter for weekly updates on gardening, cooking and travel.</p><p>Most read this week on %s: the ten best walks, a guide to sourdough, how to fix a bicycle chain.</p></aside>", site, site)
+	fmt.Fprintf(&b, "<footer><p>Copyright %s media group. All rights reserved. Privacy policy, terms of use, contact the editors.</p></footer></body></html>", site)
+	return []byte(b.String())
+}
+
+// Once a site's template is learnt (three pages), pages of one heavy
+// template with different articles are not near-duplicates, a page that is
+// only template matches none of them, and a copy of an article in another
+// site's template is a near-duplicate.
+func TestRecommendedTemplates(t *testing.T) {
+	r, _ := neardup.NewRecommended(neardup.RecommendedOptions{})
+	var pipe preprocess.Pipeline
+	rng := rand.New(rand.NewPCG(8, 9))
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%dx", rng.IntN(1<<20))
+	}
+	article := func() string {
+		var lines []string
+		for range 6 {
+			var ws []string
+			for range 12 {
+				ws = append(ws, vocab[rng.IntN(len(vocab))])
+			}
+			lines = append(lines, strings.Join(ws, " ")+".")
+		}
+		return strings.Join(lines, "\n")
+	}
+	offer := func(id, url string, raw []byte) ([]neardup.Match, bool) {
+		d, err := neardup.NewDocument(&pipe, id, url, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, added, err := r.MatchOrAdd(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms, added
+	}
+	// Warm-up: the template is learnt from the first pages of the site
+	// (its own site's other pages: here an index and two tag pages).
+	for i := range 3 {
+		offer(fmt.Sprint("warm", i), fmt.Sprintf("https://heavy.example/tag/%d", i), page("heavy", article()))
+	}
+	arts := make([]string, 8)
+	for i := range arts {
+		arts[i] = article()
+		if ms, added := offer(fmt.Sprint("a", i), fmt.Sprintf("https://heavy.example/%d", i), page("heavy", arts[i])); !added {
+			t.Errorf("article %d on the heavy template matched %v", i, ms)
+		}
+	}
+	if ms, added := offer("empty", "https://heavy.example/empty", page("heavy", "")); !added {
+		t.Errorf("a page of template only matched %v", ms)
+	}
+	if ms, added := offer("copy", "https://other.example/3", page("other", arts[3])); added || ms[0].ID != "a3" {
+		t.Errorf("copy of article 3 in another template: added %v, matches %v", added, ms)
+	}
+}
