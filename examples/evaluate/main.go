@@ -2,16 +2,26 @@
 //
 // Usage:
 //
-//	go run ./examples/evaluate -corpus DIR [-methods simhash,cascade] [-tsv]
+//	go run ./examples/evaluate -corpus DIR [-methods recommended,simhash,cascade,shingle] [-tsv]
+//	go run ./examples/evaluate -corpus DIR -sweep METHOD [-plot FILE.svg]
+//	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
 //
 // DIR holds manifest.tsv (header line: id, url, group, file) and the pages it
-// names. Pages are streamed in manifest order through each method: a page is
-// flagged when the method matches it to a page kept before it, and flagged
-// pages are not kept. A page is a true duplicate iff an earlier page in the
-// manifest has the same group. The program prints, per method, TP, FP, TN, FN,
-// precision, recall, F1, specificity, accuracy and pages per second (end to
-// end: preprocessing, feature extraction, matching and adding). With -tsv the
-// output is a header line and one tab-separated row per method.
+// names (a file ending in .gz is gunzipped). Pages are streamed in manifest
+// order through each method: a page is flagged when the method matches it to
+// a page kept before it, and flagged pages are not kept. A page is a true
+// duplicate iff an earlier page in the manifest has the same group; a flagged
+// duplicate whose match is a page of another group is a wrong match (it
+// counts against precision and recall). The program prints, per method, TP,
+// FP, TN, FN, precision, recall, F1, specificity, accuracy, pages per second
+// (end to end: preprocessing, feature extraction, matching and adding) and
+// the wrong matches. With -tsv the output is a header line and one
+// tab-separated row per method.
+//
+// -sweep METHOD evaluates the method at each value of its main threshold;
+// -trials N evaluates the methods on the first 1/N, 2/N, ... of the manifest
+// (as Khan et al.'s Table 5 varies the dataset size). Every flag's default
+// is the package's own default.
 package main
 
 import (
@@ -19,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -37,6 +48,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	methods := fs.String("methods", "simhash,cascade", "comma-separated methods: "+strings.Join(all.names(), ","))
 	tsv := fs.Bool("tsv", false, "print tab-separated values")
 	limit := fs.Int("limit", 0, "evaluate only the first N pages of the manifest (0 = all)")
+	sweepName := fs.String("sweep", "", "sweep this method's main threshold: precision, recall and F1 at each value")
+	trials := fs.Int("trials", 0, "evaluate each method on the first 1/N, 2/N, ... N/N of the manifest (the trials of Khan et al.'s Table 5)")
+	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,11 +58,36 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("-corpus is required")
 	}
+	if *plotFile != "" && *sweepName == "" && *trials == 0 {
+		return fmt.Errorf("-plot needs -sweep or -trials")
+	}
 	pages, err := readCorpus(*corpus, *limit)
 	if err != nil {
 		return err
 	}
-	var rows []result
+	report := func(rows []result) {
+		if *tsv {
+			writeTSV(stdout, rows)
+		} else {
+			writeTable(stdout, rows)
+		}
+	}
+	if *sweepName != "" {
+		m, ok := all.lookup(*sweepName)
+		if !ok || m.sweep == nil {
+			return fmt.Errorf("-sweep %q: want one of %s", *sweepName, strings.Join(all.names(), ", "))
+		}
+		rows, err := runSweep(m, pages)
+		if err != nil {
+			return err
+		}
+		report(rows)
+		if *plotFile != "" {
+			return plotSweep(*plotFile, m, filepath.Base(*corpus), rows)
+		}
+		return nil
+	}
+	var ms []method
 	for _, name := range strings.Split(*methods, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
@@ -58,19 +97,99 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if !ok {
 			return fmt.Errorf("unknown method %q (have %s)", name, strings.Join(all.names(), ", "))
 		}
+		ms = append(ms, m)
+	}
+	if *trials > 0 {
+		rows, err := runTrials(ms, pages, *trials)
+		if err != nil {
+			return err
+		}
+		report(rows)
+		if *plotFile != "" {
+			return plotTrials(*plotFile, ms, filepath.Base(*corpus), rows)
+		}
+		return nil
+	}
+	var rows []result
+	for _, m := range ms {
 		r, err := evaluate(m, pages)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		if r.errors > 0 {
-			fmt.Fprintf(stderr, "evaluate: %s: %d pages could not be decided (first: %v); counted as not flagged and not kept\n", name, r.errors, r.firstErr)
+			fmt.Fprintf(stderr, "evaluate: %s: %d pages could not be decided (first: %v); counted as not flagged and not kept\n", m.name, r.errors, r.firstErr)
 		}
 		rows = append(rows, r)
 	}
-	if *tsv {
-		writeTSV(stdout, rows)
-	} else {
-		writeTable(stdout, rows)
-	}
+	report(rows)
 	return nil
+}
+
+// runSweep evaluates m at each value of its main threshold; each row's
+// method is "name param=value".
+func runSweep(m method, pages []page) ([]result, error) {
+	var rows []result
+	for _, v := range m.sweep.values() {
+		det, err := m.sweep.at(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s = %g: %w", m.name, m.sweep.param, v, err)
+		}
+		r := stream(fmt.Sprintf("%s %s=%g", m.name, strings.ReplaceAll(m.sweep.param, " ", "_"), v), det, pages)
+		r.value = v
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// runTrials evaluates every method on growing prefixes of the manifest, as
+// Khan et al.'s Table 5 does with growing subsets; each row's method is
+// "name trial=i/n size=S dd=D" (S pages, D of them duplicates).
+func runTrials(ms []method, pages []page, n int) ([]result, error) {
+	var rows []result
+	for _, m := range ms {
+		for i := 1; i <= n; i++ {
+			sub := pages[:len(pages)*i/n]
+			det, err := m.new()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.name, err)
+			}
+			dd := 0
+			for _, p := range sub {
+				if p.dup {
+					dd++
+				}
+			}
+			r := stream(fmt.Sprintf("%s trial=%d/%d size=%d dd=%d", m.name, i, n, len(sub), dd), det, sub)
+			r.value = float64(len(sub))
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+func plotSweep(file string, m method, corpus string, rows []result) error {
+	var x, p, r, f []float64
+	for _, row := range rows {
+		x = append(x, row.value)
+		p = append(p, row.precision())
+		r = append(r, row.recall())
+		f = append(f, row.f1())
+	}
+	return savePlot(file, fmt.Sprintf("%s on %s", m.name, corpus), m.sweep.param, "",
+		[]series{{"precision", x, p}, {"recall", x, r}, {"F1", x, f}})
+}
+
+func plotTrials(file string, ms []method, corpus string, rows []result) error {
+	var ss []series
+	for _, m := range ms {
+		s := series{name: m.name}
+		for _, row := range rows {
+			if strings.HasPrefix(row.method, m.name+" ") {
+				s.x = append(s.x, row.value)
+				s.y = append(s.y, row.f1())
+			}
+		}
+		ss = append(ss, s)
+	}
+	return savePlot(file, "F1 on growing prefixes of "+corpus, "pages", "F1", ss)
 }

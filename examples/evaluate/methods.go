@@ -15,7 +15,20 @@ type method struct {
 	name string
 	doc  string
 	new  func() (neardup.Detector, error)
+	// sweep, when set, names the method's main threshold, the values -sweep
+	// tries, and builds a detector at one of them (other flags as given).
+	sweep *sweep
 }
+
+// sweep is a method's main threshold for -sweep.
+type sweep struct {
+	param  string
+	values func() []float64 // read after the flags are parsed
+	at     func(v float64) (neardup.Detector, error)
+}
+
+// fixed returns a values function for a fixed list.
+func fixed(vs ...float64) func() []float64 { return func() []float64 { return vs } }
 
 // A family registers the flags of one package's methods on fs and returns the
 // methods, whose constructors read the flags when they are called. Each
@@ -62,11 +75,20 @@ func evaluate(m method, pages []page) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	return stream(m.name, det, pages), nil
+}
+
+// stream offers each page to det in order and counts the outcomes: a page
+// is flagged when det matches it to a kept page (and then not kept); a
+// flagged duplicate matched to a page of another group is a wrong match.
+func stream(name string, det neardup.Detector, pages []page) result {
 	var pipe preprocess.Pipeline
-	r := result{method: m.name}
+	group := make(map[string]string, len(pages))
+	r := result{method: name}
 	start := time.Now()
 	for _, p := range pages {
-		flagged, err := step(det, &pipe, p)
+		group[p.id] = p.group
+		matched, err := step(det, &pipe, p)
 		if err != nil {
 			r.errors++
 			if r.firstErr == nil {
@@ -74,9 +96,11 @@ func evaluate(m method, pages []page) (result, error) {
 			}
 		}
 		switch {
-		case flagged && p.dup:
+		case matched != "" && p.dup && group[matched] == p.group:
 			r.tp++
-		case flagged:
+		case matched != "" && p.dup:
+			r.wrong++
+		case matched != "":
 			r.fp++
 		case p.dup:
 			r.fn++
@@ -85,23 +109,24 @@ func evaluate(m method, pages []page) (result, error) {
 		}
 	}
 	r.pagesPerSec = float64(len(pages)) / time.Since(start).Seconds()
-	return r, nil
+	return r
 }
 
-// step preprocesses p and offers it to det: it reports whether det flagged p
-// as a near-duplicate of a kept page (a flagged page is not kept).
-func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (bool, error) {
+// step preprocesses p and offers it to det: it returns the kept page det
+// matched p to, or "" when p is new (and kept).
+func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (string, error) {
 	d, err := neardup.NewDocument(pipe, p.id, p.url, p.raw)
 	if err != nil {
-		return false, err
+		return "", err
 	}
+	var ms []neardup.Match
 	if ma, ok := det.(neardup.MatchAdder); ok {
-		ms, _, err := ma.MatchOrAdd(d)
-		return len(ms) > 0, err
+		ms, _, err = ma.MatchOrAdd(d)
+	} else if ms, err = det.Match(d); err == nil && len(ms) == 0 {
+		err = det.Add(d)
 	}
-	ms, err := det.Match(d)
-	if err != nil || len(ms) > 0 {
-		return len(ms) > 0, err
+	if len(ms) > 0 {
+		return ms[0].ID, err
 	}
-	return false, det.Add(d)
+	return "", err
 }

@@ -10,9 +10,11 @@ import (
 type result struct {
 	method         string
 	tp, fp, tn, fn int
+	wrong          int // duplicates matched to a page of another group
 	errors         int
 	firstErr       error
 	pagesPerSec    float64
+	value          float64 // the swept threshold, or a trial's size
 }
 
 func ratio(a, b int) float64 {
@@ -22,10 +24,12 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func (r result) precision() float64   { return ratio(r.tp, r.tp+r.fp) }
-func (r result) recall() float64      { return ratio(r.tp, r.tp+r.fn) }
+// precision and recall count a wrong match against both: it is a flag that
+// is not a true positive, and a duplicate whose original was not found.
+func (r result) precision() float64   { return ratio(r.tp, r.tp+r.fp+r.wrong) }
+func (r result) recall() float64      { return ratio(r.tp, r.tp+r.fn+r.wrong) }
 func (r result) specificity() float64 { return ratio(r.tn, r.tn+r.fp) }
-func (r result) accuracy() float64    { return ratio(r.tp+r.tn, r.tp+r.fp+r.tn+r.fn) }
+func (r result) accuracy() float64    { return ratio(r.tp+r.tn, r.tp+r.fp+r.tn+r.fn+r.wrong) }
 func (r result) f1() float64 {
 	p, q := r.precision(), r.recall()
 	if p+q == 0 {
@@ -34,11 +38,11 @@ func (r result) f1() float64 {
 	return 2 * p * q / (p + q)
 }
 
-const header = "method\ttp\tfp\ttn\tfn\tprecision\trecall\tf1\tspecificity\taccuracy\tpages_per_s"
+const header = "method\ttp\tfp\ttn\tfn\tprecision\trecall\tf1\tspecificity\taccuracy\tpages_per_s\twrong"
 
 func (r result) fields() string {
-	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f",
-		r.method, r.tp, r.fp, r.tn, r.fn, r.precision(), r.recall(), r.f1(), r.specificity(), r.accuracy(), r.pagesPerSec)
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%d",
+		r.method, r.tp, r.fp, r.tn, r.fn, r.precision(), r.recall(), r.f1(), r.specificity(), r.accuracy(), r.pagesPerSec, r.wrong)
 }
 
 func writeTSV(w io.Writer, rows []result) {
