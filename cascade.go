@@ -12,7 +12,7 @@ import (
 
 // Cascade composes detectors: the first stage finds candidates through its own
 // index, and each later stage only verifies the survivors of the one before it
-// (seed 000 §3: sentence count, then SimHash). A document is a near-duplicate
+// (Kumar and Govindarajulu §3: sentence count, then SimHash). A document is a near-duplicate
 // when it survives every stage; the matches returned carry the last stage's
 // scores.
 //

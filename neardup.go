@@ -73,6 +73,27 @@ func NewDocument(a Analyzer, id, rawURL string, raw []byte) (*Document, error) {
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
 }
 
+// ContentAnalyzer is an Analyzer that also takes the page's HTTP Content-Type
+// (for its charset and media type). *preprocess.Pipeline implements it.
+type ContentAnalyzer interface {
+	Analyzer
+	ProcessContent(raw []byte, contentType string) (*preprocess.Page, error)
+}
+
+// NewDocumentContent is NewDocument for a page fetched with the HTTP
+// Content-Type header contentType (may be ""): its charset decodes the page
+// before any <meta> charset or detection does (see preprocess.Decode).
+func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw []byte) (*Document, error) {
+	if a == nil {
+		return nil, fmt.Errorf("neardup: NewDocumentContent %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
+	}
+	page, err := a.ProcessContent(raw, contentType)
+	if err != nil {
+		return nil, fmt.Errorf("neardup: document %q: %w", id, err)
+	}
+	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
+}
+
 // HostOf returns the lower-cased host name of rawURL without its port, or ""
 // when rawURL has none.
 func HostOf(rawURL string) string {

@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -66,4 +68,20 @@ type failingWriter struct{}
 func (failingWriter) WriteTo(w io.Writer) (int64, error) {
 	w.Write([]byte("partial"))
 	return 7, errors.New("disk on fire")
+}
+
+// A page fetched with its Content-Type is decoded by the header's charset.
+func TestNewDocumentContent(t *testing.T) {
+	var pipe preprocess.Pipeline
+	sjis := []byte("<p>\x83e\x83X\x83g\x82\xcc\x83y\x81[\x83W\x82\xc5\x82\xb7\x81B</p>") // テストのページです。
+	d, err := neardup.NewDocumentContent(&pipe, "a", "https://a.example/x", "text/html; charset=Shift_JIS", sjis)
+	if err != nil || !strings.Contains(d.Page.Text, "テスト") || d.Host != "a.example" {
+		t.Fatalf("NewDocumentContent = %+v, %v", d, err)
+	}
+	if _, err := neardup.NewDocumentContent(nil, "a", "", "", sjis); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("nil analyzer: err = %v", err)
+	}
+	if _, err := neardup.NewDocumentContent(&pipe, "a", "", "", []byte{0, 1, 2, 3, 4, 5, 6, 7}); !errors.Is(err, preprocess.ErrInvalidUTF8) {
+		t.Errorf("binary: err = %v", err)
+	}
 }

@@ -1,44 +1,70 @@
 // Package preprocess turns a fetched web page into the text, sentences,
 // tokens and term frequencies that every neardup detector reads.
 //
+// # Bad input
+//
+// A crawler sees every encoding and every broken byte; each kind of bad
+// input gets a result or an error, never a panic:
+//
+//	empty page, white space, no visible text      ErrEmpty
+//	stop words only                               a Page without terms (detectors: ErrNoFeatures)
+//	larger than Options.MaxBytes (8 MiB)          ErrTooLarge, before any work
+//	binary data (control bytes, undecodable)      ErrInvalidUTF8
+//	invalid UTF-8 bytes in a UTF-8 page           each becomes U+FFFD
+//	a page cut in mid-character                   the cut character becomes U+FFFD
+//	legacy encoding, declared or not              decoded (Decode: header, <meta>, detection)
+//	wrong declared charset                        detection, when the declaration fails on the page
+//	NUL and other control characters              spaces
+//	markup soup, unclosed tags                    the HTML5 tokenizer's reading of it
+//	script, style, template, comments only        ErrEmpty
+//	one huge token                                dropped beyond Options.MaxTokenLen
+//
 // It follows the preprocessing of the seed papers: document parsing, stop-word
-// removal and stemming (seed 000 §3.1), top-N keywords by frequency (seed 002
-// §3.3-3.6), data cleaning, Porter stemming and lower-cased tokens (seed 004
+// removal and stemming (Kumar and Govindarajulu §3.1), top-N keywords by frequency (Zaheer et al.
+// §3.3-3.6), data cleaning, Porter stemming and lower-cased tokens (Khan et al.
 // §3.1, Figs. 3-4).
 //
 // # Stages
 //
 // A Pipeline runs these stages in order; each is also exported on its own:
 //
-//  1. Input checks: len > Options.MaxBytes gives ErrTooLarge; a UTF-8 BOM is
-//     skipped; empty input gives ErrEmpty; invalid UTF-8 gives ErrInvalidUTF8
-//     (HTML declaring ISO-8859-1/Windows-1252/US-ASCII is decoded instead).
+//  1. Input checks: len > Options.MaxBytes gives ErrTooLarge (ProcessReader
+//     reads one byte past the limit, no more); empty input gives ErrEmpty.
 //  2. HTML or text: Process sniffs (a leading tag or a common tag in the first
-//     KiB means HTML); ProcessHTML and ProcessText skip the sniffing.
-//  3. Visible text (AppendHTMLText, AppendPlainText): the streaming
+//     KiB means HTML); ProcessHTML and ProcessText skip the sniffing, and
+//     ProcessContent takes it from the HTTP Content-Type.
+//  3. Decoding (Decode): the byte-order mark, then the Content-Type charset
+//     (ProcessContent, ProcessReader), then a <meta> charset, then UTF-8 when
+//     the page is valid UTF-8, else the most plausible legacy encoding
+//     (GB18030/GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R, Windows-1251,
+//     Windows-1252; UTF-16 without a mark by its zero bytes). Undecodable
+//     bytes become U+FFFD, NUL and other control characters spaces; binary
+//     data (more than MaxControl control bytes or MaxUndecodable
+//     undecodable characters) gives ErrInvalidUTF8.
+//  4. Visible text (AppendHTMLText, AppendPlainText): the streaming
 //     golang.org/x/net/html Tokenizer; script, style, noscript, template,
 //     iframe, title and comments dropped; entities decoded; white space
 //     collapsed; block elements become '\n'. No visible text gives ErrEmpty.
-//  4. Sentences (ScanSentences, a bufio.SplitFunc): . ! ? and 。！？ and the
+//  5. Sentences (ScanSentences, a bufio.SplitFunc): . ! ? and 。！？ and the
 //     other Unicode sentence terminators, line breaks; abbreviations,
 //     decimals and section numbers do not split. Sentences without a letter
 //     or digit are not kept.
-//  5. Tokens (AppendTokens): Unicode letters and digits, lower-cased (ASCII
+//  6. Tokens (AppendTokens): Unicode letters and digits, lower-cased (ASCII
 //     fast path); Han/Kana and Hangul runs become overlapping character
 //     bigrams (a lone character a unigram); a script change ends a token.
-//  6. Language: Options.Language, or DetectLanguage: mostly Han/Kana gives
+//  7. Language: Options.Language, or DetectLanguage: mostly Han/Kana gives
 //     zh or ja, Hangul ko; otherwise English unless another snowball language
 //     (fr, es, ru, sv, no, hu) has clearly more stop-word hits.
-//  7. Stop words (IsStopWord): the language's snowball list (English adds
+//  8. Stop words (IsStopWord): the language's snowball list (English adds
 //     contraction fragments and a few modals), plus Options.ExtraStopWords;
 //     CJK unigrams of function characters (的 了 是 在 和 ...) and bigrams
 //     made only of them. Latin words in zh/ja/ko pages use the English list.
 //     Words shorter than MinTokenLen runes or longer than MaxTokenLen bytes
 //     are dropped.
-//  8. Stems: snowball (github.com/kljensen/snowball) for the seven languages
+//  9. Stems: snowball (github.com/kljensen/snowball) for the seven languages
 //     it has; words holding a digit and CJK n-grams are not stemmed. Stems
 //     are memoised in a bounded cache owned by the Pipeline.
-//  9. Terms: distinct tokens with counts, count descending then text
+//  10. Terms: distinct tokens with counts, count descending then text
 //     ascending; Page.Top(n) gives the top-n keywords.
 //
 // # Defaults

@@ -116,8 +116,8 @@ func IsStopWord(l Language, w string) bool {
 }
 
 // isEnglishStop is snowball's English stop list (which already holds every
-// stop word seed 000 names: it, can, an, and, by, for, from, of, the, to,
-// with, is, as; and seed 004's a, an, the) plus the fragments our tokenizer
+// stop word Kumar and Govindarajulu names: it, can, an, and, by, for, from, of, the, to,
+// with, is, as; and Khan et al.'s a, an, the) plus the fragments our tokenizer
 // makes of the contractions that the full snowball list spells out ("we'll"
 // -> "we" "ll", "isn't" -> "isn" "t"), and a few modal verbs and adverbs.
 func isEnglishStop(w string) bool {

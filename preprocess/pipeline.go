@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"io"
+	"mime"
 	"slices"
 	"strings"
 	"sync"
@@ -80,48 +82,72 @@ const (
 
 // Process preprocesses one page. It treats raw as HTML when it looks like
 // HTML (it starts with a tag, or a common tag such as <html>, <body>, <p> or
-// <div> appears in its first KiB) and as plain text otherwise.
+// <div> appears in its first KiB) and as plain text otherwise, and decodes
+// it as Decode does (byte-order mark, <meta> charset, UTF-8, detection of a
+// legacy encoding).
 //
 // Errors wrap ErrTooLarge (len(raw) > MaxBytes), ErrEmpty (no visible
-// text) or ErrInvalidUTF8. HTML that is not valid UTF-8 but declares a
-// charset of ISO-8859-1, Windows-1252 or US-ASCII in its first KiB is
-// decoded as Windows-1252 (as browsers do); any other invalid input fails.
-// A leading UTF-8 byte-order mark is ignored. The returned Page shares no
-// memory with raw.
+// text) or ErrInvalidUTF8 (binary data: more than MaxUndecodable of the page
+// cannot be decoded). The returned Page shares no memory with raw.
 func (p *Pipeline) Process(raw []byte) (*Page, error) {
-	return p.process(raw, modeSniff)
+	return p.process(raw, "", modeSniff)
+}
+
+// ProcessContent is Process for a page fetched with the HTTP Content-Type
+// contentType: its charset, when it names one, decodes the page (before a
+// <meta> charset and detection; after a byte-order mark), and a media type of
+// text/plain, text/html or application/xhtml+xml chooses text or HTML.
+func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error) {
+	mode := modeSniff
+	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+		switch mt {
+		case "text/plain":
+			mode = modeText
+		case "text/html", "application/xhtml+xml":
+			mode = modeHTML
+		}
+	}
+	return p.process(raw, contentType, mode)
+}
+
+// ProcessReader reads a page from r, at most MaxBytes of it (more is an
+// error wrapping ErrTooLarge, after reading one byte past the limit), and
+// processes it as ProcessContent does.
+func (p *Pipeline) ProcessReader(r io.Reader, contentType string) (*Page, error) {
+	p.init()
+	raw, err := io.ReadAll(io.LimitReader(r, int64(p.cfg.MaxBytes)+1))
+	if err != nil {
+		return nil, fmt.Errorf("preprocess: reading the page: %w", err)
+	}
+	return p.ProcessContent(raw, contentType)
 }
 
 // ProcessHTML is Process for input known to be HTML.
 func (p *Pipeline) ProcessHTML(raw []byte) (*Page, error) {
-	return p.process(raw, modeHTML)
+	return p.process(raw, "", modeHTML)
 }
 
 // ProcessText is Process for input known to be plain text: a blank line is
 // a paragraph break (it ends a sentence), a single line break is a space.
 func (p *Pipeline) ProcessText(raw []byte) (*Page, error) {
-	return p.process(raw, modeText)
+	return p.process(raw, "", modeText)
 }
 
-func (p *Pipeline) process(raw []byte, mode inputMode) (*Page, error) {
+func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Page, error) {
 	p.init()
 	if len(raw) > p.cfg.MaxBytes {
 		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(raw), p.cfg.MaxBytes)
 	}
-	raw = bytes.TrimPrefix(raw, []byte("\uFEFF"))
 	if len(raw) == 0 {
 		return nil, ErrEmpty
 	}
 	isHTML := mode == modeHTML || (mode == modeSniff && looksLikeHTML(raw))
-	if !utf8.Valid(raw) {
-		dec, ok := []byte(nil), false
-		if isHTML {
-			dec, ok = decodeDeclared(raw)
-		}
-		if !ok {
-			return nil, invalidUTF8(raw)
-		}
-		raw = dec
+	raw, _, err := decode(raw, contentType, isHTML, false)
+	if err != nil {
+		return nil, err
+	}
+	if mode == modeSniff && !isHTML {
+		isHTML = looksLikeHTML(raw) // a page decoded from UTF-16, say
 	}
 	s := p.getScratch()
 	defer p.putScratch(s)
@@ -134,18 +160,6 @@ func (p *Pipeline) process(raw []byte, mode inputMode) (*Page, error) {
 		return nil, ErrEmpty
 	}
 	return p.analyse(s), nil
-}
-
-func invalidUTF8(b []byte) error {
-	off := 0
-	for off < len(b) {
-		r, size := utf8.DecodeRune(b[off:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		off += size
-	}
-	return fmt.Errorf("%w at byte %d", ErrInvalidUTF8, off)
 }
 
 // scratch holds the per-call working memory, pooled by the Pipeline.
@@ -489,47 +503,3 @@ func looksLikeHTML(raw []byte) bool {
 }
 
 var htmlMarkers = [...]string{"<html", "<head", "<body", "<!doctype", "<p>", "<p ", "<div", "<br", "<title", "<meta", "<table", "<span", "<a href", "<li>", "<h1", "<h2", "<script", "<style"}
-
-// decodeDeclared decodes invalid-UTF-8 HTML whose first KiB declares a
-// single-byte Western charset (ISO-8859-1, Windows-1252, US-ASCII: all read
-// as Windows-1252 per the WHATWG Encoding Standard).
-func decodeDeclared(raw []byte) ([]byte, bool) {
-	head := raw[:min(len(raw), 1024)]
-	i := bytes.Index(bytes.ToLower(head), []byte("charset="))
-	if i < 0 {
-		return nil, false
-	}
-	v := head[i+len("charset="):]
-	v = bytes.TrimLeft(v, `"' `)
-	end := bytes.IndexAny(v, "\"' ;/>\r\n\t")
-	if end >= 0 {
-		v = v[:end]
-	}
-	switch strings.ToLower(string(v)) {
-	case "iso-8859-1", "iso8859-1", "latin1", "l1", "windows-1252", "cp1252",
-		"us-ascii", "ascii", "iso_8859-1", "x-cp1252":
-	default:
-		return nil, false
-	}
-	out := make([]byte, 0, len(raw)+len(raw)/8)
-	for _, c := range raw {
-		switch {
-		case c < 0x80:
-			out = append(out, c)
-		case c < 0xA0:
-			out = utf8.AppendRune(out, cp1252[c-0x80])
-		default:
-			out = utf8.AppendRune(out, rune(c))
-		}
-	}
-	return out, true
-}
-
-// cp1252 maps bytes 0x80-0x9F of Windows-1252 to Unicode (undefined bytes
-// map to the C1 control of the same value, as WHATWG specifies).
-var cp1252 = [32]rune{
-	0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-	0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
-	0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
-}

@@ -167,8 +167,7 @@ func TestErrors(t *testing.T) {
 		{"bom only", &p, []byte("\uFEFF"), ErrEmpty},
 		{"html no text", &p, []byte("<html><head><title>x</title><script>a()</script></head><body><!-- c --></body></html>"), ErrEmpty},
 		{"html whitespace", &p, []byte("<div>  &nbsp; </div>"), ErrEmpty},
-		{"invalid utf8 text", &p, []byte("abc\xff\xfe"), ErrInvalidUTF8},
-		{"invalid utf8 html", &p, []byte("<p>caf\xe9</p>"), ErrInvalidUTF8},
+		{"binary", &p, []byte("\x00\x01\x02PNG\x1a\x00\x00\x0dIHDR\x00\x00\x00\x10\x08\x06\x00"), ErrInvalidUTF8},
 		{"too large", small, []byte("01234567890"), ErrTooLarge},
 	}
 	for _, c := range cases {

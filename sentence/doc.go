@@ -1,5 +1,5 @@
 // Package sentence implements the sentence-count filter of Kumar and
-// Govindarajulu's cascade (seed 000, "Near-Duplicate Web Page Detection: An
+// Govindarajulu's cascade ("Near-Duplicate Web Page Detection: An
 // Efficient Approach Using Clustering, Sentence Feature and Fingerprinting",
 // §3.2a): the feature of a page is its number of sentences S, and a kept page
 // d is a candidate near-duplicate of a new page k when

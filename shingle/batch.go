@@ -43,7 +43,7 @@ type Removal struct {
 }
 
 // Dedup groups docs into near-duplicate groups and chooses which documents
-// each group keeps, by the rule of seed 004 Fig. 6: the near-duplicate pairs
+// each group keeps, by the rule of Khan et al. Fig. 6: the near-duplicate pairs
 // are taken closest first, and of a pair whose two documents are both still
 // kept, the one whose dissimilarity to the other documents of the set (its
 // nearest one, the pair's partner excepted) is smaller is removed; it is the

@@ -1,5 +1,5 @@
 // Package shingle detects near-duplicate pages by the multiple k-shingling
-// weighted dissimilarity of seed 004: L. A. R. Khan, M. S. I. Ahmed, H. H.
+// weighted dissimilarity of L. A. R. Khan, M. S. I. Ahmed, H. H.
 // Almistarihi, "A Novel Technique Using Multiple K-Shingling Based Weighted
 // Dissimilarity Score for Web Content Outlier Mining", International Journal
 // of Intelligent Engineering & Systems 12(4), 2019, §3.2, Tables 1–4, Fig. 6.

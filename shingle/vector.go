@@ -14,7 +14,7 @@ import (
 // is kept in the top five bits of its key.
 const MaxM = 32
 
-// DefaultM is the largest shingle size used when Options.M is zero (seed 004
+// DefaultM is the largest shingle size used when Options.M is zero (Khan et al.
 // §3.2: "the maximum k value is 4 as it provides an effective result").
 const DefaultM = 4
 
@@ -25,7 +25,7 @@ const (
 )
 
 // Shingles returns the k-shingles of tokens: every run of k consecutive
-// tokens, in document order, repeats included (seed 004 Table 1). Each shingle
+// tokens, in document order, repeats included (Khan et al. Table 1). Each shingle
 // is a subslice of tokens (no token is copied). It returns nil when k < 1 or
 // len(tokens) < k.
 func Shingles(tokens []string, k int) [][]string {
@@ -70,7 +70,7 @@ func makeKey(h uint64, k int) uint64 {
 // KeySize returns the shingle size k of a pattern key.
 func KeySize(key uint64) int { return MaxM - int(key>>kShift) }
 
-// Vector is the weighted pattern vector of one document (seed 004 §3.2): for
+// Vector is the weighted pattern vector of one document (Khan et al. §3.2): for
 // every distinct k-shingle of its tokens, k = 1..M, the key of the pattern and
 // its length-normalised log weight
 //
@@ -161,7 +161,7 @@ func logWeight(tf uint32) float64 {
 }
 
 // PatternCount is one pattern of a document and its term frequency, for
-// building a Vector from counts (seed 004 Table 2).
+// building a Vector from counts (Khan et al. Table 2).
 type PatternCount struct {
 	// Pattern is the k-shingle: k = len(Pattern) tokens.
 	Pattern []string
@@ -171,7 +171,7 @@ type PatternCount struct {
 }
 
 // FromCounts builds a Vector from pattern counts instead of tokens, as in
-// seed 004 Table 2, where the counts are given rather than derived from a
+// Khan et al. Table 2, where the counts are given rather than derived from a
 // text. The counts of a pattern given twice are added. Every pattern must have
 // 1..m tokens and a Count ≥ 0, and m must be in 1..MaxM (else the error wraps
 // neardup.ErrInvalidOption); at least one Count must be positive (else

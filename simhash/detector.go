@@ -16,7 +16,7 @@ import (
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
 // zero: 8 bits, chosen on the labelled corpora en-dev and zh-dev, where
 // SimHash over whole-page stems has its best F1 between 7 and 10 bits (see
-// the README). Seed 000's §3.3 example uses 3 bits, as do Manku, Jain and Das
+// the README). Kumar and Govindarajulu's §3.3 example uses 3 bits, as do Manku, Jain and Das
 // Sarma (WWW 2007) for 64-bit fingerprints of crawled pages; with this
 // package's preprocessing 3 bits finds only 66-81 % of the duplicates.
 const DefaultMaxDistance = 8
@@ -25,7 +25,7 @@ const DefaultMaxDistance = 8
 type Options struct {
 	// MaxDistance is T_B: a kept page is a near-duplicate of a new page when
 	// the Hamming distance b_f of their fingerprints is ≤ MaxDistance
-	// (seed 000 §3.3). Valid values are 0 to 64; zero means
+	// (Kumar and Govindarajulu §3.3). Valid values are 0 to 64; zero means
 	// DefaultMaxDistance unless ExplicitZero is set.
 	MaxDistance int
 	// ExplicitZero makes a zero MaxDistance mean T_B = 0: only identical

@@ -11,13 +11,13 @@ import (
 	"github.com/neardup/neardup/preprocess"
 )
 
-// Fingerprint is a 64-bit SimHash fingerprint (f = 64, seed 000 §3.2b).
+// Fingerprint is a 64-bit SimHash fingerprint (f = 64, Kumar and Govindarajulu §3.2b).
 // Bit i is 1 iff the weighted sum of bit i over the document's keyword hashes
 // is > 0. Bit 0 is the least significant bit; String prints bit 63 first.
 type Fingerprint uint64
 
 // Distance returns the Hamming distance b_f between a and b: the number of
-// bit positions in which they differ (seed 000 §3.3). It never allocates.
+// bit positions in which they differ (Kumar and Govindarajulu §3.3). It never allocates.
 func Distance(a, b Fingerprint) int {
 	return bits.OnesCount64(uint64(a ^ b))
 }
@@ -61,7 +61,7 @@ func Hash(feature string) uint64 {
 	return xxhash.Sum64String(feature)
 }
 
-// A Builder computes a fingerprint from weighted features (seed 000 Fig. 2):
+// A Builder computes a fingerprint from weighted features (Kumar and Govindarajulu Fig. 2):
 // for every feature with weight w and every bit i, it adds w to the bit's sum
 // when bit i of the feature's hash is 1 and subtracts w otherwise.
 //
@@ -152,7 +152,7 @@ func (b *Builder) Fingerprint() (Fingerprint, error) {
 func (b *Builder) Reset() { *b = Builder{} }
 
 // Sum returns the fingerprint of terms, each feature weighted by its count
-// (seed 000 §3.2b): the usual input is preprocess.Page.Terms. Terms with a
+// (Kumar and Govindarajulu §3.2b): the usual input is preprocess.Page.Terms. Terms with a
 // zero count are ignored; when nothing is left it returns an error wrapping
 // neardup.ErrNoFeatures.
 func Sum(terms []preprocess.Term) (Fingerprint, error) {

@@ -147,13 +147,13 @@ func (c *crawler) done(links []string) {
 // visit fetches u, extracts its same-host links and decides keep or drop.
 func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
 	v := verdict{URL: u}
-	body, err := c.fetch(ctx, u)
+	body, contentType, err := c.fetch(ctx, u)
 	if err != nil {
 		v.Err = err
 		return nil, v
 	}
 	links := c.links(u, body)
-	d, err := neardup.NewDocument(c.pipe, u, u, body)
+	d, err := neardup.NewDocumentContent(c.pipe, u, u, contentType, body)
 	if err != nil {
 		v.Err = err
 		return links, v
@@ -178,26 +178,27 @@ func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
 
 var errNotHTML = errors.New("not an HTML or text page")
 
-func (c *crawler) fetch(ctx context.Context, u string) ([]byte, error) {
+func (c *crawler) fetch(ctx context.Context, u string) ([]byte, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	req.Header.Set("User-Agent", "neardup-example-crawler/1")
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return nil, fmt.Errorf("HTTP %s", resp.Status)
+		return nil, "", fmt.Errorf("HTTP %s", resp.Status)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && mt != "text/html" && mt != "text/plain" && mt != "application/xhtml+xml" {
-		return nil, fmt.Errorf("%w: %s", errNotHTML, mt)
+		return nil, "", fmt.Errorf("%w: %s", errNotHTML, mt)
 	}
 	// Read one byte past the limit so the preprocessor reports the page as too large.
-	return io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	return body, resp.Header.Get("Content-Type"), err
 }
 
 // links returns the absolute same-host http(s) links of an HTML page, without fragments.

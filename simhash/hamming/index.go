@@ -25,7 +25,7 @@ var (
 func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 
 // Options configures New. The zero value is an index for queries up
-// to 3 bits (seed 000's T_B) sized for about a million fingerprints.
+// to 3 bits (Kumar and Govindarajulu's T_B) sized for about a million fingerprints.
 type Options struct {
 	// MaxDistance is the largest k a Query may ask, 1..MaxDistance;
 	// 0 means 3. A Query may ask any k from 0 to MaxDistance, and a smaller
