@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
@@ -106,4 +109,65 @@ func TestRecommendedTemplates(t *testing.T) {
 	if ms, added := offer("copy", "https://other.example/3", page("other", arts[3])); added || ms[0].ID != "a3" {
 		t.Errorf("copy of article 3 in another template: added %v, matches %v", added, ms)
 	}
+}
+
+// BenchmarkPage8MB preprocesses an 8 MB page and offers it to a Recommended
+// detector under a 56 MiB soft memory limit (debug.SetMemoryLimit), and
+// reports the largest heap seen above the page itself (sampled every
+// millisecond): the memory one enormous page costs.
+//
+//	go test -run='^$' -bench=Page8MB -benchtime=3x .
+func BenchmarkPage8MB(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	sb.WriteString("<html><body>")
+	for sb.Len() < 8<<20-200 {
+		sb.WriteString("<p>")
+		for range 12 {
+			fmt.Fprintf(&sb, "w%d ", r.IntN(50000))
+		}
+		sb.WriteString("</p>\n")
+	}
+	sb.WriteString("</body></html>")
+	raw := []byte(sb.String())
+	sb.Reset()
+	pipe, _ := preprocess.New(preprocess.Options{MaxBytes: 16 << 20})
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(56 << 20))
+	var peak float64
+	for b.Loop() {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		stop := make(chan struct{})
+		done := make(chan uint64)
+		go func() {
+			var top uint64
+			for {
+				select {
+				case <-stop:
+					done <- top
+					return
+				case <-time.After(time.Millisecond):
+					var m runtime.MemStats
+					runtime.ReadMemStats(&m)
+					top = max(top, m.HeapAlloc)
+				}
+			}
+		}()
+		det, _ := neardup.NewRecommended(neardup.RecommendedOptions{})
+		d, err := neardup.NewDocument(pipe, "big", "https://big.example/", raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := det.MatchOrAdd(d); err != nil {
+			b.Fatal(err)
+		}
+		close(stop)
+		if top := <-done; top > base {
+			peak = max(peak, float64(top-base)/(1<<20))
+		}
+	}
+	b.ReportMetric(peak, "peak-MB")
+	b.SetBytes(int64(len(raw)))
 }

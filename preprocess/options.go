@@ -19,6 +19,11 @@ const (
 	// Options.MaxTokenLen is 0. Longer "words" are almost always base64,
 	// hashes or minified code; they are dropped, not truncated.
 	DefaultMaxTokenLen = 64
+
+	// DefaultMaxTokens is Options.MaxTokens when it is 0: 1<<18 tokens, some
+	// 1.5 MB of English text (the pages of the labelled corpora have 600 on
+	// average and 20,000 at most).
+	DefaultMaxTokens = 1 << 18
 	// DefaultStemCacheSize is the number of stems a Pipeline remembers per
 	// language when Options.StemCacheSize is 0.
 	DefaultStemCacheSize = 1 << 16
@@ -55,6 +60,12 @@ type Options struct {
 	// DefaultMaxTokenLen.
 	MaxTokenLen int
 
+	// MaxTokens bounds Page.Tokens: a page's first MaxTokens analysed
+	// tokens are kept in order, the rest only counted in Page.Terms, so that
+	// a page of megabytes does not cost a string header per word; 0 means
+	// DefaultMaxTokens, negative is invalid.
+	MaxTokens int
+
 	// StemCacheSize bounds the per-language memo of stems kept by the
 	// Pipeline (entries per language); 0 means DefaultStemCacheSize and a
 	// negative value disables the cache (stems are then memoised per page
@@ -88,6 +99,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxTokenLen < o.MinTokenLen {
 		return o, fmt.Errorf("%w: MaxTokenLen %d < MinTokenLen %d", ErrInvalidOption, o.MaxTokenLen, o.MinTokenLen)
+	}
+	if o.MaxTokens < 0 {
+		return o, fmt.Errorf("%w: MaxTokens %d < 0", ErrInvalidOption, o.MaxTokens)
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = DefaultMaxTokens
 	}
 	if o.StemCacheSize == 0 {
 		o.StemCacheSize = DefaultStemCacheSize

@@ -12,9 +12,11 @@ type Page struct {
 	// Tokens are the analysed tokens in document order: lower-cased,
 	// stop words removed, stemmed. Han, Kana and Hangul runs become
 	// overlapping character bigrams (a lone character stays a unigram).
+	// At most Options.MaxTokens are kept (the first ones).
 	Tokens []string
-	// Terms are the distinct Tokens with their counts, sorted by count
-	// descending, then by text ascending (a deterministic tie-break).
+	// Terms are the distinct analysed tokens of the whole page with their
+	// counts (beyond MaxTokens too), sorted by count descending, then by
+	// text ascending (a deterministic tie-break).
 	Terms []Term
 	// Language is the language the page was analysed as.
 	Language Language

@@ -217,9 +217,10 @@ func (p *Pipeline) putScratch(s *scratch) {
 func (s *scratch) collect(text string) {
 	// About one distinct surface per 40 bytes of English text, one per 10 of
 	// Chinese; the index grows if a page has more.
-	s.surfIdx.reset(len(text) / 8)
-	if cap(s.ids) < len(text)/4 {
-		s.ids = make([]int32, 0, len(text)/4)
+	// (at most 1<<17 at first: distinct words grow slower than pages).
+	s.surfIdx.reset(min(len(text)/8, 1<<17))
+	if n := min(len(text)/4, 1<<19); cap(s.ids) < n {
+		s.ids = make([]int32, 0, n)
 	}
 	s.low = scanTokens(text, s.low, func(tok string, low []byte, kind tokenKind, runes int) {
 		var id int32
@@ -294,8 +295,11 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 		kept += int(sf.count)
 	}
 	if kept > 0 {
-		pg.Tokens = make([]string, 0, kept)
+		pg.Tokens = make([]string, 0, min(kept, p.cfg.MaxTokens))
 		for _, id := range s.ids {
+			if len(pg.Tokens) == cap(pg.Tokens) {
+				break
+			}
 			if t := s.surfs[id].term; t >= 0 {
 				pg.Tokens = append(pg.Tokens, s.terms[t].Text)
 			}
