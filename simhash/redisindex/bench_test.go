@@ -1,0 +1,142 @@
+package redisindex
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/simhash"
+)
+
+// load fills a repository with n random fingerprints through pipelined
+// commands (the script's writes, without its check), and returns the
+// detector.
+func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: k})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(1, 2))
+	const batch = 5000
+	for start := 0; start < n; start += batch {
+		pipe := c.Pipeline()
+		for i := start; i < min(start+batch, n); i++ {
+			fp := simhash.Fingerprint(r.Uint64())
+			entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
+			entry = binary.BigEndian.AppendUint32(entry, uint32(i+1))
+			keys := det.keys(fp)
+			for _, key := range keys[:len(det.blocks)] {
+				pipe.Append(ctx, key, string(entry))
+			}
+			id := fmt.Sprint("page-", i)
+			pipe.HSet(ctx, prefix+":names", fmt.Sprint(i+1), id)
+			pipe.HSet(ctx, prefix+":ids", id, string(entry))
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.Set(ctx, prefix+":next", n, 0)
+	return det
+}
+
+// fpDoc is a document whose fingerprint is fp (its one term hashes to it
+// only by chance; the benchmark wants the cost of a call, not a match).
+func fpDoc(r *rand.Rand, id string) *neardup.Document {
+	return &neardup.Document{ID: id, Page: &preprocess.Page{Terms: []preprocess.Term{{Text: fmt.Sprint("t", r.Uint64()), Count: 1}}}}
+}
+
+// BenchmarkFleet1M measures a repository of 1,000,000 pages in a loopback
+// redis-server at k = 3: the latency of Match and of MatchOrAdd (p50 and p99
+// over the benchmark's calls, from one client), and the MatchOrAdd calls per
+// second of 1 to 4 clients on connections of their own.
+//
+//	go test -run='^$' -bench=Fleet1M -benchtime=20000x ./simhash/redisindex/
+func BenchmarkFleet1M(b *testing.B) {
+	c, prefix := client(b)
+	before := usedMemory(b, c)
+	det := load(b, c, prefix, DefaultMaxDistance, 1_000_000)
+	if n, err := det.Len(context.Background()); err != nil || n != 1_000_000 {
+		b.Fatalf("Len = %d, %v", n, err)
+	}
+	perPage := float64(usedMemory(b, c)-before) / 1e6
+	r := rand.New(rand.NewPCG(3, 4))
+	latency := func(b *testing.B, call func(d *neardup.Document) error) {
+		var lat []time.Duration
+		i := 0
+		for b.Loop() {
+			d := fpDoc(r, fmt.Sprint("new-", b.Name(), "-", i))
+			i++
+			start := time.Now()
+			if err := call(d); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		b.ReportMetric(perPage, "redis-B/page")
+	}
+	b.Run("match", func(b *testing.B) {
+		latency(b, func(d *neardup.Document) error { _, err := det.Match(d); return err })
+	})
+	b.Run("matchoradd", func(b *testing.B) {
+		latency(b, func(d *neardup.Document) error { _, _, err := det.MatchOrAdd(d); return err })
+	})
+	for clients := 1; clients <= 4; clients++ {
+		b.Run(fmt.Sprint("clients=", clients), func(b *testing.B) {
+			dets := make([]*Detector, clients)
+			for i := range dets {
+				ci, _ := client(b)
+				dets[i], _ = New(Options{Client: ci, Prefix: prefix})
+			}
+			per := b.N/clients + 1
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for w, d := range dets {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rw := rand.New(rand.NewPCG(uint64(w), 9))
+					for i := range per {
+						if _, _, err := d.MatchOrAdd(fpDoc(rw, fmt.Sprint(b.Name(), w, "-", i))); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(per*clients)/b.Elapsed().Seconds(), "calls/s")
+		})
+	}
+}
+
+// usedMemory returns the server's used_memory (INFO memory).
+func usedMemory(b *testing.B, c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	b.Fatal("no used_memory in INFO")
+	return 0
+}

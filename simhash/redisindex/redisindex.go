@@ -1,0 +1,357 @@
+// Package redisindex keeps SimHash fingerprints in Redis (or Valkey), so
+// that the fetchers of a crawler fleet, in many processes on many machines,
+// share one repository: a page one process keeps is a near-duplicate for all
+// of them, and no two processes keep two near-duplicates.
+//
+// A Detector splits the 64-bit fingerprint into k+1 blocks (G. S. Manku, A.
+// Jain and A. Das Sarma, "Detecting Near-Duplicates for Web Crawling", WWW
+// 2007): two fingerprints within k bits agree exactly in at least one block,
+// so every kept fingerprint is appended, as 12 packed bytes (fingerprint and
+// a handle), to one Redis string per block, keyed by the block's value, and
+// a query reads k+1 strings. MatchOrAdd runs as one Lua script on the
+// primary, which Redis runs to its end before any other command: the check
+// and the add are one step across every process, and a client that dies
+// mid-call leaves the add done or not done, never half done. Redis Cluster is
+// not supported: the block keys of a fingerprint fall in different slots.
+//
+// Memory in Redis: the k+1 entries of 12 bytes, an entry of 12 bytes and the
+// ID in the ID hash, the ID again in the handle hash, and the keys
+// themselves: about 100 bytes plus twice the ID per page at k = 3 and a
+// million pages.
+//
+// Every call takes a context (the Context variants) or Options.Timeout; a
+// lost connection or a timeout is an error, never a silent "new page". The
+// go-redis client given in Options sets dial, read and write timeouts and
+// retries.
+package redisindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/simhash"
+)
+
+// MaxDistance is the largest k a Detector serves: a query reads k+1 keys,
+// each holding about n/2^(64/(k+1)) entries for n pages (at k = 7, 8-bit
+// blocks: n/256 entries a key, 32 KB at a million pages).
+const MaxDistance = 7
+
+// DefaultMaxDistance is Options.MaxDistance when it is zero: 3 bits, four
+// 16-bit blocks, about 15 entries a key at a million pages.
+const DefaultMaxDistance = 3
+
+// DefaultTimeout is Options.Timeout when it is zero.
+const DefaultTimeout = 5 * time.Second
+
+// Options configures a Detector.
+type Options struct {
+	// Client is the Redis client (required): a *redis.Client or a
+	// *redis.Ring of one primary; its options set the connection pool,
+	// timeouts and retries.
+	Client redis.Scripter
+	// Prefix starts every key the Detector uses; zero means "neardup".
+	// Detectors with one Prefix share one repository.
+	Prefix string
+	// MaxDistance is T_B, 0..MaxDistance (ExplicitZero for 0); zero means
+	// DefaultMaxDistance. Every process sharing a Prefix must use the same.
+	MaxDistance  int
+	ExplicitZero bool
+	// Timeout bounds each call of the methods without a context; zero means
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Detector is a SimHash near-duplicate detector whose kept fingerprints live
+// in Redis. It implements neardup.Detector, Verifier, Remover and
+// MatchAdder; Scores are Hamming distances in bits (simhash.Bits). It is
+// safe for concurrent use, and across processes.
+type Detector struct {
+	client  redis.Scripter
+	prefix  string
+	k       int
+	blocks  []block
+	timeout time.Duration
+}
+
+// block is one of the fingerprint's k+1 blocks: its bits are shift..shift+
+// width-1.
+type block struct{ shift, width uint }
+
+var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
+
+// ErrRedis wraps every error of the Redis client (a lost connection, a
+// timeout, a script error), so that a caller can tell them from the
+// documents' own errors.
+var ErrRedis = errors.New("redisindex: redis")
+
+// New returns a Detector. A nil Client or a MaxDistance out of range return
+// an error wrapping neardup.ErrInvalidOption. It does not contact Redis.
+func New(o Options) (*Detector, error) {
+	if o.Client == nil {
+		return nil, fmt.Errorf("redisindex: New: nil Client: %w", neardup.ErrInvalidOption)
+	}
+	k := o.MaxDistance
+	switch {
+	case k == 0 && !o.ExplicitZero:
+		k = DefaultMaxDistance
+	case k < 0 || k > MaxDistance:
+		return nil, fmt.Errorf("redisindex: New: MaxDistance %d not in 0..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
+	}
+	if o.Prefix == "" {
+		o.Prefix = "neardup"
+	}
+	if strings.ContainsAny(o.Prefix, "{}") {
+		return nil, fmt.Errorf("redisindex: New: Prefix %q has braces: %w", o.Prefix, neardup.ErrInvalidOption)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("redisindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
+	}
+	det := &Detector{client: o.Client, prefix: o.Prefix, k: k, timeout: o.Timeout}
+	nb := uint(k + 1)
+	var shift uint
+	for i := range nb {
+		w := 64 / nb
+		if i < 64%nb {
+			w++
+		}
+		det.blocks = append(det.blocks, block{shift, w})
+		shift += w
+	}
+	return det, nil
+}
+
+// MaxDistance returns T_B.
+func (det *Detector) MaxDistance() int { return det.k }
+
+// keys returns the block keys of fp, then the handle hash, the ID hash and
+// the handle counter.
+func (det *Detector) keys(fp simhash.Fingerprint) []string {
+	ks := make([]string, 0, len(det.blocks)+3)
+	for t, b := range det.blocks {
+		v := uint64(fp) >> b.shift & (1<<b.width - 1)
+		ks = append(ks, fmt.Sprintf("%s:b:%d:%x", det.prefix, t, v))
+	}
+	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next")
+}
+
+func args(fp simhash.Fingerprint, k int, id ...string) []any {
+	a := []any{uint32(fp >> 32), uint32(fp), k}
+	for _, s := range id {
+		a = append(a, s)
+	}
+	return a
+}
+
+func (det *Detector) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), det.timeout)
+}
+
+// matches turns a script's {id, distance, ...} into sorted Matches.
+func matches(res []any) ([]neardup.Match, error) {
+	var ms []neardup.Match
+	for i := 0; i+1 < len(res); i += 2 {
+		id, ok1 := res[i].(string)
+		d, ok2 := res[i+1].(int64)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
+		}
+		ms = append(ms, neardup.Match{ID: id, Score: float64(d), Measure: simhash.Bits})
+	}
+	neardup.SortMatches(ms)
+	return ms, nil
+}
+
+func wrap(op, id string, err error) error {
+	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
+}
+
+// Match returns the kept pages within T_B bits of d, closest first.
+func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.MatchContext(ctx, d)
+}
+
+// MatchContext is Match with a context.
+func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	if det.client == nil {
+		return nil, errNoClient
+	}
+	fp, err := simhash.Of(d)
+	if err != nil {
+		return nil, err
+	}
+	res, err := matchScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k)...).Slice()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, wrap("Match", d.ID, err)
+	}
+	return matches(res)
+}
+
+// Verify returns those of candidates that are kept within T_B bits of d.
+func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ms, err := det.Match(d)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(candidates))
+	for _, c := range candidates {
+		want[c.ID] = true
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if want[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Add keeps d whatever is kept; an ID already kept returns an error
+// wrapping neardup.ErrDuplicateID.
+func (det *Detector) Add(d *neardup.Document) error {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.AddContext(ctx, d)
+}
+
+// AddContext is Add with a context.
+func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
+	if det.client == nil {
+		return errNoClient
+	}
+	fp, err := simhash.Of(d)
+	if err != nil {
+		return err
+	}
+	n, err := addScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k, d.ID)...).Int()
+	switch {
+	case err != nil:
+		return wrap("Add", d.ID, err)
+	case n == 0:
+		return fmt.Errorf("redisindex: Add %q: %w", d.ID, neardup.ErrDuplicateID)
+	}
+	return nil
+}
+
+// MatchOrAdd returns the kept pages within T_B bits of d; when there are none
+// it keeps d, in one step on the Redis primary, so that of two near-duplicate
+// pages offered by any processes at once exactly one is kept.
+func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.MatchOrAddContext(ctx, d)
+}
+
+// MatchOrAddContext is MatchOrAdd with a context. When it returns an error
+// (a lost connection, a deadline) the page may or may not have been kept:
+// Redis ran the script to its end or not at all; Match tells which.
+func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	if det.client == nil {
+		return nil, false, errNoClient
+	}
+	fp, err := simhash.Of(d)
+	if err != nil {
+		return nil, false, err
+	}
+	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k, d.ID)...).Slice()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, false, wrap("MatchOrAdd", d.ID, err)
+	}
+	if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
+		return nil, false, fmt.Errorf("redisindex: MatchOrAdd %q: %w", d.ID, neardup.ErrDuplicateID)
+	}
+	ms, err := matches(res)
+	return ms, err == nil && len(ms) == 0, err
+}
+
+// Remove forgets id.
+func (det *Detector) Remove(id string) error {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.RemoveContext(ctx, id)
+}
+
+// RemoveContext is Remove with a context.
+func (det *Detector) RemoveContext(ctx context.Context, id string) error {
+	if det.client == nil {
+		return errNoClient
+	}
+	for range 3 { // the fingerprint read first may change under us
+		fp, ok, err := det.lookup(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		}
+		n, err := removeScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k, id)...).Int()
+		switch {
+		case err != nil:
+			return wrap("Remove", id, err)
+		case n == 1:
+			return nil
+		case n == 0:
+			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		}
+	}
+	return fmt.Errorf("redisindex: Remove %q: its fingerprint kept changing: %w", id, ErrRedis)
+}
+
+// Lookup returns the fingerprint kept under id, and whether id is kept.
+func (det *Detector) Lookup(ctx context.Context, id string) (simhash.Fingerprint, bool, error) {
+	return det.lookup(ctx, id)
+}
+
+func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint, bool, error) {
+	c, ok := det.client.(redis.Cmdable)
+	if !ok {
+		return 0, false, fmt.Errorf("redisindex: the client cannot run HGET: %w", neardup.ErrInvalidOption)
+	}
+	entry, err := c.HGet(ctx, det.prefix+":ids", id).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, wrap("Lookup", id, err)
+	}
+	if len(entry) != 12 {
+		return 0, false, fmt.Errorf("redisindex: Lookup %q: entry of %d bytes: %w", id, len(entry), ErrRedis)
+	}
+	var fp uint64
+	for _, b := range entry[:8] {
+		fp = fp<<8 | uint64(b)
+	}
+	return simhash.Fingerprint(fp), true, nil
+}
+
+// Len returns the number of kept pages.
+func (det *Detector) Len(ctx context.Context) (int, error) {
+	c, ok := det.client.(redis.Cmdable)
+	if !ok {
+		return 0, fmt.Errorf("redisindex: the client cannot run HLEN: %w", neardup.ErrInvalidOption)
+	}
+	n, err := c.HLen(ctx, det.prefix+":ids").Result()
+	if err != nil {
+		return 0, wrap("Len", "", err)
+	}
+	return int(n), nil
+}
+
+// Interface checks.
+var (
+	_ neardup.Detector   = (*Detector)(nil)
+	_ neardup.Verifier   = (*Detector)(nil)
+	_ neardup.Remover    = (*Detector)(nil)
+	_ neardup.MatchAdder = (*Detector)(nil)
+)

@@ -1,0 +1,196 @@
+package redisindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+)
+
+// addr is the address of the redis-server TestMain starts, or "" when
+// there is none (the tests then skip, saying why).
+var addr, noServer string
+
+func TestMain(m *testing.M) {
+	stop := startRedis()
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// startRedis starts a redis-server without persistence on a free loopback
+// port.
+func startRedis() func() {
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		noServer = "redis-server is not installed (.ci/run installs Debian's redis-server)"
+		return func() {}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		noServer = err.Error()
+		return func() {}
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := cmd.Start(); err != nil {
+		noServer = err.Error()
+		return func() {}
+	}
+	a := fmt.Sprintf("127.0.0.1:%d", port)
+	c := redis.NewClient(&redis.Options{Addr: a})
+	defer c.Close()
+	for range 100 {
+		if c.Ping(context.Background()).Err() == nil {
+			addr = a
+			return func() { cmd.Process.Kill(); cmd.Wait() }
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	noServer = "redis-server did not answer"
+	return func() {}
+}
+
+// client returns a client of its own, and a Prefix no other test uses.
+func client(t testing.TB) (*redis.Client, string) {
+	t.Helper()
+	if addr == "" {
+		t.Skip(noServer)
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
+	t.Cleanup(func() { c.Close() })
+	return c, fmt.Sprintf("test-%s-%d", t.Name(), time.Now().UnixNano())
+}
+
+func TestConformance(t *testing.T) {
+	c, prefix := client(t)
+	n := 0
+	detectortest.Run(t, detectortest.Suite{
+		New: func() (neardup.Detector, error) {
+			n++ // a fresh repository for each check
+			return New(Options{Client: c, Prefix: fmt.Sprint(prefix, "-", n), MaxDistance: 6})
+		},
+		Groups:   detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 21}),
+		Measure:  "simhash-bits",
+		Zero:     new(Detector),
+		ZeroErrs: true,
+	})
+}
+
+func TestOptions(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	for _, o := range []Options{{}, {Client: c, MaxDistance: 8}, {Client: c, MaxDistance: -1}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}} {
+		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
+		}
+	}
+	for k := range MaxDistance + 1 {
+		det, err := New(Options{Client: c, MaxDistance: k, ExplicitZero: k == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bits := uint(0)
+		for _, b := range det.blocks {
+			bits += b.width
+		}
+		if len(det.blocks) != k+1 || bits != 64 {
+			t.Errorf("k %d: %d blocks of %d bits in all", k, len(det.blocks), bits)
+		}
+	}
+}
+
+// A lost connection is an error, never a new page.
+func TestUnreachable(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 50 * time.Millisecond, MaxRetries: 1})
+	defer c.Close()
+	det, _ := New(Options{Client: c, Timeout: time.Second})
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 22, Groups: 2, Members: 2})[0][0]
+	ms, added, err := det.MatchOrAdd(d)
+	if !errors.Is(err, ErrRedis) || added || ms != nil {
+		t.Errorf("MatchOrAdd against no server = %v, %v, %v; want an ErrRedis error", ms, added, err)
+	}
+}
+
+// Four clients on connections of their own race MatchOrAdd over the same
+// near-duplicate groups, one of them cut off mid-call again and again: every
+// group ends with exactly one page kept, and every page a client was told it
+// added is kept.
+func TestFleet(t *testing.T) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 23, Groups: 12, Members: 6})
+	_, prefix := client(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	added := map[string]bool{}
+	for w := range 4 {
+		c, _ := client(t)
+		det, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 6})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 3 {
+				for gi := range groups {
+					g := groups[(gi*7+w*5+round)%len(groups)]
+					d := g[(w+round)%len(g)]
+					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
+					ctx := context.Background()
+					var cancel context.CancelFunc = func() {}
+					if w == 3 { // the client that keeps being killed
+						ctx, cancel = context.WithTimeout(ctx, time.Duration(gi%4)*50*time.Microsecond)
+					}
+					_, ok, err := det.MatchOrAddContext(ctx, doc)
+					cancel()
+					if err != nil && w != 3 {
+						t.Errorf("client %d: %v", w, err)
+					}
+					if ok {
+						mu.Lock()
+						added[doc.ID] = true
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	c, _ := client(t)
+	det, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 6})
+	for gi, g := range groups {
+		ms, err := det.Match(g[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) > 1 {
+			t.Errorf("group %d: %d pages kept: %v", gi, len(ms), ms)
+		}
+		if _, _, err := det.MatchOrAdd(&neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
+			t.Fatal(err)
+		}
+		if ms, _ := det.Match(g[0]); len(ms) != 1 {
+			t.Errorf("group %d after a final MatchOrAdd: %v, want exactly one", gi, ms)
+		}
+	}
+	for id := range added {
+		if _, ok, err := det.Lookup(context.Background(), id); err != nil || !ok {
+			t.Errorf("%s was reported added but is not kept (%v)", id, err)
+		}
+	}
+	n, _ := det.Len(context.Background())
+	if n != len(groups) {
+		t.Errorf("%d pages kept for %d groups", n, len(groups))
+	}
+}
