@@ -1,0 +1,2 @@
+// Package cluster implements KModes partitioning of the repository.
+package cluster
