@@ -41,7 +41,7 @@ func TestFitThreeTopics(t *testing.T) {
 		cost float64
 	}{{Cosine, 2}, {Matching, 12}} {
 		t.Run(tc.sim.String(), func(t *testing.T) {
-			km := mustNew(t, Options{K: 3, Keywords: 3, Similarity: tc.sim})
+			km := mustNew(t, Options{K: 3, Keywords: 3, ModeKeywords: 3, Similarity: tc.sim})
 			if err := km.Fit(threeTopics()); err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestFitThreeTopics(t *testing.T) {
 // and two with mode 1, so nothing moves. Cost: 0 + 4 × (1 − 3/4) = 1.
 func TestFitCodesAmbiguous(t *testing.T) {
 	items := [][]uint32{{1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 7}, {6, 7, 8, 9}, {6, 7, 8, 10}}
-	km := mustNew(t, Options{K: 2, Keywords: 4})
+	km := mustNew(t, Options{K: 2, Keywords: 4, ModeKeywords: 4})
 	if err := km.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -107,13 +107,16 @@ func TestFitCodesAmbiguous(t *testing.T) {
 }
 
 // TestFitRecoversTopics fits noisy items from known topics and checks that
-// each cluster is one topic, for both initialisations and similarities.
+// each cluster is one topic, for both initialisations and similarities, with
+// modes as large as the items (a mode of the default 200 keywords is larger
+// than these topics' vocabularies of 30 and may hold two of them).
 func TestFitRecoversTopics(t *testing.T) {
 	items, topic := topics(1, 600, 6, 10, 0.2)
 	for _, o := range []Options{
-		{K: 6, Keywords: 10},
+		{K: 6, Keywords: 10, ModeKeywords: 10},
+		{K: 6, Keywords: 10, ModeKeywords: 30},
 		{K: 6, Keywords: 10, Similarity: Matching},
-		{K: 6, Keywords: 10, Init: Huang, Seed: 3},
+		{K: 6, Keywords: 10, ModeKeywords: 10, Init: Huang, Seed: 3},
 		{K: 6, Keywords: 10, Init: Huang, Seed: 3, Similarity: Matching},
 	} {
 		km := mustNew(t, o)
@@ -207,9 +210,14 @@ func TestAssignAgreesWithFit(t *testing.T) {
 			if j, err := km.Assign(d); err != nil || j != labels[i] {
 				t.Fatalf("%+v: Assign(%s) = %d, %v; Fit's label %d", o, d.ID, j, err, labels[i])
 			}
-			ps, err := km.Nearest(d, 3)
-			if err != nil || len(ps) != 3 || ps[0] != labels[i] {
-				t.Fatalf("%+v: Nearest(%s, 3) = %v, %v; want %d first", o, d.ID, ps, err, labels[i])
+			all, err := km.Nearest(d, o.K)
+			if err != nil || len(all) != o.K || all[0] != labels[i] {
+				t.Fatalf("%+v: Nearest(%s, k) = %v, %v; want %d first", o, d.ID, all, err, labels[i])
+			}
+			for p := 1; p < o.K; p++ { // selection for small p, a sort for large
+				if ps, _ := km.Nearest(d, p); !slices.Equal(ps, all[:p]) {
+					t.Fatalf("%+v: Nearest(%s, %d) = %v, not the start of %v", o, d.ID, p, ps, all)
+				}
 			}
 		}
 		// The same keywords as codes: a document's top f.
@@ -243,7 +251,7 @@ func TestAssignAgreesWithFit(t *testing.T) {
 // first appearance), and the cost is the sum of the items' dissimilarities.
 func TestModesAreTopKeywords(t *testing.T) {
 	items, _ := topics(8, 400, 5, 7, 0.3)
-	km := mustNew(t, Options{K: 5, Keywords: 7})
+	km := mustNew(t, Options{K: 5, Keywords: 7, ModeKeywords: 7})
 	if err := km.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +313,7 @@ func TestModesAreTopKeywords(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	items, _ := topics(11, 300, 4, 6, 0.3)
 	more, _ := topics(12, 200, 4, 6, 0.6)
-	km := mustNew(t, Options{K: 4, Keywords: 6})
+	km := mustNew(t, Options{K: 4, Keywords: 6, ModeKeywords: 6})
 	if err := km.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +366,7 @@ func TestUpdate(t *testing.T) {
 		}
 	}
 	// Update of documents on a KModes fitted on documents.
-	kd := mustNew(t, Options{K: 3, Keywords: 3})
+	kd := mustNew(t, Options{K: 3, Keywords: 3, ModeKeywords: 3})
 	if err := kd.Fit(threeTopics()); err != nil {
 		t.Fatal(err)
 	}

@@ -124,6 +124,20 @@ func (md *model) nearestP(x item, p int) []int {
 		scores[j] = md.centres[j].score(x)
 		order[j] = j
 	}
+	if p < 8 && p < k {
+		// Selection: p scans of the rest, cheaper than sorting all k.
+		for i := range p {
+			b := i
+			for j := i + 1; j < k; j++ {
+				if md.sim.better(x.size, scores[order[j]], scores[order[b]]) ||
+					!md.sim.better(x.size, scores[order[b]], scores[order[j]]) && order[j] < order[b] {
+					b = j
+				}
+			}
+			order[i], order[b] = order[b], order[i]
+		}
+		return order[:p]
+	}
 	slices.SortFunc(order, func(a, b int) int {
 		switch {
 		case md.sim.better(x.size, scores[a], scores[b]):

@@ -132,6 +132,7 @@ func (o Options) params() []snapshot.Param {
 	return []snapshot.Param{
 		{Name: "K", Value: strconv.Itoa(o.K)},
 		{Name: "Keywords", Value: strconv.Itoa(o.Keywords)},
+		{Name: "ModeKeywords", Value: strconv.Itoa(o.ModeKeywords)},
 		{Name: "Similarity", Value: o.Similarity.String()},
 	}
 }
@@ -217,7 +218,7 @@ func (km *KModes) Restore(r io.Reader) (install func(), n int64, err error) {
 			}
 		}
 		nIDs := max(f.words.len(), f.codes.len())
-		f.md = readModel(sr, o.Similarity, o.Keywords, o.K, nIDs)
+		f.md = readModel(sr, o.Similarity, o.ModeKeywords, o.K, nIDs)
 		nl := sr.Count()
 		for i := uint64(0); sr.Err() == nil && i < nl; i++ {
 			j := sr.Uvarint()
@@ -331,7 +332,7 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	}
 	var md *model
 	if sr.Uvarint() == 1 {
-		md = readModel(sr, s.o.KModes.Similarity, s.o.KModes.Keywords, s.o.KModes.K, words.len())
+		md = readModel(sr, s.o.KModes.Similarity, s.o.KModes.ModeKeywords, s.o.KModes.K, words.len())
 	}
 	fits := int(min(sr.Uvarint(), math.MaxInt32))
 	nextFit := int(min(sr.Uvarint(), math.MaxInt32))
