@@ -179,10 +179,10 @@ func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
 }
 
 // Update assigns d as Assign does and folds its keywords into that
-// cluster's mode (online k-modes): the mode stays the f keywords most
-// frequent among the cluster's documents, fitted and updated. It returns
-// the cluster. Later Assigns see the new modes, so a document updated early
-// may no longer be assigned where it went.
+// cluster's mode (online k-modes): the mode stays the ModeKeywords keywords
+// most frequent among the cluster's documents, fitted and updated, at O(f·m)
+// per update. It returns the cluster. Later Assigns see the new modes, so a
+// document updated early may no longer be assigned where it went.
 func (km *KModes) Update(d *neardup.Document) (int, error) {
 	w, err := Keywords(d, km.Options().Keywords)
 	if err != nil {
@@ -330,9 +330,9 @@ func (km *KModes) Sizes() []int {
 }
 
 // Mode returns cluster j's mode (its representatives) for a KModes fitted on
-// documents: up to f keywords, most frequent in the cluster first (ties by
-// first appearance in the fit). It returns nil for j out of range or a
-// KModes fitted on codes.
+// documents: up to ModeKeywords keywords, most frequent in the cluster first
+// (ties by first appearance in the fit). It returns nil for j out of range or
+// a KModes fitted on codes.
 func (km *KModes) Mode(j int) []string {
 	var out []string
 	km.read(func(f *fitted) {

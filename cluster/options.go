@@ -97,9 +97,8 @@ type Options struct {
 	// K is the number of clusters k, at least 1. Zero means DefaultK.
 	K int
 	// Keywords is f: a document is represented by its top f keywords
-	// (Page.Top(f): the most frequent stems), and a mode by the f keywords
-	// most frequent among its cluster's documents. At least 1; zero means
-	// DefaultKeywords.
+	// (Page.Top(f): its most frequent stems, its representatives R_i). At
+	// least 1; zero means DefaultKeywords.
 	Keywords int
 	// ModeKeywords is the number of keywords a mode keeps: the ones most
 	// frequent among its cluster's documents. Zero means
