@@ -502,3 +502,39 @@ func TestBadInput(t *testing.T) {
 		t.Error("zero KModes reports a model")
 	}
 }
+
+// TestPaperTables1And4 clusters the keywords of Kumar and Govindarajulu's
+// worked example (Table 1: WP1-WP3; Table 4: Wp_new), which the paper
+// prints without a clustering, worked through by hand with k = 2 and
+// f = 10: learn is in all three pages, adapt, knowledge, system and paper in
+// WP1 and WP2. Densities (Σ df / 30): WP1 and WP2 16/30, WP3 12/30; WP1 is
+// the first centre, and WP3 (dissimilarity 0.9 × 12/30) beats WP2 (0.5 ×
+// 16/30) for the second. WP2 shares five keywords with WP1, one with WP3,
+// and joins WP1; the mode of {WP1, WP2} is the five shared keywords plus
+// WP1's other five (seen first), so the second pass moves nothing. Cost:
+// WP2's 1 − 5/10. Wp_new shares only "system", with the first cluster.
+func TestPaperTables1And4(t *testing.T) {
+	docs := []*neardup.Document{
+		kwDoc("WP1", "adapt", "learn", "base", "architecture", "knowledge", "reusable", "intelligent", "system", "present", "paper"),
+		kwDoc("WP2", "power", "paper", "learn", "system", "adapt", "education", "knowledge", "crossroad", "emerge", "field"),
+		kwDoc("WP3", "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"),
+	}
+	km := mustNew(t, Options{K: 2, Keywords: 10, ModeKeywords: 10})
+	if err := km.Fit(docs); err != nil {
+		t.Fatal(err)
+	}
+	if got := km.Labels(); !slices.Equal(got, []int{0, 0, 1}) {
+		t.Errorf("Labels = %v, want [0 0 1]", got)
+	}
+	if !km.Converged() || km.Iterations() != 2 || math.Abs(km.Cost()-0.5) > 1e-12 {
+		t.Errorf("converged %v after %d passes, cost %v; want true, 2, 0.5", km.Converged(), km.Iterations(), km.Cost())
+	}
+	want := []string{"adapt", "learn", "knowledge", "system", "paper", "base", "architecture", "reusable", "intelligent", "present"}
+	if got := km.Mode(0); !slices.Equal(got, want) {
+		t.Errorf("Mode(0) = %v, want %v", got, want)
+	}
+	wpNew := kwDoc("Wp_new", "queri", "expans", "method", "summer", "problem", "feedback", "system", "unique", "monument", "show")
+	if ps, err := km.Nearest(wpNew, 2); err != nil || !slices.Equal(ps, []int{0, 1}) {
+		t.Errorf("Nearest(Wp_new) = %v, %v; want [0 1]", ps, err)
+	}
+}
