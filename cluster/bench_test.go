@@ -201,9 +201,9 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			sizes := det.Stats().Sizes
 			compared := 0
 			for _, q := range queries {
-				ps, _ := probesOf(det, q.doc, p)
-				for _, j := range ps {
-					compared += sizes[j]
+				ps, _ := det.Probes(q.doc)
+				for _, at := range ps {
+					compared += sizes[at.Generation][at.Cluster]
 				}
 			}
 			b.Run(fmt.Sprintf("n=%d/kmodes-p=%d", n, p), func(b *testing.B) {
@@ -218,19 +218,4 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			})
 		}
 	}
-}
-
-// probesOf returns the p clusters det compares d within.
-func probesOf(det *Detector, d *neardup.Document, p int) ([]int, error) {
-	s := det.get()
-	words, err := s.keywords(d)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.md == nil {
-		return []int{0}, nil
-	}
-	return s.md.nearestP(s.words.lookupItem(words), p), nil
 }

@@ -156,9 +156,9 @@ func stream(tb testing.TB, det neardup.MatchAdder, pages []labelled) (confusion,
 // cascade over a grid of options, against the cascade alone, and logs
 // P / R / F1 with the number of fits and the largest cluster. Set
 // NEARDUP_CLUSTER_SWEEP to the grid, for example
-// "k=8,16 f=5,10 m=0,50 fit=256,512 inc=0,1 p=1,2 init=0,1 sim=0,1" (m is
-// ModeKeywords, 0 meaning f; init 1 is Huang; sim 1 is Matching; a missing
-// axis takes the default). The package documentation's "Defaults" table
+// "k=8,16 f=5,10 m=-1,0,50 fit=256,512 inc=0,1 p=1,2 init=0,1 sim=0,1" (m is
+// ModeKeywords: 0 the default, -1 f, the paper's; init 1 is Huang; sim 1 is
+// Matching; a missing axis takes the default). The package documentation's "Defaults" table
 // comes from it.
 func TestCorpusSweep(t *testing.T) {
 	spec := os.Getenv("NEARDUP_CLUSTER_SWEEP")
@@ -194,13 +194,16 @@ func TestCorpusSweep(t *testing.T) {
 									line := fmt.Sprintf("%s k=%2d f=%2d m=%3d fit=%d inc=%d init=%d sim=%d", name, k, f, m, fitAt, inc, in, sim)
 									for _, p := range grid["p"] {
 										o := Options{K: k, Keywords: f, ModeKeywords: m, Probes: p, Init: Init(in), Similarity: Similarity(sim), Seed: 1}
+										if m < 0 {
+											o.ModeKeywords = f // the paper's modes
+										}
 										det, err := NewDetector(DetectorOptions{KModes: o, FitAt: fitAt, Incremental: inc == 1})
 										if err != nil {
 											t.Fatal(err)
 										}
 										c, _ := stream(t, det, pages)
 										st := det.Stats()
-										line += fmt.Sprintf("  p=%d %v (fits %d, mean probed %.0f of %d)", p, c, st.Fits, meanProbed(st.Sizes, p), st.Documents)
+										line += fmt.Sprintf("  p=%d %v (fits %d, gens %d, mean probed %.0f of %d)", p, c, st.Fits, len(st.Sizes), float64(p)*st.Compared(), st.Documents)
 									}
 									t.Log(line)
 								}
@@ -211,22 +214,6 @@ func TestCorpusSweep(t *testing.T) {
 			}
 		}
 	}
-}
-
-// meanProbed is the expected number of kept pages a page drawn like the
-// repository is compared with: Σ n_j² / n for p = 1 (a page lands in cluster
-// j with probability n_j / n and meets its n_j pages); for p > 1, p times
-// that as an estimate.
-func meanProbed(sizes []int, p int) float64 {
-	n, sq := 0, 0
-	for _, s := range sizes {
-		n += s
-		sq += s * s
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(p) * float64(sq) / float64(n)
 }
 
 func maxOf(xs []int) int {
@@ -256,7 +243,7 @@ func TestCorpusClaims(t *testing.T) {
 			det, _ := NewDetector(DetectorOptions{KModes: Options{Probes: p}})
 			c, _ := stream(t, det, pages)
 			st := det.Stats()
-			line += fmt.Sprintf(" | p=%d %v (compared with %.0f%% of %d)", p, c, 100*meanProbed(st.Sizes, p)/float64(st.Documents), st.Documents)
+			line += fmt.Sprintf(" | p=%d %v (compared with %.0f%% of %d, %d generations)", p, c, 100*float64(p)*st.Compared()/float64(st.Documents), st.Documents, len(st.Sizes))
 		}
 		t.Log(line)
 
@@ -270,16 +257,16 @@ func TestCorpusClaims(t *testing.T) {
 		for _, pg := range pages {
 			ms0, _, _ := plain.(neardup.MatchAdder).MatchOrAdd(pg.doc)
 			var rank []int
-			var home int
+			var home Place
 			kept := false
 			if len(ms0) > 0 {
 				words, _ := Keywords(pg.doc, s.o.KModes.Keywords)
 				s.mu.RLock()
-				if s.md != nil {
-					rank = s.md.nearestP(s.words.lookupItem(words), len(s.md.centres))
-				}
 				if k, ok := s.kept[ms0[0].ID]; ok {
-					home, kept = k.part, true
+					home, kept = k.at, true
+					if md := s.gens[home.Generation].md; md != nil {
+						rank = md.nearestP(s.words.lookupItem(words), len(md.centres))
+					}
 				}
 				s.mu.RUnlock()
 			}
@@ -291,13 +278,13 @@ func TestCorpusClaims(t *testing.T) {
 			switch {
 			case !kept:
 				notKept++
-			case rank != nil && rank[0] != home:
+			case rank != nil && rank[0] != home.Cluster:
 				elsewhere++
-				atRank[1+indexOf(rank, home)]++
+				atRank[1+indexOf(rank, home.Cluster)]++
 			}
 		}
 		t.Logf("%-12s p=1 loses %d duplicates the cascade alone finds: %d had their original in another cluster "+
-			"(at rank %v of the page's nearest clusters), %d had no original kept by the clustered cascade (it had kept or dropped other pages)",
+			"(at rank %v of the page's nearest clusters of that generation), %d had no original kept by the clustered cascade (it had kept or dropped other pages)",
 			name, lost, elsewhere, atRank, notKept)
 	}
 }
@@ -312,9 +299,9 @@ func indexOf(xs []int, x int) int {
 }
 
 // TestCorpusMemory measures, on en-dev, the heap a preprocessed page takes
-// (what a Detector without Source keeps per page for refits) and the heap
-// per kept page of the clustered cascade with a Source against the cascade
-// alone. Set NEARDUP_CLUSTER_CLAIMS=1.
+// (what a Detector holds per page until its first fit) and the heap per kept
+// page of the clustered cascade at its defaults against the cascade alone.
+// Set NEARDUP_CLUSTER_CLAIMS=1.
 func TestCorpusMemory(t *testing.T) {
 	if os.Getenv("NEARDUP_CLUSTER_CLAIMS") == "" {
 		t.Skip("set NEARDUP_CLUSTER_CLAIMS=1 to measure on the corpora")
@@ -340,16 +327,11 @@ func TestCorpusMemory(t *testing.T) {
 		plain, _ := newCascade(0)
 		plain.Match(p.doc)
 	}
-	byID := map[string]*neardup.Document{}
-	for _, p := range pages {
-		byID[p.doc.ID] = p.doc
-	}
 	for _, clustered := range []bool{false, true} {
 		h0 := heap()
 		var det neardup.Detector
 		if clustered {
-			d, _ := NewDetector(DetectorOptions{Source: func(id string) (*neardup.Document, error) { return byID[id], nil }})
-			det = d
+			det = new(Detector) // the defaults: pages are held until the first fit only
 		} else {
 			det, _ = newCascade(len(pages))
 		}
@@ -358,6 +340,9 @@ func TestCorpusMemory(t *testing.T) {
 		}
 		h1 := heap()
 		t.Logf("clustered %v: %.0f bytes per kept page (the ID strings are the Documents')", clustered, float64(h1-h0)/float64(len(pages)))
+		if d, ok := det.(*Detector); ok && d.Stats().Retained != 0 {
+			t.Errorf("%d pages held after the fits", d.Stats().Retained)
+		}
 		runtime.KeepAlive(det)
 	}
 }

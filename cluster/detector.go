@@ -19,31 +19,33 @@ import (
 const DefaultFitAt = 256
 
 // DefaultGrowth is DetectorOptions.Growth when it is zero: the Detector
-// refits when the repository has doubled since the last fit, so each kept
-// page is re-added to a new cluster a bounded number of times on average
-// (less than twice, over any run of growth).
+// refits when the repository has doubled since the last fit, so that the
+// fits cost O(n) amortised per kept page and a Detector of n pages has about
+// log2(n/FitAt) generations.
 const DefaultGrowth = 2.0
 
 // DetectorOptions configures a Detector. The zero value gives the defaults:
 // KModes at its defaults, the seed-000 cascade in each cluster, the first fit
 // at DefaultFitAt pages and a refit at every doubling.
 type DetectorOptions struct {
-	// KModes configures the clustering: K, Keywords (f), Similarity,
-	// Init, NInit, Seed, MaxIter, and Probes (p), the number of clusters a
-	// new page is compared within.
+	// KModes configures the clustering: K, Keywords (f), ModeKeywords,
+	// Similarity, Init, NInit, Seed, MaxIter, and Probes (p), the number of
+	// clusters of each generation a new page is compared within.
 	KModes Options
-	// New returns the empty detector a cluster keeps. nil means the cascade
-	// of Kumar and Govindarajulu with this module's defaults:
-	// neardup.NewCascade(sentence count, SimHash). New is called again
-	// for every cluster at every refit (and for cluster 0 before the first
-	// fit), and must return detectors that are Removers (for Remove and
-	// Replace), Verifiers (for Verify) and Persisters (for snapshots) when
-	// those are used.
-	New func(cluster int) (neardup.Detector, error)
+	// New returns the empty detector a cluster keeps; expected is the
+	// number of pages the cluster should hold by the next fit, a hint for
+	// detectors that size an index (simhash.Options.ExpectedSize). nil
+	// means the cascade of Kumar and Govindarajulu with this module's
+	// defaults: neardup.NewCascade(sentence count, SimHash). New is called
+	// for every cluster of every fit (and for cluster 0 before the first
+	// fit, and when a snapshot is read), and must return detectors that are
+	// Removers (for Remove and Replace), Verifiers (for Verify) and
+	// Persisters (for snapshots) when those are used.
+	New func(cluster, expected int) (neardup.Detector, error)
 	// FitAt is the number of kept pages at which the Detector first fits
 	// KModes on them and moves each into its cluster; until then every page
-	// is kept in one detector (cluster 0). Zero means DefaultFitAt; negative
-	// means never automatically (call Refit).
+	// is kept in one detector. Zero means DefaultFitAt; negative means never
+	// automatically (call Refit).
 	FitAt int
 	// Growth makes the Detector refit when the number of kept pages reaches
 	// Growth times the number at the last fit. It must be above 1; zero
@@ -52,17 +54,17 @@ type DetectorOptions struct {
 	Growth float64
 	// Incremental folds each page kept after a fit into its cluster's mode
 	// (online k-modes) instead of keeping the fitted modes until the next
-	// refit. The modes then follow new topics, but a kept page's cluster
-	// may stop being the one its keywords are assigned to, so that a
+	// fit. The modes then follow new topics, but a kept page's cluster may
+	// stop being the one its keywords are assigned to, so that a
 	// near-duplicate of it with the same keywords is sent elsewhere (see the
 	// package documentation for the measured cost).
 	Incremental bool
-	// Source returns a kept page by its ID, for refits: moving a page into
-	// its new cluster means adding it to that cluster's detector again. When
-	// Source is nil the Detector keeps every page it keeps (the *Document:
-	// its raw bytes and preprocessed Page) until it is removed; with Source,
-	// it keeps none. Pages loaded from a snapshot are not there either: a
-	// refit of a loaded Detector needs Source (or fails with ErrNoSource).
+	// Source returns a kept page by its ID. With a Source every refit moves
+	// every kept page into its new cluster (adding it to that cluster's new
+	// detector): one generation, clustered by a model of the whole
+	// repository. Without one the Detector keeps the pages it is given only
+	// until its first fit, which moves them; later fits start a new
+	// generation (see Detector).
 	Source func(id string) (*neardup.Document, error)
 }
 
@@ -89,9 +91,20 @@ func (o DetectorOptions) resolve() (DetectorOptions, error) {
 // kept pages are split into k clusters by KModes over their top keywords,
 // each cluster keeps its own detector (by default the sentence-count →
 // SimHash cascade), and a new page is compared only within its p most similar
-// clusters; when it is kept, it is kept in the most similar one. As the
-// repository grows the Detector refits: it clusters every kept page again
-// and moves each into its new cluster's detector, so no kept page is lost.
+// clusters; when it is kept, it is kept in the most similar one.
+//
+// The repository grows, so the Detector fits again at FitAt pages and at
+// every Growth-fold growth, without losing a kept page. The first fit moves
+// every page into its cluster. A later fit moves every page again when
+// DetectorOptions.Source can give it back; otherwise it starts a new
+// generation: a model fitted on the keywords of every kept page, with empty
+// cluster detectors for the pages to come, while the pages already kept stay
+// in the clusters of the generation that placed them. A new page is compared
+// within its p nearest clusters of every generation, each generation's
+// clusters chosen by that generation's model, so a near-duplicate is sent
+// where its original was sent. The generations partition the repository:
+// a page meets about p·n/k kept pages whatever their number (each
+// generation adds one Assign, k·f bit tests).
 //
 // Scores and Measures are those of the cluster detectors (simhash-bits for
 // the default cascade). A Detector implements neardup.Detector, Verifier,
@@ -133,13 +146,26 @@ func (det *Detector) get() *state {
 	return det.s
 }
 
+// Place is where a page is kept or compared: a cluster of a generation.
+// Generation 0 is the oldest.
+type Place struct {
+	Generation, Cluster int
+}
+
+// generation is one fit: its model (nil before the first fit: one cluster)
+// and a detector per cluster.
+type generation struct {
+	md    *model
+	parts []neardup.Detector
+}
+
 // kept is what the Detector keeps per page besides the cluster detector's
-// own record: its cluster, its keyword ids (to refit without the page) and,
-// unless a Source is given, the page itself (to move it).
+// own record: its place, its keyword ids (to fit without the page) and,
+// until the first fit, the page itself (to move it).
 type kept struct {
-	part int
-	ids  []uint32
-	doc  *neardup.Document
+	at  Place
+	ids []uint32
+	doc *neardup.Document
 }
 
 type state struct {
@@ -148,19 +174,19 @@ type state struct {
 
 	mu      sync.RWMutex
 	words   vocab[string]
-	md      *model // nil until the first fit
-	parts   []neardup.Detector
+	gens    []*generation // at least one
 	kept    map[string]*kept
+	retain  bool // keep the pages' Documents: no Source and no fit yet
 	fits    int
 	nextFit int // the size at which the next automatic fit runs; 0: none
 	lastErr error
 }
 
 func newState(o DetectorOptions) (*state, error) {
-	s := &state{o: o, words: newVocab[string](), kept: make(map[string]*kept)}
+	s := &state{o: o, words: newVocab[string](), kept: make(map[string]*kept), retain: o.Source == nil}
 	s.newPart = func(j, expected int) (neardup.Detector, error) {
 		if o.New != nil {
-			det, err := o.New(j)
+			det, err := o.New(j, expected)
 			if err == nil && det == nil {
 				err = fmt.Errorf("returned a nil detector: %w", neardup.ErrInvalidOption)
 			}
@@ -178,7 +204,7 @@ func newState(o DetectorOptions) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.parts = []neardup.Detector{p0}
+	s.gens = []*generation{{parts: []neardup.Detector{p0}}}
 	return s, nil
 }
 
@@ -204,20 +230,31 @@ func (s *state) keywords(d *neardup.Document) ([]string, error) {
 	return Keywords(d, s.o.KModes.Keywords)
 }
 
-// probes returns the clusters a page with these keywords is compared within,
-// its home first. The caller holds s.mu.
-func (s *state) probes(words []string) []int {
-	if s.md == nil {
-		return []int{0}
+// probes returns the places a page with these keywords is compared within:
+// its p nearest clusters in each generation, the latest generation first, so
+// that the first place is the page's home. The caller holds s.mu.
+func (s *state) probes(words []string) []Place {
+	it := s.words.lookupItem(words)
+	var out []Place
+	for g := len(s.gens) - 1; g >= 0; g-- {
+		if md := s.gens[g].md; md != nil {
+			for _, j := range md.nearestP(it, s.o.KModes.Probes) {
+				out = append(out, Place{g, j})
+			}
+		} else {
+			out = append(out, Place{g, 0})
+		}
 	}
-	return s.md.nearestP(s.words.lookupItem(words), s.o.KModes.Probes)
+	return out
 }
 
-// match returns d's matches in its probed clusters. The caller holds s.mu.
-func (s *state) match(d *neardup.Document, probes []int) ([]neardup.Match, error) {
+func (s *state) part(at Place) neardup.Detector { return s.gens[at.Generation].parts[at.Cluster] }
+
+// match returns d's matches in the probed places. The caller holds s.mu.
+func (s *state) match(d *neardup.Document, probes []Place) ([]neardup.Match, error) {
 	var all []neardup.Match
-	for _, j := range probes {
-		ms, err := s.parts[j].Match(d)
+	for _, at := range probes {
+		ms, err := s.part(at).Match(d)
 		if err != nil {
 			return nil, err
 		}
@@ -230,8 +267,9 @@ func (s *state) match(d *neardup.Document, probes []int) ([]neardup.Match, error
 }
 
 // Match returns the kept pages that d nearly duplicates within its p most
-// similar clusters, best first (by the cluster detectors' Score, then ID).
-// A page without keywords returns an error wrapping neardup.ErrNoFeatures.
+// similar clusters (of each generation), best first (by the cluster
+// detectors' Score, then ID). A page without keywords returns an error
+// wrapping neardup.ErrNoFeatures.
 func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 	s := det.get()
 	words, err := s.keywords(d)
@@ -244,9 +282,9 @@ func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 }
 
 // Verify returns those of candidates that d nearly duplicates by the cluster
-// detectors' measure, best first. Only candidates kept in d's p most similar
-// clusters are compared (the others are not matches, as Match would never
-// reach them); the cluster detectors must be Verifiers.
+// detectors' measure, best first. Only candidates kept in the places Match
+// would search are compared (the others are not matches, as Match would
+// never reach them); the cluster detectors must be Verifiers.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	s := det.get()
 	words, err := s.keywords(d)
@@ -255,25 +293,25 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	byPart := make(map[int][]neardup.Match)
-	for _, j := range s.probes(words) {
-		byPart[j] = nil
+	byPlace := make(map[Place][]neardup.Match)
+	for _, at := range s.probes(words) {
+		byPlace[at] = nil
 	}
 	for _, c := range candidates {
 		if k, ok := s.kept[c.ID]; ok {
-			if group, probed := byPart[k.part]; probed {
-				byPart[k.part] = append(group, c)
+			if group, probed := byPlace[k.at]; probed {
+				byPlace[k.at] = append(group, c)
 			}
 		}
 	}
 	var all []neardup.Match
-	for j, group := range byPart {
+	for at, group := range byPlace {
 		if len(group) == 0 {
 			continue
 		}
-		v, ok := s.parts[j].(neardup.Verifier)
+		v, ok := s.part(at).(neardup.Verifier)
 		if !ok {
-			return nil, fmt.Errorf("cluster: Verify: cluster detector %T is not a Verifier: %w", s.parts[j], neardup.ErrInvalidOption)
+			return nil, fmt.Errorf("cluster: Verify: cluster detector %T is not a Verifier: %w", s.part(at), neardup.ErrInvalidOption)
 		}
 		ms, err := v.Verify(d, group)
 		if err != nil {
@@ -285,11 +323,11 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 	return slices.CompactFunc(all, func(a, b neardup.Match) bool { return a.ID == b.ID }), nil
 }
 
-// Add keeps d in its most similar cluster (in cluster 0 before the first
-// fit). An ID already kept returns an error wrapping neardup.ErrDuplicateID.
-// When the repository reaches the next fit size, Add refits before it
-// returns (see Refit); a refit that fails does not fail the Add (Stats
-// reports it).
+// Add keeps d in its most similar cluster of the latest generation (in the
+// one detector before the first fit). An ID already kept returns an error
+// wrapping neardup.ErrDuplicateID. When the repository reaches the next fit
+// size, Add refits before it returns (see Refit); a refit that fails does not
+// fail the Add (Stats reports it).
 func (det *Detector) Add(d *neardup.Document) error {
 	s := det.get()
 	words, err := s.keywords(d)
@@ -301,22 +339,22 @@ func (det *Detector) Add(d *neardup.Document) error {
 	return s.add(d, words, s.probes(words)[0])
 }
 
-// add keeps d in cluster j. The caller holds s.mu for writing.
-func (s *state) add(d *neardup.Document, words []string, j int) error {
+// add keeps d at home. The caller holds s.mu for writing.
+func (s *state) add(d *neardup.Document, words []string, home Place) error {
 	if _, dup := s.kept[d.ID]; dup {
 		return fmt.Errorf("cluster: Add %q: %w", d.ID, neardup.ErrDuplicateID)
 	}
-	if err := s.parts[j].Add(d); err != nil {
+	if err := s.part(home).Add(d); err != nil {
 		return err
 	}
 	it := s.words.internItem(words)
-	k := &kept{part: j, ids: it.ids}
-	if s.o.Source == nil {
+	k := &kept{at: home, ids: it.ids}
+	if s.retain {
 		k.doc = d
 	}
 	s.kept[d.ID] = k
-	if s.md != nil && s.o.Incremental {
-		s.md.add(j, it.ids)
+	if md := s.gens[home.Generation].md; md != nil && s.o.Incremental {
+		md.add(home.Cluster, it.ids)
 	}
 	if s.nextFit > 0 && len(s.kept) >= s.nextFit {
 		s.lastErr = s.refit()
@@ -391,15 +429,15 @@ func (s *state) remove(id string) error {
 	if !ok {
 		return fmt.Errorf("cluster: Remove %q: %w", id, neardup.ErrUnknownID)
 	}
-	r, ok := s.parts[k.part].(neardup.Remover)
+	r, ok := s.part(k.at).(neardup.Remover)
 	if !ok {
-		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.parts[k.part], neardup.ErrInvalidOption)
+		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.part(k.at), neardup.ErrInvalidOption)
 	}
 	if err := r.Remove(id); err != nil {
 		return err
 	}
-	if s.md != nil && s.o.Incremental {
-		s.md.remove(k.part, k.ids)
+	if md := s.gens[k.at.Generation].md; md != nil && s.o.Incremental {
+		md.remove(k.at.Cluster, k.ids)
 	}
 	delete(s.kept, id)
 	return nil
@@ -413,22 +451,22 @@ func (det *Detector) Len() int {
 	return len(s.kept)
 }
 
-// Home returns the cluster the page kept under id is in, and whether id is
-// kept.
-func (det *Detector) Home(id string) (cluster int, ok bool) {
+// Home returns where the page kept under id is, and whether id is kept.
+func (det *Detector) Home(id string) (Place, bool) {
 	s := det.get()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	k, ok := s.kept[id]
 	if !ok {
-		return 0, false
+		return Place{}, false
 	}
-	return k.part, true
+	return k.at, true
 }
 
-// Probes returns the clusters d would be compared within, its home first
-// ([0] before the first fit).
-func (det *Detector) Probes(d *neardup.Document) ([]int, error) {
+// Probes returns the places d would be compared within: its p most similar
+// clusters of each generation, the latest generation first; the first place
+// is where Add would keep d.
+func (det *Detector) Probes(d *neardup.Document) ([]Place, error) {
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
@@ -439,17 +477,19 @@ func (det *Detector) Probes(d *neardup.Document) ([]int, error) {
 	return s.probes(words), nil
 }
 
-// Refit clusters every kept page again (KModes on their keywords, ordered by
-// ID, so the result does not depend on the order pages arrived in) and moves
-// each into a new detector of its cluster: with k = min(K, the number of
-// distinct keyword sets) clusters, each kept page is added to its cluster's
-// new detector, and the new detectors replace the old ones at once. A
-// refit that cannot find a kept page (ErrNoSource, or Source's error) or
-// whose Adds fail leaves the Detector as it was. Refit of an empty Detector
-// does nothing.
+// Refit fits KModes again on the keywords of every kept page (ordered by ID,
+// so the result does not depend on the order pages arrived in), with k =
+// min(K, the number of distinct keyword sets) clusters. When every kept page
+// is at hand (kept since the start, before the first fit, or read back
+// through DetectorOptions.Source) each moves into a new detector of its
+// cluster, and the clusters replace every generation; otherwise the fit
+// starts a new generation for the pages to come (replacing the latest one
+// if it keeps no page), and generations left without pages are dropped. A
+// refit whose Source or cluster detectors fail leaves the Detector as it
+// was. Refit of an empty Detector does nothing.
 //
-// A refit costs the fit (O(n·k·f) per pass) plus one Add per kept page; the
-// Detector is locked meanwhile.
+// A refit costs the fit (O(n·k·f) per pass), plus one Add per kept page when
+// it moves them; the Detector is locked meanwhile.
 func (det *Detector) Refit() error {
 	s := det.get()
 	s.mu.Lock()
@@ -468,53 +508,91 @@ func (s *state) refit() error {
 	}
 	slices.Sort(ids)
 	items := make([]item, n)
-	docs := make([]*neardup.Document, n)
+	move := true
 	for i, id := range ids {
 		k := s.kept[id]
 		items[i] = item{ids: k.ids, size: len(k.ids)}
-		docs[i] = k.doc
-		if docs[i] != nil {
-			continue
-		}
-		if s.o.Source == nil {
-			return fmt.Errorf("cluster: Refit: page %q: %w", id, ErrNoSource)
-		}
-		d, err := s.o.Source(id)
-		if err == nil && (d == nil || d.ID != id) {
-			err = fmt.Errorf("returned another document: %w", neardup.ErrInvalidOption)
-		}
-		if err != nil {
-			return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
-		}
-		docs[i] = d
+		move = move && (k.doc != nil || s.o.Source != nil)
 	}
 	fd := newFitData(items, s.words.len())
 	k := min(s.o.KModes.K, fd.distinct())
 	md := fit(fd, s.o.KModes.fitConfig(k))
+	labels := md.labels
+	md.labels = nil // the pages' clusters are in s.kept
+	if !s.o.Incremental {
+		md.dropCounts() // the modes stay as fitted
+	}
 	sizes := make([]int, k)
-	for _, j := range md.labels {
+	for _, j := range labels {
 		sizes[j]++
 	}
 	parts := make([]neardup.Detector, k)
 	for j := range parts {
-		p, err := s.newPart(j, int(float64(sizes[j])*max(s.o.Growth, 1)))
+		expected := int(float64(sizes[j]) * max(s.o.Growth-1, 1))
+		if move {
+			expected = int(float64(sizes[j]) * max(s.o.Growth, 1))
+		}
+		p, err := s.newPart(j, expected)
 		if err != nil {
 			return err
 		}
 		parts[j] = p
 	}
-	for i, d := range docs {
-		if err := parts[md.labels[i]].Add(d); err != nil {
-			return fmt.Errorf("cluster: Refit: moving %q: %w", ids[i], err)
-		}
+	if !move {
+		s.newGeneration(&generation{md: md, parts: parts})
+		s.fits++
+		return nil
 	}
 	for i, id := range ids {
-		s.kept[id].part = int(md.labels[i])
+		d := s.kept[id].doc
+		if d == nil {
+			var err error
+			if d, err = s.o.Source(id); err == nil && (d == nil || d.ID != id) {
+				err = fmt.Errorf("returned another document: %w", neardup.ErrInvalidOption)
+			}
+			if err != nil {
+				return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
+			}
+		}
+		if err := parts[labels[i]].Add(d); err != nil {
+			return fmt.Errorf("cluster: Refit: moving %q: %w", id, err)
+		}
 	}
-	md.labels = nil // the pages' clusters are in s.kept
-	s.md, s.parts = md, parts
+	s.gens = []*generation{{md: md, parts: parts}}
+	for i, id := range ids {
+		s.kept[id].at = Place{0, int(labels[i])}
+		s.kept[id].doc = nil
+	}
+	s.retain = false
 	s.fits++
 	return nil
+}
+
+// newGeneration appends g for the pages to come, in place of the latest
+// generation when that keeps no page, and drops the generations left
+// without pages. Pages are no longer retained: they stay where they are.
+func (s *state) newGeneration(g *generation) {
+	count := make([]int, len(s.gens))
+	for _, k := range s.kept {
+		count[k.at.Generation]++
+		k.doc = nil
+	}
+	s.retain = false
+	renumber := make([]int, len(s.gens))
+	var gens []*generation
+	for i, old := range s.gens {
+		renumber[i] = len(gens)
+		if count[i] > 0 {
+			gens = append(gens, old)
+		}
+	}
+	for _, k := range s.kept {
+		k.at.Generation = renumber[k.at.Generation]
+	}
+	if len(gens) > 0 && gens[len(gens)-1].md != nil {
+		gens[len(gens)-1].md.dropCounts() // only the latest generation's modes follow new pages
+	}
+	s.gens = append(gens, g)
 }
 
 // Stats describes a Detector's clusters.
@@ -523,21 +601,41 @@ type Stats struct {
 	Documents int
 	// Fits is the number of fits so far (automatic and Refit).
 	Fits int
-	// Sizes is the number of kept pages in each cluster (one entry before
-	// the first fit).
-	Sizes []int
-	// Cost, Iterations and Converged report the last fit (see KModes).
+	// Sizes is the number of kept pages in each cluster of each generation
+	// (one generation of one cluster before the first fit).
+	Sizes [][]int
+	// Cost, Iterations and Converged report the latest generation's fit
+	// (see KModes).
 	Cost       float64
 	Iterations int
 	Converged  bool
 	// NextFit is the number of kept pages at which the next automatic fit
 	// runs (0: none).
 	NextFit int
-	// Retained is the number of kept pages the Detector holds for refits.
+	// Retained is the number of pages the Detector holds to move them at
+	// its first fit.
 	Retained int
 	// RefitErr is the error of the last automatic refit, nil when it
 	// succeeded (the Detector then keeps its clusters until the next one).
 	RefitErr error
+}
+
+// Compared is the expected number of kept pages a page drawn like the
+// repository meets with p = 1: Σ over clusters of n_j² / n (a page lands in
+// cluster j of each generation with the share of that generation it holds).
+func (st Stats) Compared() float64 {
+	sum := 0.0
+	for _, g := range st.Sizes {
+		n, sq := 0, 0
+		for _, x := range g {
+			n += x
+			sq += x * x
+		}
+		if n > 0 {
+			sum += float64(sq) / float64(n)
+		}
+	}
+	return sum
 }
 
 // Stats returns the Detector's statistics.
@@ -545,15 +643,18 @@ func (det *Detector) Stats() Stats {
 	s := det.get()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	st := Stats{Documents: len(s.kept), Fits: s.fits, Sizes: make([]int, len(s.parts)), NextFit: s.nextFit, RefitErr: s.lastErr}
+	st := Stats{Documents: len(s.kept), Fits: s.fits, NextFit: s.nextFit, RefitErr: s.lastErr}
+	for _, g := range s.gens {
+		st.Sizes = append(st.Sizes, make([]int, len(g.parts)))
+	}
 	for _, k := range s.kept {
-		st.Sizes[k.part]++
+		st.Sizes[k.at.Generation][k.at.Cluster]++
 		if k.doc != nil {
 			st.Retained++
 		}
 	}
-	if s.md != nil {
-		st.Cost, st.Iterations, st.Converged = s.md.cost, s.md.iters, s.md.converged
+	if md := s.gens[len(s.gens)-1].md; md != nil {
+		st.Cost, st.Iterations, st.Converged = md.cost, md.iters, md.converged
 	}
 	return st
 }

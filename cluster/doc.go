@@ -62,33 +62,40 @@
 // A fitted KModes is a neardup.Partitioner: neardup.NewPartitioned(km,
 // newDetector) keeps a detector per cluster (the sentence → SimHash cascade,
 // say) and compares a page within its Probes (p) most similar clusters; its
-// clusters stay as fitted. Detector does the same and also refits: it keeps
-// every page in cluster 0 until the repository reaches FitAt pages, then fits
-// KModes on the kept pages' keywords and moves each page into a new detector
-// of its cluster (by default the cascade of Kumar and Govindarajulu §3:
-// sentence count, then SimHash), and refits at every doubling. Moving a page
-// means adding it again, so the Detector keeps the pages (their *Document)
-// unless DetectorOptions.Source can read them back.
+// clusters stay as fitted. Detector does the same and fits again as the
+// repository grows, losing no kept page: it keeps every page in one detector
+// until the repository reaches FitAt pages, fits KModes on their keywords
+// and moves each page into a new detector of its cluster (by default the
+// cascade of Kumar and Govindarajulu §3: sentence count, then SimHash);
+// then, at every doubling, it fits again on the keywords of every kept page.
+// With DetectorOptions.Source, which gives kept pages back, that fit moves
+// every page again. Without one the fit starts a generation: new cluster
+// detectors for the pages to come, routed by the new model, while the pages
+// already kept stay where their own generation's model sent them. A page is
+// compared within its p nearest clusters of each generation, so a
+// near-duplicate is routed as its original was, and a page meets about
+// p·n/k kept pages in all. The Detector holds the pages it is given only
+// until its first fit.
 //
 // # Departures from the papers
 //
 //   - Modes of 200 keywords (ModeKeywords), not f: the paper's modes, as
 //     large as a document's representatives, describe a cluster of hundreds
-//     of pages by a handful of words; on the labelled corpora they lose 1–2
-//     points of F1 at p = 1 where 100–400 keywords lose none (table below).
+//     of pages by a handful of words; on the labelled corpora they lose 0.5
+//     to 1 point of F1 and compare twice the pages (table below).
 //     ModeKeywords = Keywords gives the paper's modes.
 //   - f = 5 (the worked example shows 10 keywords per page, Tables 1 and 4;
-//     the paper prints no f behind its figures): 3–7 do equally well, 10
-//     loses recall.
+//     the paper prints no f behind its figures): 3 to 7 do as well, 10 loses
+//     recall.
 //   - Ties go to the lowest cluster index; an empty cluster takes the
 //     document least similar to its mode; modes are updated after each pass
 //     (the papers' steps), not after each move as in Huang's original.
-//   - The repository grows: the Detector refits at FitAt and every doubling
-//     (Growth) instead of clustering a fixed database once. Between refits
-//     the modes stay as fitted unless Incremental is set, so that a
-//     near-duplicate with its original's keywords goes where the original
-//     went (with Incremental, recall at p = 1 falls by up to 3 points with
-//     the paper's modes).
+//   - The repository grows: the Detector fits at FitAt and every doubling
+//     (Growth), in generations, instead of clustering a fixed database once.
+//     Between fits the modes stay as fitted unless Incremental is set, so
+//     that a near-duplicate with its original's keywords goes where the
+//     original went (with Incremental and the paper's modes, recall at p = 1
+//     fell by 2 points on en-dev).
 //   - Multi-probe (p > 1): a near-duplicate whose keywords send it to another
 //     cluster than its original is lost at p = 1; probing the p most similar
 //     clusters recovers most of them at p times the comparisons.
@@ -97,53 +104,58 @@
 //
 // k = DefaultK (16), f = DefaultKeywords (5), modes of DefaultModeKeywords
 // (200) keywords, Cao, Cosine, p = 1, the first fit at DefaultFitAt (256)
-// kept pages and a refit at every doubling. They come from streaming the
-// four labelled corpora (en-dev, zh-dev, en-dev-hard, zh-dev-hard; 5,258
-// pages) through the clustered cascade over a grid of k, f, mode size, fit
-// size and p (TestCorpusSweep): mean F1 over the four corpora, and the
-// share of the kept pages a new page is compared with (Σ n_j² / n²):
+// kept pages and a fit at every doubling. They come from streaming the four
+// labelled corpora (en-dev, zh-dev, en-dev-hard, zh-dev-hard; 5,258 pages)
+// through the clustered cascade over a grid of k, f, mode size, first fit and
+// p (TestCorpusSweep): mean F1 over the four corpora, and the mean share of
+// the kept pages a new page is compared with (Σ n_j² / n² per generation):
 //
 //	                                   p = 1            p = 2
 //	cascade alone                      0.917 (100 %)
-//	k = 16, f = 10, modes of f         0.905 (10 %)     0.914 (20 %)
-//	k = 16, f = 5,  modes of f         0.908 (15 %)     0.911 (29 %)
-//	k = 16, f = 10, modes of 200       0.913 (7 %)      0.915 (14 %)
-//	k = 16, f = 5,  modes of 200       0.918 (7 %)      0.919 (14 %)
-//	k = 4 / 8 / 32 / 64, f = 5, 200    0.913 / 0.915 / 0.914 / 0.916
-//	                                   (32 / 13 / 4 / 2 %)
+//	k = 16, f = 10, modes of f         0.904 (11 %)     0.913 (21 %)
+//	k = 16, f = 5,  modes of f         0.910 (14 %)     0.913 (29 %)
+//	k = 16, f = 10, modes of 200       0.909 (7 %)      0.915 (14 %)
+//	k = 16, f = 3,  modes of 200       0.920 (7 %)      0.919 (15 %)
+//	k = 16, f = 5,  modes of 200       0.916 (7 %)      0.919 (14 %)
+//	k = 4 / 8 / 32 / 64, f = 5, 200    0.914 / 0.915 / 0.914 / 0.912
+//	                                   (29 / 14 / 4 / 2 %)
+//	k = 16, f = 5, 200, first fit 128  0.907 (8 %)      0.914 (16 %)
+//	Huang (NInit 10) / Incremental     0.909 / 0.916    0.912 / 0.922
 //
 // Differences under 0.005 are within the noise of corpora of 400–1,200 kept
-// pages. With modes larger than documents Matching sends pages to the
-// clusters of smallest modes (it counts keywords in one set and not the
-// other), so with Matching the modes default to f keywords.
+// pages. Matching ranks clusters as Cosine does when documents and modes
+// have the same size (its default, modes of f keywords: 0.910 and 0.913);
+// with larger modes it counts their extra keywords against them and sends
+// pages to the clusters of smallest modes.
 //
 // # Measured
 //
 // Time per new page against the repository size, with and without
 // clustering (Figs. 6 and 8 of Kumar and Govindarajulu), on en-dev
 // (BenchmarkCorpusMatch: 300 held-out pages matched against the first n of
-// the others, all kept; AMD EPYC, one core, medians of 6):
+// the others, all kept and then fitted; AMD EPYC, one core, medians of 6):
 //
 //	n        cascade alone   k = 16, p = 1       p = 2
-//	100         5.8 µs        0.67 µs (6 pages)   1.4 µs (13)
-//	400        29.0 µs        2.0 µs (25)         4.0 µs (50)
-//	1,600     137   µs        8.5 µs (107)       16.1 µs (215)
+//	100         5.7 µs        0.71 µs (6 pages)   1.3 µs (13)
+//	400        30.5 µs        2.0 µs (25)         4.0 µs (50)
+//	1,600     133   µs        8.3 µs (107)       15.5 µs (215)
 //
-// The sentence-count filter returns a share of the repository, so the
-// cascade alone grows linearly; the clusters cut the pages it meets 15-fold.
+// The sentence-count filter lets through a share of the repository, so the
+// cascade alone grows linearly; the clusters cut the pages it meets 15-fold
+// and the time 16-fold.
 // Precision / recall / F1 with and without clustering (Fig. 7), streaming
 // each corpus at the defaults (TestCorpusClaims):
 //
 //	corpus        cascade alone         k = 16, p = 1         p = 2
-//	en-dev        0.933/0.967/0.949     0.962/0.947/0.954     0.948/0.959/0.954
+//	en-dev        0.933/0.967/0.949     0.961/0.949/0.955     0.952/0.959/0.956
 //	zh-dev        0.997/0.938/0.967     0.997/0.917/0.955     0.997/0.925/0.960
-//	en-dev-hard   0.883/0.862/0.872     0.917/0.839/0.876     0.902/0.853/0.877
+//	en-dev-hard   0.883/0.862/0.872     0.906/0.838/0.870     0.898/0.852/0.874
 //	zh-dev-hard   0.863/0.898/0.880     0.884/0.887/0.885     0.878/0.891/0.884
 //
 // Clustering raises precision (fewer unrelated pages are compared) and
 // lowers recall. Every duplicate lost at p = 1 had its original kept in
-// another cluster; on en-dev 10 of the 19 were in the page's second most
-// similar cluster and 3 in its third, so p = 2 and p = 3 recover them.
+// another cluster; on en-dev 8 of the 18 were in the page's second most
+// similar cluster and 4 in its third, so p = 2 and p = 3 recover them.
 // docs/cluster.md has the details.
 //
 // # Cost and memory
@@ -153,36 +165,39 @@
 // O(k·(V + n·f)) per run. 10,000 pages take 28 ms at k = 8 (15 passes) and
 // 70 ms at k = 32 (BenchmarkFit); Huang with 10 runs on two cores 275 ms.
 // Assign: k·f bit tests, 0.26 µs at k = 8 and 0.55 µs at k = 32
-// (BenchmarkAssign). Detector.Match: Assign plus the cluster detector's
-// Match over about n/k pages. A refit costs the fit plus one Add per kept
-// page, under the Detector's lock.
+// (BenchmarkAssign). Detector.Match: one Assign per generation (about
+// log2(n/FitAt) of them) plus the cluster detectors' Match over about p·n/k
+// pages. A fit costs the KModes fit on every kept page, plus one Add per kept
+// page when it moves them; the Detector is locked meanwhile.
 //
 // A model holds k bitsets of V bits (V the number of distinct keywords
-// seen), each cluster's keyword counts (at most n·f entries in all) and the
-// vocabulary. The Detector keeps per page its cluster and keyword ids (about
-// 270 bytes beside the cluster detector's own record, measured on en-dev)
-// and, without a Source, the page's *Document for refits: the raw page and
-// its preprocessed Page, 37 KB per en-dev page (13 KB of HTML). Give a
-// Source to keep memory per page small; a snapshot (WriteTo) holds
-// features, not pages, so a Detector read from one needs a Source to refit
-// (ErrNoSource otherwise; Stats reports an automatic refit that failed).
+// seen), the vocabulary, and, for KModes and an Incremental Detector's latest
+// generation, each cluster's keyword counts (at most n·f entries in all).
+// The Detector keeps per page its place and keyword ids: on en-dev its
+// default cascades and records take 1,066 bytes per kept page against 354
+// for one cascade, most of it the fixed cost of an empty cluster detector
+// (25 KB for the default cascade, k per generation), which larger
+// repositories amortise. Until its first fit it also holds each page's
+// *Document (37 KB per en-dev page, 13 KB of it HTML) to move it; a
+// snapshot (WriteTo) holds features, not pages.
 //
 // # When not to use it
 //
 //   - When every duplicate counts: a near-duplicate whose keywords send it
 //     elsewhere is missed (about 2 points of recall at p = 1, 1 at p = 2).
 //   - In front of a detector that is already sub-linear: the SimHash-first
-//     cascade answers from its k-bit index in 2–4 µs at every size
-//     measured (BenchmarkCorpusMatch, "cascade-simhash-first": 2.6 µs at
-//     1,600 pages), faster than the clustered sentence-first cascade. Clustering pays where the first
-//     stage scans a share of the repository (the sentence filter, shingle
-//     comparisons, edit distances).
-//   - For small repositories (below FitAt, one cluster): nothing to save.
+//     cascade answers from its k-bit index in 2–5 µs at every size measured
+//     (BenchmarkCorpusMatch, "cascade-simhash-first": 3.0 µs at 1,600
+//     pages), faster than the clustered sentence-first cascade. Clustering
+//     pays where the first stage scans a share of the repository (the
+//     sentence filter, shingle comparisons, edit distances).
+//   - For small repositories (below FitAt, one detector): nothing to save,
+//     and k empty cluster detectors to pay for.
 //   - For pages whose most frequent words are site boilerplate: they cluster
 //     by site, not by topic, and a copy in another site's template lands in
 //     another cluster; separate content from template first.
-//   - With Matching and modes larger than documents, or with Incremental,
-//     routing drifts (see above).
+//   - With Matching and modes larger than documents: one cluster takes most
+//     pages.
 //
 // A KModes and a Detector are safe for concurrent use; their snapshots are
 // described in docs/cluster.md.

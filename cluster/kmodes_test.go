@@ -428,7 +428,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := NewDetector(DetectorOptions{KModes: Options{K: -3}}); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("NewDetector(K -3): err = %v", err)
 	}
-	if _, err := NewDetector(DetectorOptions{New: func(int) (neardup.Detector, error) { return nil, nil }}); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := NewDetector(DetectorOptions{New: func(int, int) (neardup.Detector, error) { return nil, nil }}); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("NewDetector(New returning nil): err = %v", err)
 	}
 

@@ -164,6 +164,9 @@ func (c *centre) outranks(a, b uint32) bool {
 func (md *model) add(j int, ids []uint32) {
 	c := &md.centres[j]
 	c.members++
+	if c.counts == nil { // counts dropped: the modes stay as fitted
+		return
+	}
 	for _, id := range ids {
 		c.counts[id]++
 	}
@@ -200,6 +203,9 @@ func (md *model) add(j int, ids []uint32) {
 func (md *model) remove(j int, ids []uint32) {
 	c := &md.centres[j]
 	c.members--
+	if c.counts == nil {
+		return
+	}
 	inMode := false
 	for _, id := range ids {
 		if c.counts[id]--; c.counts[id] <= 0 {
@@ -552,6 +558,15 @@ func updateModes(fd *fitData, md *model, labels []int32, counts []int32) {
 		if len(members) > 0 {
 			md.centres[j].setMode(mode)
 		}
+	}
+}
+
+// dropCounts forgets the keyword counts of every centre (a model whose modes
+// stay as fitted does not need them); add and remove then only count members.
+func (md *model) dropCounts() {
+	for j := range md.centres {
+		md.centres[j].counts = nil
+		md.centres[j].exact = false
 	}
 }
 

@@ -214,8 +214,4 @@ var (
 	// fewer than k distinct keyword sets (k identical documents cannot make
 	// k clusters). It wraps neardup.ErrInvalidOption.
 	ErrTooFew = fmt.Errorf("cluster: fewer distinct documents than clusters: %w", neardup.ErrInvalidOption)
-	// ErrNoSource reports a refit of a Detector that cannot find some kept
-	// pages: they were read from a snapshot (which holds features, not
-	// pages) and DetectorOptions.Source is nil.
-	ErrNoSource = errors.New("cluster: kept pages not available for a refit (set DetectorOptions.Source)")
 )

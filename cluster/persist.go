@@ -15,9 +15,9 @@ import (
 // Snapshots (docs/cluster.md, "Snapshot format") hold a model as plain data:
 // the vocabulary (keyword texts or codes, in id order), and per cluster its
 // member count, its mode (ascending ids) and its keyword counts (ascending
-// ids with their counts). A KModes adds its labels; a Detector adds, per
-// cluster, its pages' IDs and keyword ids and the cluster detector's own
-// snapshot.
+// ids with their counts). A KModes adds its labels; a Detector writes a
+// model per generation and, per cluster, its pages' IDs and keyword ids and
+// the cluster detector's own snapshot.
 
 func boolU(b bool) uint64 {
 	if b {
@@ -248,46 +248,48 @@ func persister(d neardup.Detector) (neardup.Persister, error) {
 	return p, nil
 }
 
-// WriteTo writes a snapshot of the Detector to w: its vocabulary and model,
-// and for each cluster its pages' IDs and keyword ids and its detector's
-// snapshot (the cluster detectors must be neardup.Persisters). Pages kept
-// for refits are not written: a snapshot holds features, not pages.
+// WriteTo writes a snapshot of the Detector to w: its vocabulary, and for
+// each generation its model and, per cluster, its pages' IDs and keyword ids
+// and its detector's snapshot (the cluster detectors must be
+// neardup.Persisters). Pages held for the first fit are not written: a
+// snapshot holds features, not pages.
 func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 	s := det.get()
 	s.mu.RLock() // no Add between the clusters' snapshots
 	defer s.mu.RUnlock()
-	ps := make([]neardup.Persister, len(s.parts))
-	for j, p := range s.parts {
-		var err error
-		if ps[j], err = persister(p); err != nil {
-			return 0, err
-		}
-	}
-	byPart := make([][]string, len(s.parts))
+	byPlace := make(map[Place][]string)
 	for id, k := range s.kept {
-		byPart[k.part] = append(byPart[k.part], id)
+		byPlace[k.at] = append(byPlace[k.at], id)
 	}
-	sw := snapshot.NewWriter(w, "cluster.Detector", s.params(s.parts[0]))
+	sw := snapshot.NewWriter(w, "cluster.Detector", s.params(s.gens[0].parts[0]))
 	sw.Uvarint(uint64(len(s.words.keys)))
 	for _, w := range s.words.keys {
 		sw.Text(w)
 	}
-	sw.Uvarint(boolU(s.md != nil))
-	if s.md != nil {
-		writeModel(sw, s.md)
-	}
 	sw.Uvarint(uint64(s.fits))
 	sw.Uvarint(uint64(s.nextFit))
-	sw.Uvarint(uint64(len(s.parts)))
-	for j, ids := range byPart {
-		slices.Sort(ids)
-		sw.Uvarint(uint64(len(ids)))
-		for _, id := range ids {
-			sw.Text(id)
-			writeIDs(sw, s.kept[id].ids)
+	sw.Uvarint(uint64(len(s.gens)))
+	for g, gen := range s.gens {
+		sw.Uvarint(boolU(gen.md != nil))
+		if gen.md != nil {
+			writeModel(sw, gen.md)
 		}
-		if _, err := ps[j].WriteTo(sw.Nested()); err != nil {
-			return 0, err
+		sw.Uvarint(uint64(len(gen.parts)))
+		for j, part := range gen.parts {
+			p, err := persister(part)
+			if err != nil {
+				return 0, err
+			}
+			ids := byPlace[Place{g, j}]
+			slices.Sort(ids)
+			sw.Uvarint(uint64(len(ids)))
+			for _, id := range ids {
+				sw.Text(id)
+				writeIDs(sw, s.kept[id].ids)
+			}
+			if _, err := p.WriteTo(sw.Nested()); err != nil {
+				return 0, err
+			}
 		}
 	}
 	n, err := sw.Close()
@@ -299,8 +301,6 @@ func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 
 // ReadFrom replaces everything the Detector keeps with the snapshot read
 // from r, or changes nothing and returns an error (see neardup.Persister).
-// The pages of a loaded Detector are not kept: its refits need
-// DetectorOptions.Source.
 func (det *Detector) ReadFrom(r io.Reader) (int64, error) {
 	install, n, err := det.Restore(r)
 	if err == nil {
@@ -330,54 +330,57 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 		}
 		words.intern(w)
 	}
-	var md *model
-	if sr.Uvarint() == 1 {
-		md = readModel(sr, s.o.KModes.Similarity, s.o.KModes.ModeKeywords, s.o.KModes.K, words.len())
-	}
 	fits := int(min(sr.Uvarint(), math.MaxInt32))
 	nextFit := int(min(sr.Uvarint(), math.MaxInt32))
-	nparts := sr.Count()
-	if want := uint64(1); md != nil {
-		want = uint64(len(md.centres))
-		if sr.Err() == nil && nparts != want {
-			sr.Fail("%d cluster detectors for %d clusters", nparts, want)
-		}
-	} else if sr.Err() == nil && nparts != want {
-		sr.Fail("%d cluster detectors before any fit", nparts)
+	ngens := sr.Count()
+	if sr.Err() == nil && ngens == 0 {
+		sr.Fail("no generation")
 	}
 	keptBy := make(map[string]*kept)
-	var parts []neardup.Detector
+	var gens []*generation
 	var installs []func()
-	for j := 0; sr.Err() == nil && uint64(j) < nparts; j++ {
-		nids := sr.Count()
-		for i := uint64(0); sr.Err() == nil && i < nids; i++ {
-			id := sr.Text()
-			ids := readIDs(sr, words.len(), s.o.KModes.Keywords)
-			if sr.Err() == nil && len(ids) == 0 {
-				sr.Fail("page %q without keywords", id)
+	for g := 0; sr.Err() == nil && uint64(g) < ngens; g++ {
+		gen := new(generation)
+		want := uint64(1)
+		if sr.Uvarint() == 1 {
+			gen.md = readModel(sr, s.o.KModes.Similarity, s.o.KModes.ModeKeywords, s.o.KModes.K, words.len())
+			want = uint64(len(gen.md.centres))
+		}
+		if nparts := sr.Count(); sr.Err() == nil && nparts != want {
+			sr.Fail("generation %d: %d cluster detectors for %d clusters", g, nparts, want)
+		}
+		for j := 0; sr.Err() == nil && uint64(j) < want; j++ {
+			nids := sr.Count()
+			for i := uint64(0); sr.Err() == nil && i < nids; i++ {
+				id := sr.Text()
+				ids := readIDs(sr, words.len(), s.o.KModes.Keywords)
+				if sr.Err() == nil && len(ids) == 0 {
+					sr.Fail("page %q without keywords", id)
+				}
+				if _, dup := keptBy[id]; dup && sr.Err() == nil {
+					sr.Fail("page %q kept twice", id)
+				}
+				keptBy[id] = &kept{at: Place{g, j}, ids: ids}
 			}
-			if _, dup := keptBy[id]; dup && sr.Err() == nil {
-				sr.Fail("page %q kept twice", id)
+			if sr.Err() != nil {
+				break
 			}
-			keptBy[id] = &kept{part: j, ids: ids}
+			part, err := s.newPart(j, int(float64(nids)*max(s.o.Growth, 1)))
+			if err != nil {
+				return nil, 0, err
+			}
+			p, err := persister(part)
+			if err != nil {
+				return nil, 0, err
+			}
+			in, _, err := p.Restore(sr)
+			if err != nil {
+				return nil, 0, fmt.Errorf("cluster: generation %d cluster %d: %w", g, j, err)
+			}
+			installs = append(installs, in)
+			gen.parts = append(gen.parts, part)
 		}
-		if sr.Err() != nil {
-			break
-		}
-		part, err := s.newPart(j, int(float64(nids)*max(s.o.Growth, 1)))
-		if err != nil {
-			return nil, 0, err
-		}
-		p, err := persister(part)
-		if err != nil {
-			return nil, 0, err
-		}
-		in, _, err := p.Restore(sr)
-		if err != nil {
-			return nil, 0, fmt.Errorf("cluster: cluster %d: %w", j, err)
-		}
-		installs = append(installs, in)
-		parts = append(parts, part)
+		gens = append(gens, gen)
 	}
 	if n, err = sr.Close(); err != nil {
 		return nil, n, fmt.Errorf("cluster: %w", err)
@@ -388,8 +391,9 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 		for _, in := range installs {
 			in()
 		}
-		s.words, s.md, s.parts, s.kept = words, md, parts, keptBy
+		s.words, s.gens, s.kept = words, gens, keptBy
 		s.fits, s.nextFit, s.lastErr = fits, nextFit, nil
+		s.retain = false // the loaded pages are not at hand: the next fit starts a generation
 	}, n, nil
 }
 

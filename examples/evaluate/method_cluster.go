@@ -28,7 +28,7 @@ func clusterMethods(fs *flag.FlagSet) []method {
 			KModes:      cluster.Options{K: k, Probes: min(*p, k), Keywords: *f},
 			FitAt:       *fitAt,
 			Incremental: *inc,
-			New:         func(int) (neardup.Detector, error) { return seed000Cascade(fs) },
+			New:         func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
 		}
 		switch *init {
 		case cluster.Cao.String():
@@ -50,8 +50,9 @@ func clusterMethods(fs *flag.FlagSet) []method {
 }
 
 // seed000Cascade returns the sentence → SimHash cascade with the thresholds
-// of the -tb, -ts and -tr flags when fs has them, else the defaults.
-func seed000Cascade(fs *flag.FlagSet) (neardup.Detector, error) {
+// of the -tb, -ts and -tr flags when fs has them, else the defaults, its
+// SimHash index sized for expected pages.
+func seed000Cascade(fs *flag.FlagSet, expected int) (neardup.Detector, error) {
 	tb, ts, tr := simhash.DefaultMaxDistance, sentence.DefaultThreshold, sentence.DefaultRelative
 	lookup := func(name string, parse func(string) error) error {
 		if fl := fs.Lookup(name); fl != nil {
@@ -77,7 +78,7 @@ func seed000Cascade(fs *flag.FlagSet) (neardup.Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	byPrint, err := simhash.New(simhash.Options{MaxDistance: tb, ExplicitZero: tb == 0})
+	byPrint, err := simhash.New(simhash.Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: max(expected, 1024)})
 	if err != nil {
 		return nil, err
 	}
