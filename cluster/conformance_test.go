@@ -10,12 +10,13 @@ import (
 
 // TestConformance runs the conformance suite on the clustered cascade: at
 // the defaults (the suite keeps too few pages for a fit: one cluster), and
-// fitting from the fourth kept page and refitting at every doubling, so that
-// the suite's Adds, races, Replaces and Removes run across refits that move
-// kept pages between cluster detectors. The generated groups have disjoint
-// vocabularies, so with k at least the number of groups every group's pages
-// share a cluster; with fewer clusters than groups, probing every cluster
-// keeps the suite's answers exact.
+// with small first-fit sizes, so that the suite's Adds, races, Replaces,
+// Removes and snapshots run across fits that move kept pages between
+// cluster detectors and fits that start generations ("generations" fits at
+// 2, 3 and 5 kept pages, so the suite's six groups spread over three). The
+// generated groups have disjoint vocabularies, so a page's keywords send it
+// where its group's first page went; with fewer clusters than groups,
+// probing every cluster keeps the suite's answers exact.
 func TestConformance(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 16})
 	noKeywords := kwDoc("stop-words-only")
@@ -23,6 +24,7 @@ func TestConformance(t *testing.T) {
 		"defaults":      {},
 		"refits":        {KModes: Options{K: 6}, FitAt: 4},
 		"refits-probes": {KModes: Options{K: 3, Probes: 3}, FitAt: 3, Growth: 1.5},
+		"generations":   {KModes: Options{K: 6}, FitAt: 2, Growth: 1.5},
 		"incremental":   {KModes: Options{K: 6, Init: Huang, Seed: 1, NInit: 2}, FitAt: 4, Incremental: true},
 	} {
 		t.Run(name, func(t *testing.T) {
