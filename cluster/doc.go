@@ -81,11 +81,11 @@
 //
 //   - Modes of 200 keywords (ModeKeywords), not f: the paper's modes, as
 //     large as a document's representatives, describe a cluster of hundreds
-//     of pages by a handful of words; on the labelled corpora they lose 0.5
-//     to 1 point of F1 and compare twice the pages (table below).
+//     of pages by a handful of words; on the labelled corpora they compare
+//     three times the pages for no better F1 (table below).
 //     ModeKeywords = Keywords gives the paper's modes.
-//   - f = 5 (the worked example shows 10 keywords per page, Tables 1 and 4;
-//     the paper prints no f behind its figures): 3 to 7 do as well, 10 loses
+//   - f = 4 (the worked example shows 10 keywords per page, Tables 1 and 4;
+//     the paper prints no f behind its figures): 3 to 5 do best, 10 loses
 //     recall.
 //   - Ties go to the lowest cluster index; an empty cluster takes the
 //     document least similar to its mode; modes are updated after each pass
@@ -94,39 +94,42 @@
 //     (Growth), in generations, instead of clustering a fixed database once.
 //     Between fits the modes stay as fitted unless Incremental is set, so
 //     that a near-duplicate with its original's keywords goes where the
-//     original went (with Incremental and the paper's modes, recall at p = 1
-//     fell by 2 points on en-dev).
+//     original went (Incremental measured no better: table below).
 //   - Multi-probe (p > 1): a near-duplicate whose keywords send it to another
 //     cluster than its original is lost at p = 1; probing the p most similar
 //     clusters recovers most of them at p times the comparisons.
 //
 // # Defaults and how they were chosen
 //
-// k = DefaultK (16), f = DefaultKeywords (5), modes of DefaultModeKeywords
+// k = DefaultK (16), f = DefaultKeywords (4), modes of DefaultModeKeywords
 // (200) keywords, Cao, Cosine, p = 1, the first fit at DefaultFitAt (256)
 // kept pages and a fit at every doubling. They come from streaming the four
 // labelled corpora (en-dev, zh-dev, en-dev-hard, zh-dev-hard; 5,258 pages)
 // through the clustered cascade over a grid of k, f, mode size, first fit and
-// p (TestCorpusSweep): mean F1 over the four corpora, and the mean share of
-// the kept pages a new page is compared with (Σ n_j² / n² per generation):
+// p (TestCorpusSweep), counting as examples/evaluate does: mean F1 over the
+// four corpora, and the mean share of the kept pages a new page is compared
+// with (Σ n_j² / n² per generation):
 //
 //	                                   p = 1            p = 2
-//	cascade alone                      0.917 (100 %)
-//	k = 16, f = 10, modes of f         0.904 (11 %)     0.913 (21 %)
-//	k = 16, f = 5,  modes of f         0.910 (14 %)     0.913 (29 %)
-//	k = 16, f = 10, modes of 200       0.909 (7 %)      0.915 (14 %)
-//	k = 16, f = 3,  modes of 200       0.920 (7 %)      0.919 (15 %)
-//	k = 16, f = 5,  modes of 200       0.916 (7 %)      0.919 (14 %)
-//	k = 4 / 8 / 32 / 64, f = 5, 200    0.914 / 0.915 / 0.914 / 0.912
-//	                                   (29 / 14 / 4 / 2 %)
-//	k = 16, f = 5, 200, first fit 128  0.907 (8 %)      0.914 (16 %)
-//	Huang (NInit 10) / Incremental     0.909 / 0.916    0.912 / 0.922
+//	cascade alone                      0.889 (100 %)
+//	k = 16, f = 10, modes of f         0.883 (11 %)     0.889 (21 %)
+//	k = 16, f = 4,  modes of f         0.892 (20 %)     0.894 (39 %)
+//	k = 16, f = 10, modes of 200       0.887 (7 %)      0.891 (14 %)
+//	k = 16, f = 5,  modes of 200       0.892 (7 %)      0.892 (14 %)
+//	k = 16, f = 3,  modes of 200       0.898 (7 %)      0.895 (15 %)
+//	k = 16, f = 4,  modes of 200       0.894 (7 %)      0.894 (15 %)
+//	k = 4 / 8 / 32 / 64, f = 4, 200    0.892 / 0.894 / 0.893 / 0.895
+//	                                   (27 / 14 / 4 / 2 %)
+//	k = 16, f = 4, 200, first fit 128  0.892 (8 %)      0.896 (16 %)
+//	Huang (NInit 10) / Incremental     0.892 / 0.889    0.892 / 0.896
 //
-// Differences under 0.005 are within the noise of corpora of 400–1,200 kept
-// pages. Matching ranks clusters as Cosine does when documents and modes
-// have the same size (its default, modes of f keywords: 0.910 and 0.913);
-// with larger modes it counts their extra keywords against them and sends
-// pages to the clusters of smallest modes.
+// Differences under 0.006 are within the noise of corpora of 400–1,200 kept
+// pages; k from 8 to 64 gives the same F1, and a larger k compares fewer
+// pages for k empty cluster detectors per generation (see below), so large
+// repositories can take a larger k. Matching ranks clusters as Cosine does
+// when documents and modes have the same size (its default, modes of f
+// keywords: 0.892 and 0.894); with larger modes it counts their extra
+// keywords against them and sends pages to the clusters of smallest modes.
 //
 // # Measured
 //
@@ -136,35 +139,36 @@
 // the others, all kept and then fitted; AMD EPYC, one core, medians of 6):
 //
 //	n        cascade alone   k = 16, p = 1       p = 2
-//	100         5.7 µs        0.71 µs (6 pages)   1.3 µs (13)
-//	400        30.5 µs        2.0 µs (25)         4.0 µs (50)
-//	1,600     133   µs        8.3 µs (107)       15.5 µs (215)
+//	100         5.6 µs        0.77 µs (7 pages)   1.5 µs (14)
+//	400        29.2 µs        1.8 µs (25)         3.6 µs (50)
+//	1,600     133   µs        7.7 µs (106)       15.2 µs (213)
 //
 // The sentence-count filter lets through a share of the repository, so the
 // cascade alone grows linearly; the clusters cut the pages it meets 15-fold
-// and the time 16-fold.
+// and the time 17-fold.
+//
 // Precision / recall / F1 with and without clustering (Fig. 7), streaming
-// each corpus at the defaults (TestCorpusClaims):
+// each corpus at the defaults as examples/evaluate does (TestCorpusClaims):
 //
 //	corpus        cascade alone         k = 16, p = 1         p = 2
-//	en-dev        0.933/0.967/0.949     0.961/0.949/0.955     0.952/0.959/0.956
-//	zh-dev        0.997/0.938/0.967     0.997/0.917/0.955     0.997/0.925/0.960
-//	en-dev-hard   0.883/0.862/0.872     0.906/0.838/0.870     0.898/0.852/0.874
-//	zh-dev-hard   0.863/0.898/0.880     0.884/0.887/0.885     0.878/0.891/0.884
+//	en-dev        0.907/0.940/0.923     0.946/0.927/0.936     0.927/0.931/0.929
+//	zh-dev        0.994/0.935/0.964     0.994/0.914/0.952     0.994/0.933/0.963
+//	en-dev-hard   0.836/0.816/0.826     0.881/0.812/0.845     0.861/0.812/0.836
+//	zh-dev-hard   0.828/0.861/0.844     0.846/0.839/0.842     0.842/0.858/0.850
 //
 // Clustering raises precision (fewer unrelated pages are compared) and
 // lowers recall. Every duplicate lost at p = 1 had its original kept in
-// another cluster; on en-dev 8 of the 18 were in the page's second most
-// similar cluster and 4 in its third, so p = 2 and p = 3 recover them.
+// another cluster; on en-dev 11 of the 23 were in the page's second most
+// similar cluster and 6 in its third, so p = 2 and p = 3 recover them.
 // docs/cluster.md has the details.
 //
 // # Cost and memory
 //
 // Fit: O(n·f) to build the vocabulary and densities, then O(n·k·f) per pass
 // (bit tests) plus O(n·f) to recount the modes; Cao adds O(n·k·f), Huang
-// O(k·(V + n·f)) per run. 10,000 pages take 28 ms at k = 8 (15 passes) and
-// 70 ms at k = 32 (BenchmarkFit); Huang with 10 runs on two cores 275 ms.
-// Assign: k·f bit tests, 0.26 µs at k = 8 and 0.55 µs at k = 32
+// O(k·(V + n·f)) per run. 10,000 pages take 29 ms at k = 8 (18 passes) and
+// 54 ms at k = 32 (BenchmarkFit); Huang with 10 runs on two cores 291 ms.
+// Assign: k·f bit tests, 0.21 µs at k = 8 and 0.43 µs at k = 32
 // (BenchmarkAssign). Detector.Match: one Assign per generation (about
 // log2(n/FitAt) of them) plus the cluster detectors' Match over about p·n/k
 // pages. A fit costs the KModes fit on every kept page, plus one Add per kept
@@ -174,7 +178,7 @@
 // seen), the vocabulary, and, for KModes and an Incremental Detector's latest
 // generation, each cluster's keyword counts (at most n·f entries in all).
 // The Detector keeps per page its place and keyword ids: on en-dev its
-// default cascades and records take 1,066 bytes per kept page against 354
+// default cascades and records take 1,041 bytes per kept page against 354
 // for one cascade, most of it the fixed cost of an empty cluster detector
 // (25 KB for the default cascade, k per generation), which larger
 // repositories amortise. Until its first fit it also holds each page's
@@ -184,10 +188,10 @@
 // # When not to use it
 //
 //   - When every duplicate counts: a near-duplicate whose keywords send it
-//     elsewhere is missed (about 2 points of recall at p = 1, 1 at p = 2).
+//     elsewhere is missed (up to 2 points of recall at p = 1, 1 at p = 2).
 //   - In front of a detector that is already sub-linear: the SimHash-first
 //     cascade answers from its k-bit index in 2–5 µs at every size measured
-//     (BenchmarkCorpusMatch, "cascade-simhash-first": 3.0 µs at 1,600
+//     (BenchmarkCorpusMatch, "cascade-simhash-first": 3.1 µs at 1,600
 //     pages), faster than the clustered sentence-first cascade. Clustering
 //     pays where the first stage scans a share of the repository (the
 //     sentence filter, shingle comparisons, edit distances).
