@@ -3,6 +3,7 @@ module github.com/neardup/neardup
 go 1.26.8
 
 require (
+	github.com/bits-and-blooms/bitset v1.29.0
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/kljensen/snowball v0.10.0
 	golang.org/x/net v0.62.0

@@ -1,0 +1,669 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/simhash"
+)
+
+// DefaultFitAt is the repository size at which a Detector first clusters
+// its kept pages, when DetectorOptions.FitAt is zero: 256. Below that one
+// detector answers in microseconds anyway, and fits at 128 or 256 pages do
+// as well on the labelled corpora (package documentation, "Defaults").
+const DefaultFitAt = 256
+
+// DefaultGrowth is DetectorOptions.Growth when it is zero: the Detector
+// refits when the repository has doubled since the last fit, so that the
+// fits cost O(n) amortised per kept page and a Detector of n pages has about
+// log2(n/FitAt) generations.
+const DefaultGrowth = 2.0
+
+// DetectorOptions configures a Detector. The zero value gives the defaults:
+// KModes at its defaults, the seed-000 cascade in each cluster, the first fit
+// at DefaultFitAt pages and a refit at every doubling.
+type DetectorOptions struct {
+	// KModes configures the clustering: K, Keywords (f), ModeKeywords,
+	// Similarity, Init, NInit, Seed, MaxIter, and Probes (p), the number of
+	// clusters of each generation a new page is compared within.
+	KModes Options
+	// New returns the empty detector a cluster keeps; expected is the
+	// number of pages the cluster should hold by the next fit, a hint for
+	// detectors that size an index (simhash.Options.ExpectedSize). nil
+	// means the cascade of Kumar and Govindarajulu with this module's
+	// defaults: neardup.NewCascade(sentence count, SimHash). New is called
+	// for every cluster of every fit (and for cluster 0 before the first
+	// fit, and when a snapshot is read), and must return detectors that are
+	// Removers (for Remove and Replace), Verifiers (for Verify) and
+	// Persisters (for snapshots) when those are used.
+	New func(cluster, expected int) (neardup.Detector, error)
+	// FitAt is the number of kept pages at which the Detector first fits
+	// KModes on them and moves each into its cluster; until then every page
+	// is kept in one detector. Zero means DefaultFitAt; negative means never
+	// automatically (call Refit).
+	FitAt int
+	// Growth makes the Detector refit when the number of kept pages reaches
+	// Growth times the number at the last fit. It must be above 1; zero
+	// means DefaultGrowth; negative means no automatic refit after the
+	// first fit.
+	Growth float64
+	// Incremental folds each page kept after a fit into its cluster's mode
+	// (online k-modes) instead of keeping the fitted modes until the next
+	// fit. The modes then follow new topics, but a kept page's cluster may
+	// stop being the one its keywords are assigned to, so that a
+	// near-duplicate of it with the same keywords is sent elsewhere (see the
+	// package documentation for the measured cost).
+	Incremental bool
+	// Source returns a kept page by its ID. With a Source every refit moves
+	// every kept page into its new cluster (adding it to that cluster's new
+	// detector): one generation, clustered by a model of the whole
+	// repository. Without one the Detector keeps the pages it is given only
+	// until its first fit, which moves them; later fits start a new
+	// generation (see Detector).
+	Source func(id string) (*neardup.Document, error)
+}
+
+// resolve fills in defaults and validates o.
+func (o DetectorOptions) resolve() (DetectorOptions, error) {
+	km, err := o.KModes.resolve()
+	if err != nil {
+		return o, err
+	}
+	o.KModes = km
+	if o.FitAt == 0 {
+		o.FitAt = DefaultFitAt
+	}
+	switch {
+	case o.Growth == 0:
+		o.Growth = DefaultGrowth
+	case math.IsNaN(o.Growth) || o.Growth > 0 && o.Growth <= 1:
+		return o, fmt.Errorf("cluster: DetectorOptions.Growth %v: want above 1, or negative for no refit: %w", o.Growth, neardup.ErrInvalidOption)
+	}
+	return o, nil
+}
+
+// Detector is the clustered detector of Kumar and Govindarajulu (§4): the
+// kept pages are split into k clusters by KModes over their top keywords,
+// each cluster keeps its own detector (by default the sentence-count →
+// SimHash cascade), and a new page is compared only within its p most similar
+// clusters; when it is kept, it is kept in the most similar one.
+//
+// The repository grows, so the Detector fits again at FitAt pages and at
+// every Growth-fold growth, without losing a kept page. The first fit moves
+// every page into its cluster. A later fit moves every page again when
+// DetectorOptions.Source can give it back; otherwise it starts a new
+// generation: a model fitted on the keywords of every kept page, with empty
+// cluster detectors for the pages to come, while the pages already kept stay
+// in the clusters of the generation that placed them. A new page is compared
+// within its p nearest clusters of every generation, each generation's
+// clusters chosen by that generation's model, so a near-duplicate is sent
+// where its original was sent. The generations partition the repository:
+// a page meets about p·n/k kept pages whatever their number (each
+// generation adds one Assign, k·f bit tests).
+//
+// Scores and Measures are those of the cluster detectors (simhash-bits for
+// the default cascade). A Detector implements neardup.Detector, Verifier,
+// Remover, MatchAdder, Replacer and Persister (the last four when its
+// cluster detectors do).
+//
+// A Detector is safe for concurrent use: Match and Verify run in parallel;
+// Add, MatchOrAdd, Replace, Remove and Refit exclusively (an automatic refit
+// runs inside the Add that triggers it). The zero Detector is ready to use
+// with the default DetectorOptions.
+type Detector struct {
+	once sync.Once
+	s    *state
+}
+
+// NewDetector returns an empty Detector configured by opts. Options out of
+// range return an error wrapping neardup.ErrInvalidOption.
+func NewDetector(opts DetectorOptions) (*Detector, error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	s, err := newState(o)
+	if err != nil {
+		return nil, err
+	}
+	return &Detector{s: s}, nil
+}
+
+// get returns the detector's state, made with the default options for a zero
+// Detector.
+func (det *Detector) get() *state {
+	det.once.Do(func() {
+		if det.s == nil {
+			o, _ := DetectorOptions{}.resolve() // the defaults are valid
+			det.s, _ = newState(o)              // the default cascade is valid
+		}
+	})
+	return det.s
+}
+
+// Place is where a page is kept or compared: a cluster of a generation.
+// Generation 0 is the oldest.
+type Place struct {
+	Generation, Cluster int
+}
+
+// generation is one fit: its model (nil before the first fit: one cluster)
+// and a detector per cluster.
+type generation struct {
+	md    *model
+	parts []neardup.Detector
+}
+
+// kept is what the Detector keeps per page besides the cluster detector's
+// own record: its place, its keyword ids (to fit without the page) and,
+// until the first fit, the page itself (to move it).
+type kept struct {
+	at  Place
+	ids []uint32
+	doc *neardup.Document
+}
+
+type state struct {
+	o       DetectorOptions
+	newPart func(j, expected int) (neardup.Detector, error)
+
+	mu      sync.RWMutex
+	words   vocab[string]
+	gens    []*generation // at least one
+	kept    map[string]*kept
+	retain  bool // keep the pages' Documents: no Source and no fit yet
+	fits    int
+	nextFit int // the size at which the next automatic fit runs; 0: none
+	lastErr error
+}
+
+func newState(o DetectorOptions) (*state, error) {
+	s := &state{o: o, words: newVocab[string](), kept: make(map[string]*kept), retain: o.Source == nil}
+	s.newPart = func(j, expected int) (neardup.Detector, error) {
+		if o.New != nil {
+			det, err := o.New(j, expected)
+			if err == nil && det == nil {
+				err = fmt.Errorf("returned a nil detector: %w", neardup.ErrInvalidOption)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("cluster: DetectorOptions.New(%d): %w", j, err)
+			}
+			return det, nil
+		}
+		return newCascade(expected)
+	}
+	if o.FitAt > 0 {
+		s.nextFit = o.FitAt
+	}
+	p0, err := s.newPart(0, max(o.FitAt, 1024))
+	if err != nil {
+		return nil, err
+	}
+	s.gens = []*generation{{parts: []neardup.Detector{p0}}}
+	return s, nil
+}
+
+// newCascade returns the seed-000 cascade with this module's defaults, its
+// SimHash index sized for expected pages.
+func newCascade(expected int) (neardup.Detector, error) {
+	bySentences, err := sentence.New(sentence.Options{})
+	if err != nil {
+		return nil, err
+	}
+	byPrint, err := simhash.New(simhash.Options{ExpectedSize: max(expected, 1024)})
+	if err != nil {
+		return nil, err
+	}
+	return neardup.NewCascade(bySentences, byPrint)
+}
+
+// keywords checks d and returns its keywords.
+func (s *state) keywords(d *neardup.Document) ([]string, error) {
+	if err := neardup.Check(d); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	return Keywords(d, s.o.KModes.Keywords)
+}
+
+// probes returns the places a page with these keywords is compared within:
+// its p nearest clusters in each generation, the latest generation first, so
+// that the first place is the page's home. The caller holds s.mu.
+func (s *state) probes(words []string) []Place {
+	it := s.words.lookupItem(words)
+	var out []Place
+	for g := len(s.gens) - 1; g >= 0; g-- {
+		if md := s.gens[g].md; md != nil {
+			for _, j := range md.nearestP(it, s.o.KModes.Probes) {
+				out = append(out, Place{g, j})
+			}
+		} else {
+			out = append(out, Place{g, 0})
+		}
+	}
+	return out
+}
+
+func (s *state) part(at Place) neardup.Detector { return s.gens[at.Generation].parts[at.Cluster] }
+
+// match returns d's matches in the probed places. The caller holds s.mu.
+func (s *state) match(d *neardup.Document, probes []Place) ([]neardup.Match, error) {
+	var all []neardup.Match
+	for _, at := range probes {
+		ms, err := s.part(at).Match(d)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ms...)
+	}
+	if len(probes) > 1 {
+		neardup.SortMatches(all)
+	}
+	return all, nil
+}
+
+// Match returns the kept pages that d nearly duplicates within its p most
+// similar clusters (of each generation), best first (by the cluster
+// detectors' Score, then ID). A page without keywords returns an error
+// wrapping neardup.ErrNoFeatures.
+func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.match(d, s.probes(words))
+}
+
+// Verify returns those of candidates that d nearly duplicates by the cluster
+// detectors' measure, best first. Only candidates kept in the places Match
+// would search are compared (the others are not matches, as Match would
+// never reach them); the cluster detectors must be Verifiers.
+func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	byPlace := make(map[Place][]neardup.Match)
+	for _, at := range s.probes(words) {
+		byPlace[at] = nil
+	}
+	for _, c := range candidates {
+		if k, ok := s.kept[c.ID]; ok {
+			if group, probed := byPlace[k.at]; probed {
+				byPlace[k.at] = append(group, c)
+			}
+		}
+	}
+	var all []neardup.Match
+	for at, group := range byPlace {
+		if len(group) == 0 {
+			continue
+		}
+		v, ok := s.part(at).(neardup.Verifier)
+		if !ok {
+			return nil, fmt.Errorf("cluster: Verify: cluster detector %T is not a Verifier: %w", s.part(at), neardup.ErrInvalidOption)
+		}
+		ms, err := v.Verify(d, group)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ms...)
+	}
+	neardup.SortMatches(all)
+	return slices.CompactFunc(all, func(a, b neardup.Match) bool { return a.ID == b.ID }), nil
+}
+
+// Add keeps d in its most similar cluster of the latest generation (in the
+// one detector before the first fit). An ID already kept returns an error
+// wrapping neardup.ErrDuplicateID. When the repository reaches the next fit
+// size, Add refits before it returns (see Refit); a refit that fails does not
+// fail the Add (Stats reports it).
+func (det *Detector) Add(d *neardup.Document) error {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.add(d, words, s.probes(words)[0])
+}
+
+// add keeps d at home. The caller holds s.mu for writing.
+func (s *state) add(d *neardup.Document, words []string, home Place) error {
+	if _, dup := s.kept[d.ID]; dup {
+		return fmt.Errorf("cluster: Add %q: %w", d.ID, neardup.ErrDuplicateID)
+	}
+	if err := s.part(home).Add(d); err != nil {
+		return err
+	}
+	it := s.words.internItem(words)
+	k := &kept{at: home, ids: it.ids}
+	if s.retain {
+		k.doc = d
+	}
+	s.kept[d.ID] = k
+	if md := s.gens[home.Generation].md; md != nil && s.o.Incremental {
+		md.add(home.Cluster, it.ids)
+	}
+	if s.nextFit > 0 && len(s.kept) >= s.nextFit {
+		s.lastErr = s.refit()
+		s.nextFit = 0
+		if s.o.Growth > 0 {
+			s.nextFit = int(math.Ceil(float64(len(s.kept)) * s.o.Growth))
+		}
+	}
+	return nil
+}
+
+// MatchOrAdd returns d's matches within its p most similar clusters; when
+// there are none it keeps d in its most similar cluster (added = true), with
+// no other change in between.
+func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	probes := s.probes(words)
+	ms, err := s.match(d, probes)
+	if err != nil || len(ms) > 0 {
+		return ms, false, err
+	}
+	if err := s.add(d, words, probes[0]); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// Replace is MatchOrAdd for a page fetched again under a kept ID
+// (neardup.Replacer): in one step the page kept under d.ID is forgotten (its
+// cluster detector must be a Remover), and d is kept unless it nearly
+// duplicates another kept page within its p most similar clusters.
+func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.remove(d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+		return nil, false, err
+	}
+	probes := s.probes(words)
+	ms, err := s.match(d, probes)
+	if err != nil || len(ms) > 0 {
+		return ms, false, err
+	}
+	if err := s.add(d, words, probes[0]); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// Remove forgets the page kept under id (its cluster detector must be a
+// Remover). An ID that is not kept returns an error wrapping
+// neardup.ErrUnknownID.
+func (det *Detector) Remove(id string) error {
+	s := det.get()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.remove(id)
+}
+
+func (s *state) remove(id string) error {
+	k, ok := s.kept[id]
+	if !ok {
+		return fmt.Errorf("cluster: Remove %q: %w", id, neardup.ErrUnknownID)
+	}
+	r, ok := s.part(k.at).(neardup.Remover)
+	if !ok {
+		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.part(k.at), neardup.ErrInvalidOption)
+	}
+	if err := r.Remove(id); err != nil {
+		return err
+	}
+	if md := s.gens[k.at.Generation].md; md != nil && s.o.Incremental {
+		md.remove(k.at.Cluster, k.ids)
+	}
+	delete(s.kept, id)
+	return nil
+}
+
+// Len returns the number of kept pages.
+func (det *Detector) Len() int {
+	s := det.get()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.kept)
+}
+
+// Home returns where the page kept under id is, and whether id is kept.
+func (det *Detector) Home(id string) (Place, bool) {
+	s := det.get()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k, ok := s.kept[id]
+	if !ok {
+		return Place{}, false
+	}
+	return k.at, true
+}
+
+// Probes returns the places d would be compared within: its p most similar
+// clusters of each generation, the latest generation first; the first place
+// is where Add would keep d.
+func (det *Detector) Probes(d *neardup.Document) ([]Place, error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.probes(words), nil
+}
+
+// Refit fits KModes again on the keywords of every kept page (ordered by ID,
+// so the result does not depend on the order pages arrived in), with k =
+// min(K, the number of distinct keyword sets) clusters. When every kept page
+// is at hand (kept since the start, before the first fit, or read back
+// through DetectorOptions.Source) each moves into a new detector of its
+// cluster, and the clusters replace every generation; otherwise the fit
+// starts a new generation for the pages to come (replacing the latest one
+// if it keeps no page), and generations left without pages are dropped. A
+// refit whose Source or cluster detectors fail leaves the Detector as it
+// was. Refit of an empty Detector does nothing.
+//
+// A refit costs the fit (O(n·k·f) per pass), plus one Add per kept page when
+// it moves them; the Detector is locked meanwhile.
+func (det *Detector) Refit() error {
+	s := det.get()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refit()
+}
+
+func (s *state) refit() error {
+	n := len(s.kept)
+	if n == 0 {
+		return nil
+	}
+	ids := make([]string, 0, n)
+	for id := range s.kept {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	items := make([]item, n)
+	move := true
+	for i, id := range ids {
+		k := s.kept[id]
+		items[i] = item{ids: k.ids, size: len(k.ids)}
+		move = move && (k.doc != nil || s.o.Source != nil)
+	}
+	fd := newFitData(items, s.words.len())
+	k := min(s.o.KModes.K, fd.distinct())
+	md := fit(fd, s.o.KModes.fitConfig(k))
+	labels := md.labels
+	md.labels = nil // the pages' clusters are in s.kept
+	if !s.o.Incremental {
+		md.dropCounts() // the modes stay as fitted
+	}
+	sizes := make([]int, k)
+	for _, j := range labels {
+		sizes[j]++
+	}
+	parts := make([]neardup.Detector, k)
+	for j := range parts {
+		expected := int(float64(sizes[j]) * max(s.o.Growth-1, 1))
+		if move {
+			expected = int(float64(sizes[j]) * max(s.o.Growth, 1))
+		}
+		p, err := s.newPart(j, expected)
+		if err != nil {
+			return err
+		}
+		parts[j] = p
+	}
+	if !move {
+		s.newGeneration(&generation{md: md, parts: parts})
+		s.fits++
+		return nil
+	}
+	for i, id := range ids {
+		d := s.kept[id].doc
+		if d == nil {
+			var err error
+			if d, err = s.o.Source(id); err == nil && (d == nil || d.ID != id) {
+				err = fmt.Errorf("returned another document: %w", neardup.ErrInvalidOption)
+			}
+			if err != nil {
+				return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
+			}
+		}
+		if err := parts[labels[i]].Add(d); err != nil {
+			return fmt.Errorf("cluster: Refit: moving %q: %w", id, err)
+		}
+	}
+	s.gens = []*generation{{md: md, parts: parts}}
+	for i, id := range ids {
+		s.kept[id].at = Place{0, int(labels[i])}
+		s.kept[id].doc = nil
+	}
+	s.retain = false
+	s.fits++
+	return nil
+}
+
+// newGeneration appends g for the pages to come, in place of the latest
+// generation when that keeps no page, and drops the generations left
+// without pages. Pages are no longer retained: they stay where they are.
+func (s *state) newGeneration(g *generation) {
+	count := make([]int, len(s.gens))
+	for _, k := range s.kept {
+		count[k.at.Generation]++
+		k.doc = nil
+	}
+	s.retain = false
+	renumber := make([]int, len(s.gens))
+	var gens []*generation
+	for i, old := range s.gens {
+		renumber[i] = len(gens)
+		if count[i] > 0 {
+			gens = append(gens, old)
+		}
+	}
+	for _, k := range s.kept {
+		k.at.Generation = renumber[k.at.Generation]
+	}
+	if len(gens) > 0 && gens[len(gens)-1].md != nil {
+		gens[len(gens)-1].md.dropCounts() // only the latest generation's modes follow new pages
+	}
+	s.gens = append(gens, g)
+}
+
+// Stats describes a Detector's clusters.
+type Stats struct {
+	// Documents is the number of kept pages.
+	Documents int
+	// Fits is the number of fits so far (automatic and Refit).
+	Fits int
+	// Sizes is the number of kept pages in each cluster of each generation
+	// (one generation of one cluster before the first fit).
+	Sizes [][]int
+	// Cost, Iterations and Converged report the latest generation's fit
+	// (see KModes).
+	Cost       float64
+	Iterations int
+	Converged  bool
+	// NextFit is the number of kept pages at which the next automatic fit
+	// runs (0: none).
+	NextFit int
+	// Retained is the number of pages the Detector holds to move them at
+	// its first fit.
+	Retained int
+	// RefitErr is the error of the last automatic refit, nil when it
+	// succeeded (the Detector then keeps its clusters until the next one).
+	RefitErr error
+}
+
+// Compared is the expected number of kept pages a page drawn like the
+// repository meets with p = 1: Σ over clusters of n_j² / n (a page lands in
+// cluster j of each generation with the share of that generation it holds).
+func (st Stats) Compared() float64 {
+	sum := 0.0
+	for _, g := range st.Sizes {
+		n, sq := 0, 0
+		for _, x := range g {
+			n += x
+			sq += x * x
+		}
+		if n > 0 {
+			sum += float64(sq) / float64(n)
+		}
+	}
+	return sum
+}
+
+// Stats returns the Detector's statistics.
+func (det *Detector) Stats() Stats {
+	s := det.get()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := Stats{Documents: len(s.kept), Fits: s.fits, NextFit: s.nextFit, RefitErr: s.lastErr}
+	for _, g := range s.gens {
+		st.Sizes = append(st.Sizes, make([]int, len(g.parts)))
+	}
+	for _, k := range s.kept {
+		st.Sizes[k.at.Generation][k.at.Cluster]++
+		if k.doc != nil {
+			st.Retained++
+		}
+	}
+	if md := s.gens[len(s.gens)-1].md; md != nil {
+		st.Cost, st.Iterations, st.Converged = md.cost, md.iters, md.converged
+	}
+	return st
+}
+
+// Interface checks.
+var (
+	_ neardup.Detector   = (*Detector)(nil)
+	_ neardup.Verifier   = (*Detector)(nil)
+	_ neardup.Remover    = (*Detector)(nil)
+	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Replacer   = (*Detector)(nil)
+)

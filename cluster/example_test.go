@@ -1,0 +1,106 @@
+package cluster_test
+
+import (
+	"fmt"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// Pages about two topics fall into two clusters; a new page goes to the
+// cluster whose mode (its most frequent keywords) it shares most with.
+func ExampleKModes() {
+	texts := []string{
+		"Glaciers melt slowly. Glacier ice traps air. Melting ice records climate.",
+		"Ice sheets and glaciers melt. Glacier melt raises the sea. Ice is old.",
+		"Bees dance to find flowers. Bees carry pollen to the hive. Flowers feed the hive.",
+		"A hive of bees makes honey. Bees visit flowers. The hive swarms in spring.",
+	}
+	var pipe preprocess.Pipeline
+	var docs []*neardup.Document
+	for i, text := range texts {
+		d, err := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", []byte(text))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		docs = append(docs, d)
+	}
+	km, err := cluster.New(cluster.Options{K: 2, Keywords: 3, ModeKeywords: 3}) // small modes, to print
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := km.Fit(docs); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("labels:", km.Labels(), "converged:", km.Converged())
+	for j := range km.K() {
+		fmt.Printf("cluster %d mode: %v\n", j, km.Mode(j))
+	}
+	news, _ := neardup.NewDocument(&pipe, "new", "", []byte("Old glacier ice holds bubbles of ancient air."))
+	j, _ := km.Assign(news)
+	fmt.Println("new page goes to cluster", j)
+	// Output:
+	// labels: [0 0 1 1] converged: true
+	// cluster 0 mode: [glacier ice melt]
+	// cluster 1 mode: [bee flower hive]
+	// new page goes to cluster 0
+}
+
+// The clustered cascade: each cluster keeps its own sentence → SimHash
+// cascade, and a page is compared only within its most similar cluster.
+func ExampleDetector() {
+	var pipe preprocess.Pipeline
+	page := func(id, text string) *neardup.Document {
+		d, err := neardup.NewDocument(&pipe, id, "", []byte(text))
+		if err != nil {
+			panic(err)
+		}
+		return d
+	}
+	det, err := cluster.NewDetector(cluster.DetectorOptions{
+		KModes: cluster.Options{K: 2, Keywords: 3},
+		FitAt:  4, // cluster the repository once it keeps four pages
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range []*neardup.Document{
+		page("glacier", "Glaciers flow slowly down the valley. Glacier ice traps air in bubbles. Ice cores record the climate of the past."),
+		page("melt", "Ice sheets and glaciers melt in summer. Glacier melt raises the level of the sea. Some ice is very old."),
+		page("bees", "Bees dance to tell the hive where flowers are. Bees carry pollen home. Flowers feed the hive all year."),
+		page("honey", "A hive of bees makes honey from nectar. Bees visit many flowers each day. The hive swarms in spring."),
+		page("glacier-copy", "Glaciers flow slowly down the valley. Glacier ice traps air in bubbles. Ice cores record the climate of our past."),
+	} {
+		ms, added, err := det.MatchOrAdd(d)
+		switch {
+		case err != nil:
+			fmt.Println(err)
+		case added:
+			fmt.Println("kept", d.ID)
+		default:
+			fmt.Printf("drop %s: near-duplicate of %s\n", d.ID, ms[0].ID)
+		}
+	}
+	st := det.Stats()
+	fmt.Println("fits:", st.Fits, "pages per cluster:", st.Sizes[0])
+	for _, id := range []string{"glacier", "melt", "bees", "honey"} {
+		home, _ := det.Home(id)
+		fmt.Printf("%s is in cluster %d\n", id, home.Cluster)
+	}
+	// Output:
+	// kept glacier
+	// kept melt
+	// kept bees
+	// kept honey
+	// drop glacier-copy: near-duplicate of glacier
+	// fits: 1 pages per cluster: [2 2]
+	// glacier is in cluster 1
+	// melt is in cluster 1
+	// bees is in cluster 0
+	// honey is in cluster 0
+}

@@ -1,0 +1,191 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// FuzzAssign preprocesses arbitrary text and places it among the clusters of
+// a fit of real text: Keywords never panics and fails only with the
+// pipeline's errors or ErrNoFeatures; a page with keywords gets a cluster in
+// range, and Nearest(k) orders all k clusters with Assign's first.
+func FuzzAssign(f *testing.F) {
+	for _, s := range []string{
+		"", "a", "the of and", "Glaciers melt. Ice melts. Glacier ice.", "日本語のテキスト。句点。",
+		"x\xffy", "bee bee bee hive hive flower", "İı Kk Σσς straße STRASSE",
+	} {
+		f.Add(s)
+	}
+	var pipe preprocess.Pipeline
+	var docs []*neardup.Document
+	for i, text := range []string{
+		"Glaciers melt slowly. Glacier ice traps air. Melting ice records climate.",
+		"Ice sheets and glaciers melt. Glacier melt raises the sea. Ice is old.",
+		"Bees dance to find flowers. Bees carry pollen to the hive. Flowers feed the hive.",
+		"A hive of bees makes honey. Bees visit flowers. The hive swarms in spring.",
+		"Compilers parse source code. Parsers build trees. Code generators emit code.",
+	} {
+		d, err := neardup.NewDocument(&pipe, string(rune('a'+i)), "", []byte(text))
+		if err != nil {
+			f.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	km := mustNew(f, Options{K: 3, Keywords: 4})
+	if err := km.Fit(docs); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		d, err := neardup.NewDocument(&pipe, "fuzz", "", []byte(text))
+		if err != nil {
+			if !errors.Is(err, preprocess.ErrEmpty) && !errors.Is(err, preprocess.ErrInvalidUTF8) && !errors.Is(err, preprocess.ErrTooLarge) {
+				t.Fatalf("NewDocument(%q): %v", text, err)
+			}
+			return
+		}
+		w, err := Keywords(d, 4)
+		j, aerr := km.Assign(d)
+		if err != nil {
+			if !errors.Is(err, neardup.ErrNoFeatures) || !errors.Is(aerr, neardup.ErrNoFeatures) {
+				t.Fatalf("Keywords(%q) = %v; Assign err %v", text, err, aerr)
+			}
+			return
+		}
+		if len(w) == 0 || len(w) > 4 || aerr != nil || j < 0 || j >= 3 {
+			t.Fatalf("Keywords(%q) = %v; Assign = %d, %v", text, w, j, aerr)
+		}
+		ps, err := km.Nearest(d, 3)
+		if err != nil || len(ps) != 3 || ps[0] != j || !slices.Equal(slices.Sorted(slices.Values(ps)), []int{0, 1, 2}) {
+			t.Fatalf("Nearest(%q, 3) = %v, %v; Assign %d", text, ps, err, j)
+		}
+	})
+}
+
+// FuzzFitCodes fits items decoded from the input (k from the first byte,
+// then items of codes separated by 0xff): FitCodes never panics, fails only
+// with ErrTooFew or ErrNoFeatures, and a fit's Assign agrees with its
+// labels.
+func FuzzFitCodes(f *testing.F) {
+	f.Add([]byte{2, 1, 2, 3, 0xff, 1, 2, 4, 0xff, 7, 8, 0xff, 7, 9})
+	f.Add([]byte{3, 1, 0xff, 1, 0xff, 1, 0xff, 2})
+	f.Add([]byte{1, 0xff, 0xff})
+	f.Add([]byte{4, 5, 5, 5, 0xff, 6, 0xff, 7, 0xff, 8, 0xff, 9, 9, 0xff, 10, 11, 12, 13, 14})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 || len(in) > 400 {
+			return
+		}
+		k := 1 + int(in[0]%6)
+		var items [][]uint32
+		cur := []uint32{}
+		for _, b := range in[1:] {
+			if b == 0xff {
+				items = append(items, cur)
+				cur = []uint32{}
+				continue
+			}
+			cur = append(cur, uint32(b)*1000003) // sparse codes
+		}
+		items = append(items, cur)
+		for _, o := range []Options{{K: k, Keywords: 3}, {K: k, Keywords: 2, Similarity: Matching, MaxIter: 2}, {K: k, Keywords: 3, Init: Huang, NInit: 2}} {
+			km := mustNew(t, o)
+			err := km.FitCodes(items)
+			if err != nil {
+				if !errors.Is(err, ErrTooFew) && !errors.Is(err, neardup.ErrNoFeatures) {
+					t.Fatalf("FitCodes(%v): %v", items, err)
+				}
+				continue
+			}
+			labels := km.Labels()
+			if len(labels) != len(items) || km.K() != k {
+				t.Fatalf("FitCodes(%v): %d labels, k = %d", items, len(labels), km.K())
+			}
+			for i, it := range items {
+				if j, err := km.AssignCodes(it); err != nil || j != labels[i] {
+					t.Fatalf("%+v: AssignCodes(%v) = %d, %v; label %d", o, it, j, err, labels[i])
+				}
+			}
+		}
+	})
+}
+
+// FuzzReadFrom reads arbitrary bytes (seeded with real snapshots) into a
+// Detector and a KModes: never a panic; a failed read leaves each as it was;
+// an accepted one answers.
+func FuzzReadFrom(f *testing.F) {
+	groups := detectortest.Groups(f, nil, detectortest.GroupSpec{Seed: 26, Groups: 4, Members: 2})
+	opts := DetectorOptions{KModes: Options{K: 2}, FitAt: 3}
+	det, err := NewDetector(opts)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := det.WriteTo(&buf); err != nil { // unfitted
+		f.Fatal(err)
+	}
+	f.Add(bytes.Clone(buf.Bytes()))
+	for _, g := range groups {
+		if err := det.Add(g[0]); err != nil {
+			f.Fatal(err)
+		}
+	}
+	buf.Reset()
+	if _, err := det.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bytes.Clone(buf.Bytes()))
+	km := mustNew(f, Options{K: 2, Keywords: 3})
+	if err := km.FitCodes([][]uint32{{1, 2}, {2, 3}, {7, 8}, {8, 9}}); err != nil {
+		f.Fatal(err)
+	}
+	buf.Reset()
+	if _, err := km.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bytes.Clone(buf.Bytes()))
+	f.Add([]byte("NEARDUP\x00\x01"))
+
+	f.Fuzz(func(t *testing.T, in []byte) {
+		d, err := NewDetector(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := groups[0]
+		if err := d.Add(own[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.ReadFrom(bytes.NewReader(in)); err != nil {
+			if ms, err := d.Match(own[1]); err != nil || len(ms) != 1 || d.Len() != 1 {
+				t.Fatalf("a failed ReadFrom changed the Detector: %v, %v, Len %d", ms, err, d.Len())
+			}
+		} else {
+			for _, g := range groups {
+				if _, err := d.Match(g[1]); err != nil {
+					t.Fatalf("Match after ReadFrom: %v", err)
+				}
+			}
+			d.Stats()
+			_ = d.Add(groups[3][1])
+		}
+		k := mustNew(t, Options{K: 2, Keywords: 3})
+		if _, err := k.ReadFrom(bytes.NewReader(in)); err != nil {
+			if k.Fitted() {
+				t.Fatal("a failed ReadFrom fitted the KModes")
+			}
+		} else if k.Fitted() {
+			k.Labels()
+			k.Sizes()
+			for j := range k.K() {
+				k.Mode(j)
+				k.ModeCodes(j)
+			}
+			_, _ = k.AssignCodes([]uint32{1, 2, 99})
+			_, _ = k.UpdateCodes([]uint32{2, 3, 5})
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// kwDoc returns a document whose page has the given keywords, most frequent
+// first (counts len(words), len(words)-1, ...), so that Keywords returns
+// them in this order, and one sentence per keyword.
+func kwDoc(id string, words ...string) *neardup.Document {
+	p := &preprocess.Page{Language: "en"}
+	for i, w := range words {
+		p.Terms = append(p.Terms, preprocess.Term{Text: w, Count: len(words) - i})
+		p.Sentences = append(p.Sentences, w+".")
+		for range len(words) - i {
+			p.Tokens = append(p.Tokens, w)
+		}
+	}
+	return &neardup.Document{ID: id, Page: p}
+}
+
+// topics returns n items of f codes drawn from t topics: item i belongs to
+// topic i%t, and each of its codes is, with probability 1-noise, one of its
+// topic's 3f codes (Zipf-like: lower codes more often) and otherwise any
+// code of a shared vocabulary of 40f.
+func topics(seed uint64, n, t, f int, noise float64) (items [][]uint32, topic []int) {
+	r := rand.New(rand.NewPCG(seed, 17))
+	for i := range n {
+		tp := i % t
+		seen := map[uint32]bool{}
+		var it []uint32
+		for len(it) < f {
+			var c uint32
+			if r.Float64() < noise {
+				c = uint32(t*3*f + r.IntN(40*f))
+			} else {
+				x := r.ExpFloat64() * float64(f)
+				c = uint32(tp*3*f + min(int(x), 3*f-1))
+			}
+			if !seen[c] {
+				seen[c] = true
+				it = append(it, c)
+			}
+		}
+		items = append(items, it)
+		topic = append(topic, tp)
+	}
+	return items, topic
+}
+
+// codeDocs turns items of codes into keyword documents ("w<code>").
+func codeDocs(items [][]uint32) []*neardup.Document {
+	docs := make([]*neardup.Document, len(items))
+	for i, it := range items {
+		words := make([]string, len(it))
+		for j, c := range it {
+			words[j] = fmt.Sprintf("w%d", c)
+		}
+		docs[i] = kwDoc(fmt.Sprintf("d%05d", i), words...)
+	}
+	return docs
+}
+
+func mustNew(t testing.TB, o Options) *KModes {
+	t.Helper()
+	km, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return km
+}
+
+func termOf(w string, n int) preprocess.Term { return preprocess.Term{Text: w, Count: n} }
