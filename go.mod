@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/nlnwa/gowarc/v2 v2.2.4
 	github.com/redis/go-redis/v9 v9.23.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
@@ -23,6 +24,9 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.18.0 // indirect
+	github.com/nlnwa/whatwg-url v0.6.2 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 )
