@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// Attach a detector to a collector and leave near-duplicates' links alone.
+func ExampleAttach() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<p>The same article under every URL, so every page after the first is a copy.</p>`+
+			`<p>Reprints and mirrors waste a crawler's bandwidth and an index's storage.</p>`+
+			`<a href="/copy">another copy</a>`)
+	}))
+	defer srv.Close()
+
+	det, _ := neardup.NewRecommended(neardup.RecommendedOptions{})
+	pipe, _ := preprocess.New(preprocess.Options{})
+	c := colly.NewCollector()
+	Attach(c, det, pipe, func(v Verdict) { fmt.Println(v.Kept, v.Of != nil) })
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
+		if !Duplicate(e.Response) {
+			e.Request.Visit(e.Attr("href"))
+		}
+	})
+	c.Visit(srv.URL + "/")
+	// Output:
+	// true false
+	// false true
+}
