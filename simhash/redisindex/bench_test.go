@@ -73,11 +73,15 @@ func BenchmarkFleet1M(b *testing.B) {
 	}
 	perPage := float64(usedMemory(b, c)-before) / 1e6
 	r := rand.New(rand.NewPCG(3, 4))
+	// run numbers the sub-benchmarks' runs (-count repeats them on the same
+	// repository), so that every call offers a page under a new ID.
+	run := 0
 	latency := func(b *testing.B, call func(d *neardup.Document) error) {
+		run++
 		var lat []time.Duration
 		i := 0
 		for b.Loop() {
-			d := fpDoc(r, fmt.Sprint("new-", b.Name(), "-", i))
+			d := fpDoc(r, fmt.Sprint("new-", run, "-", i))
 			i++
 			start := time.Now()
 			if err := call(d); err != nil {
@@ -98,6 +102,7 @@ func BenchmarkFleet1M(b *testing.B) {
 	})
 	for clients := 1; clients <= 4; clients++ {
 		b.Run(fmt.Sprint("clients=", clients), func(b *testing.B) {
+			run++
 			dets := make([]*Detector, clients)
 			for i := range dets {
 				ci, _ := client(b)
@@ -110,9 +115,9 @@ func BenchmarkFleet1M(b *testing.B) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					rw := rand.New(rand.NewPCG(uint64(w), 9))
+					rw := rand.New(rand.NewPCG(uint64(w), uint64(run)))
 					for i := range per {
-						if _, _, err := d.MatchOrAdd(fpDoc(rw, fmt.Sprint(b.Name(), w, "-", i))); err != nil {
+						if _, _, err := d.MatchOrAdd(fpDoc(rw, fmt.Sprint("client-", run, "-", w, "-", i))); err != nil {
 							b.Error(err)
 							return
 						}
