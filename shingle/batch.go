@@ -67,6 +67,7 @@ func Dedup(ctx context.Context, docs []*neardup.Document, o Options) ([]Group, e
 	if err != nil {
 		return nil, err
 	}
+	o.MaxPatterns = NoLimit // the vectors are in memory already: compare them whole
 	ids := make(map[string]int, len(docs))
 	for i, d := range docs {
 		if err := neardup.Check(d); err != nil {

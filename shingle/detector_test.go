@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -31,12 +32,12 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultThreshold, Form: Normalized}); got != want {
+	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultThreshold, Form: Normalized, MaxPatterns: DefaultMaxPatterns}); got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
 	for _, f := range []Form{Equation, TableForm} {
 		dt, _ = New(Options{Form: f})
-		if got, want := dt.Options(), (Options{M: 4, Threshold: PaperThreshold, Form: f}); got != want {
+		if got, want := dt.Options(), (Options{M: 4, Threshold: PaperThreshold, Form: f, MaxPatterns: DefaultMaxPatterns}); got != want {
 			t.Errorf("%v defaults = %+v, want %+v", f, got, want)
 		}
 	}
@@ -149,7 +150,7 @@ func TestDetector(t *testing.T) {
 	d12 := Dissimilarity(v1, v2, Equation)
 	t.Logf("pageinspect vs edited copy: %d, %d tokens, Eq. (1) = %.3f", len(base), len(edited), d12)
 
-	dt, err := New(Options{Threshold: d12 + 0.01, Form: Equation})
+	dt, err := New(Options{Threshold: d12 + 0.01, Form: Equation, MaxPatterns: NoLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,6 +219,7 @@ func TestIndexExact(t *testing.T) {
 		{M: 4, Form: Normalized}, {M: 4, Threshold: 0.6, Form: Normalized},
 		{M: 2, Threshold: 0.9, Form: Normalized},
 	} {
+		o.MaxPatterns = NoLimit // the exact method
 		o, _ := o.resolve()
 		t.Run(fmt.Sprintf("%v_M%d_T%g", o.Form, o.M, o.Threshold), func(t *testing.T) {
 			vs := make([]*Vector, len(pages))
@@ -334,7 +336,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 	pages = append(pages, synthetic(5, 150, 20, 200)...)
 	for _, m := range []int{1, 4} {
 		for _, th := range []float64{0.05, 0.2, DefaultThreshold, 0.6, 1} {
-			o := Options{M: m, Threshold: th, Form: Normalized}
+			o := Options{M: m, Threshold: th, Form: Normalized, MaxPatterns: NoLimit}
 			vs := make([]*Vector, len(pages))
 			for i, p := range pages {
 				vs[i], _ = NewVector(p, m)
@@ -378,4 +380,80 @@ func firstSharedWeight(a, b *Vector) float64 {
 		sum += float64(a.s[i])
 	}
 	return math.Inf(1)
+}
+
+// TestSample: a kept page with more than MaxPatterns patterns keeps the
+// MaxPatterns of smallest hash; its estimated dissimilarity to an edited
+// copy stays within 0.03 of the exact one, on both sides of the decision;
+// and a snapshot carries the sample (its cut and its page's totals).
+func TestSample(t *testing.T) {
+	base := testdataWords(t, "pageinspect.html", 0)
+	edited := testdataWords(t, "pageinspect-edited.html", 0)
+	v1, _ := NewVector(base, 4)
+	v2, _ := NewVector(edited, 4)
+	if s := v1.sample(v1.Len()); s != v1 {
+		t.Error("a sample as large as the vector is not the vector")
+	}
+	for _, p := range []int{64, 256, 512, 2048} {
+		s := v1.sample(p)
+		if s.Len() != p || !s.sampled() || s.total != v1.total {
+			t.Fatalf("sample(%d): %d patterns, sampled %v, total %v (page %v)", p, s.Len(), s.sampled(), s.total, v1.total)
+		}
+		for _, key := range s.keys {
+			if hashOf(key) > s.cut {
+				t.Fatalf("sample(%d) holds a key above its cut", p)
+			}
+		}
+		for _, key := range v1.keys {
+			if _, in := slices.BinarySearch(s.keys, key); in != (hashOf(key) <= s.cut) {
+				t.Fatalf("sample(%d) is not the patterns below its cut", p)
+			}
+		}
+		for _, f := range []Form{Normalized, Equation} {
+			exact, est := Dissimilarity(v1, v2, f), Dissimilarity(s, v2, f)
+			scale := 1.0
+			if f == Equation {
+				scale = v1.total + v2.total
+			}
+			if math.Abs(exact-est)/scale > 0.03 {
+				t.Errorf("sample(%d), %v: estimate %.4f, exact %.4f", p, f, est, exact)
+			}
+			if both := Dissimilarity(s, v2.sample(p), f); math.Abs(both-est)/scale > 0.03 {
+				t.Errorf("sample(%d), %v: two samples give %.4f, one %.4f", p, f, both, est)
+			}
+		}
+	}
+
+	dt, _ := New(Options{}) // MaxPatterns 512
+	if err := dt.Add(doc("base", base...)); err != nil {
+		t.Fatal(err)
+	}
+	if kept := storeOf(dt).Feature(0); !kept.sampled() || kept.Len() != DefaultMaxPatterns {
+		t.Fatalf("kept vector: sampled %v, %d patterns", kept.sampled(), kept.Len())
+	}
+	want, err := dt.Match(doc("edited", edited...))
+	if err != nil || len(want) != 1 {
+		t.Fatalf("Match(edited) = %v, %v", want, err)
+	}
+	t.Logf("edited copy: exact %.4f, from the kept sample %.4f", Dissimilarity(v1, v2, Normalized), want[0].Score)
+	var buf bytes.Buffer
+	if _, err := dt.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := New(Options{})
+	if _, err := back.ReadFrom(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := back.Match(doc("edited", edited...)); err != nil || !slices.Equal(got, want) {
+		t.Errorf("after a round trip Match = %v, %v; want %v", got, err, want)
+	}
+	exact, _ := New(Options{MaxPatterns: NoLimit})
+	buf.Reset()
+	dt.WriteTo(&buf)
+	if _, err := exact.ReadFrom(&buf); !errors.Is(err, neardup.ErrSnapshotMismatch) {
+		t.Errorf("a sampled snapshot read by an exact detector: %v", err)
+	}
+	if _, err := New(Options{MaxPatterns: 15}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("MaxPatterns 15: %v", err)
+	}
 }

@@ -78,6 +78,9 @@ func Dissimilarity(a, b *Vector, f Form) float64 {
 	if a == nil || b == nil || a.m != b.m {
 		return math.NaN()
 	}
+	if (a.sampled() || b.sampled()) && f != TableForm {
+		return estimate(a, b, f)
+	}
 	switch f {
 	case Equation:
 		return equation(a, b)
@@ -204,4 +207,51 @@ func equationBounded(a, b *Vector, bound float64) float64 {
 		sum += float64(bs[j])
 	}
 	return sum
+}
+
+// estimate returns Equation or Normalized for a and b when either holds only
+// a sample of its page (Options.MaxPatterns): both are complete below
+// τ = min(cut_a, cut_b), so the form is computed over the patterns whose
+// hash is ≤ τ, a uniform random sample of the union of the two pages'
+// patterns, and Equation is scaled from those patterns' weight to the pages'
+// totals. It is an estimate (a ratio of sums over about MaxPatterns
+// patterns), not the exact value; Normalized stays in [0, 1].
+func estimate(a, b *Vector, f Form) float64 {
+	tau := min(a.cut, b.cut)
+	ak, as := a.keys, a.s
+	bk, bs := b.keys, b.s
+	var sa, sb, shared float64
+	i, j := 0, 0
+	for i < len(ak) || j < len(bk) {
+		var x, y uint64 = math.MaxUint64, math.MaxUint64
+		if i < len(ak) {
+			x = ak[i]
+		}
+		if j < len(bk) {
+			y = bk[j]
+		}
+		if x <= y {
+			if hashOf(x) <= tau {
+				sa += float64(as[i])
+				if x == y {
+					shared += float64(min(as[i], bs[j]))
+				}
+			}
+			i++
+		}
+		if y <= x {
+			if hashOf(y) <= tau {
+				sb += float64(bs[j])
+			}
+			j++
+		}
+	}
+	if sa+sb == 0 {
+		return math.NaN() // cannot happen: a sample holds the pattern at its cut
+	}
+	d := max(0, (sa+sb-2*shared)/(sa+sb))
+	if f == Equation {
+		return d * (a.total + b.total)
+	}
+	return d
 }

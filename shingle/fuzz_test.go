@@ -137,13 +137,18 @@ func check(t *testing.T, v *Vector, tokens []string, m int) {
 // answers (its vectors passed the checks build guarantees).
 func FuzzReadFrom(f *testing.F) {
 	var p preprocess.Pipeline
-	dt, _ := New(Options{})
+	// MaxPatterns 16: the second page (18 patterns) is kept as a sample.
+	o := Options{MaxPatterns: 16}
+	dt, _ := New(o)
 	for i, text := range []string{"alpha beta gamma delta", "one two three four five six", "x"} {
 		d, err := neardup.NewDocument(&p, fmt.Sprint(i), "", []byte(text))
 		if err != nil {
 			f.Fatal(err)
 		}
 		_ = dt.Add(d)
+	}
+	if !storeOf(dt).Feature(1).sampled() {
+		f.Fatal("the seed snapshot holds no sample")
 	}
 	var buf bytes.Buffer
 	if _, err := dt.WriteTo(&buf); err != nil {
@@ -152,7 +157,7 @@ func FuzzReadFrom(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:buf.Len()/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		back, _ := New(Options{})
+		back, _ := New(o)
 		if _, err := back.ReadFrom(bytes.NewReader(data)); err != nil {
 			if back.Len() != 0 {
 				t.Fatalf("failed ReadFrom left %d documents", back.Len())

@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -86,8 +87,51 @@ type Vector struct {
 	m     int
 	keys  []uint64
 	s     []float32 // (k/M)·norm(p): the term of p in Eq. (1)
-	sums  []float64 // sums[k-1] = Σ_{p in group k} s(p)
-	total float64   // Σ_p s(p)
+	sums  []float64 // sums[k-1] = Σ_{p in group k} s(p), over every pattern of the page
+	total float64   // Σ_p s(p), over every pattern of the page
+	// cut is complete for a vector of every pattern of its page; for a
+	// sample (see sample) it is the largest pattern hash kept: the vector
+	// holds exactly the page's patterns whose hash is ≤ cut.
+	cut uint64
+	// part is Σ s(p) over the patterns held: total, or less for a sample.
+	part float64
+}
+
+// complete is the cut of a vector that holds every pattern of its page
+// (above every 59-bit pattern hash).
+const complete = math.MaxUint64
+
+// hashOf is the 59-bit pattern hash of a key, by which samples are drawn.
+func hashOf(key uint64) uint64 { return key & hMask }
+
+// sampled reports whether v holds only a sample of its page's patterns.
+func (v *Vector) sampled() bool { return v.cut != complete }
+
+// sample returns v when it has at most p patterns (or p ≤ 0), else a
+// consistent sample of it: the p patterns of smallest hash (ties at the cut
+// included), with their terms unchanged and v's totals, so that two samples
+// hold the same patterns of what their pages share (Broder's bottom-k
+// sketch, here over weighted patterns).
+func (v *Vector) sample(p int) *Vector {
+	if p <= 0 || len(v.keys) <= p {
+		return v
+	}
+	hs := make([]uint64, len(v.keys))
+	for i, key := range v.keys {
+		hs[i] = hashOf(key)
+	}
+	slices.Sort(hs)
+	cut := hs[p-1]
+	w := &Vector{m: v.m, sums: v.sums, total: v.total, cut: cut}
+	for i, key := range v.keys {
+		if hashOf(key) <= cut {
+			w.keys = append(w.keys, key)
+			w.s = append(w.s, v.s[i])
+			w.part += float64(v.s[i])
+		}
+	}
+	w.keys, w.s = slices.Clip(w.keys), slices.Clip(w.s)
+	return w
 }
 
 // NewVector builds the pattern vector of tokens with shingle sizes 1..m.
@@ -135,7 +179,7 @@ func NewVector(tokens []string, m int) (*Vector, error) {
 
 // build weights sorted distinct keys with their term frequencies.
 func build(m int, keys []uint64, tfs []uint32) *Vector {
-	v := &Vector{m: m, keys: keys, s: make([]float32, len(keys)), sums: make([]float64, m)}
+	v := &Vector{m: m, keys: keys, s: make([]float32, len(keys)), sums: make([]float64, m), cut: complete}
 	var sq float64
 	for _, tf := range tfs {
 		wt := logWeight(tf)
@@ -149,6 +193,7 @@ func build(m int, keys []uint64, tfs []uint32) *Vector {
 		v.sums[k-1] += float64(v.s[i])
 		v.total += float64(v.s[i])
 	}
+	v.part = v.total
 	return v
 }
 
@@ -244,7 +289,8 @@ func (v *Vector) prefixLen(t float64) int {
 	return len(v.s)
 }
 
-// encode writes v's keys (as ascending deltas) and terms to a snapshot.
+// encode writes v's keys (as ascending deltas) and terms to a snapshot, then
+// for a sample its cut and its page's group sums.
 func (v *Vector) encode(sw *snapshot.Writer) {
 	sw.Uvarint(uint64(len(v.keys)))
 	var prev uint64
@@ -252,6 +298,14 @@ func (v *Vector) encode(sw *snapshot.Writer) {
 		sw.Uvarint(key - prev)
 		sw.Float32(v.s[i])
 		prev = key
+	}
+	if !v.sampled() {
+		sw.Uvarint(0)
+		return
+	}
+	sw.Uvarint(v.cut + 1)
+	for _, x := range v.sums {
+		sw.Uint64(math.Float64bits(x))
 	}
 }
 
@@ -285,6 +339,29 @@ func decodeVector(sr *snapshot.Reader, m int) *Vector {
 		v.s = append(v.s, t)
 		v.sums[k-1] += float64(t)
 		v.total += float64(t)
+	}
+	v.part, v.cut = v.total, complete
+	if c := sr.Uvarint(); sr.Err() == nil && c > 0 {
+		// A sample: every key's hash is ≤ its cut, and its page's group
+		// sums are at least the sample's.
+		v.cut = c - 1
+		if v.cut > hMask || hashOf(slices.MaxFunc(v.keys, func(a, b uint64) int { return cmp.Compare(hashOf(a), hashOf(b)) })) > v.cut {
+			sr.Fail("shingle: sample cut %d below a kept pattern's hash", v.cut)
+			return v
+		}
+		v.total = 0
+		for k := range v.sums {
+			x := math.Float64frombits(sr.Uint64())
+			if sr.Err() != nil {
+				break
+			}
+			if !(x >= v.sums[k]*(1-1e-6)) || math.IsInf(x, 0) {
+				sr.Fail("shingle: sample's group %d sum %v below its patterns' %v", k+1, x, v.sums[k])
+				break
+			}
+			v.sums[k] = x
+			v.total += x
+		}
 	}
 	return v
 }

@@ -14,13 +14,14 @@ func shingleMethods(fs *flag.FlagSet) []method {
 	st := fs.Float64("st", 0, "shingle: dissimilarity threshold (0 = the form's default: shingle.DefaultThreshold for normalized, shingle.PaperThreshold for equation and table)")
 	sm := fs.Int("sm", shingle.DefaultM, "shingle: largest shingle size m")
 	sf := fs.String("sf", shingle.Normalized.String(), "shingle: dissimilarity form: normalized (Eq. (1) over S_a+S_b, in [0, 1]), equation (Eq. (1) as printed) or table (Table 4's form)")
+	sp := fs.Int("sp", shingle.DefaultMaxPatterns, "shingle: most patterns kept per page (a consistent sample beyond it); -1 keeps all (the exact method)")
 	at := func(t float64) (neardup.Detector, error) {
 		forms := map[string]shingle.Form{"normalized": shingle.Normalized, "equation": shingle.Equation, "table": shingle.TableForm}
 		f, ok := forms[*sf]
 		if !ok {
 			return nil, fmt.Errorf("-sf %q: want normalized, equation or table", *sf)
 		}
-		return shingle.New(shingle.Options{M: *sm, Threshold: t, Form: f})
+		return shingle.New(shingle.Options{M: *sm, Threshold: t, Form: f, MaxPatterns: *sp})
 	}
 	values := func() []float64 {
 		if *sf != "normalized" {
