@@ -14,10 +14,12 @@
 // mid-call leaves the add done or not done, never half done. Redis Cluster is
 // not supported: the block keys of a fingerprint fall in different slots.
 //
-// Memory in Redis: the k+1 entries of 12 bytes, an entry of 12 bytes and the
-// ID in the ID hash, the ID again in the handle hash, and the keys
-// themselves: about 100 bytes plus twice the ID per page at k = 3 and a
-// million pages.
+// Memory in Redis: the k+1 entries of 12 bytes under the block keys (48
+// bytes at k = 3), an entry of 12 bytes and the ID in the ID hash, the ID
+// again in the handle hash, and Redis's overhead per key and per hash field:
+// 251 bytes per page in all at k = 3 and a million pages with IDs of 11
+// bytes (BenchmarkFleet1M), of which the two hashes take most; longer IDs
+// (URLs) add twice their length.
 //
 // Every call takes a context (the Context variants) or Options.Timeout; a
 // lost connection or a timeout is an error, never a silent "new page". The
