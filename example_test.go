@@ -64,7 +64,9 @@ Its duration encodes the distance, and the colony follows the best dancers.</p><
 }
 
 // A crawler keeps its repository across restarts: it saves the detector when
-// it stops and loads it when it starts again.
+// it stops and loads it when it starts again. WithSettings records the
+// preprocessing with the features, so a restart with other preprocessing
+// cannot compare unlike features.
 func ExampleSaveFile() {
 	dir, _ := os.MkdirTemp("", "neardup-example")
 	defer os.RemoveAll(dir)
@@ -75,25 +77,30 @@ func ExampleSaveFile() {
 		"Honey bees tell each other where flowers are by dancing. The angle of the waggle run points toward the food."))
 
 	var first shingle.Detector // the zero value works with the defaults
-	if err := neardup.LoadFile(state, &first); errors.Is(err, fs.ErrNotExist) {
+	if err := neardup.LoadFile(state, neardup.WithSettings(&first, pipe.Settings())); errors.Is(err, fs.ErrNotExist) {
 		fmt.Println("first run: nothing saved yet")
 	}
 	_, added, _ := first.MatchOrAdd(page)
 	fmt.Println("kept:", added)
-	if err := neardup.SaveFile(state, &first); err != nil {
+	if err := neardup.SaveFile(state, neardup.WithSettings(&first, pipe.Settings())); err != nil {
 		fmt.Println(err)
 	}
 
 	var second shingle.Detector // after a restart
-	if err := neardup.LoadFile(state, &second); err != nil {
+	if err := neardup.LoadFile(state, neardup.WithSettings(&second, pipe.Settings())); err != nil {
 		fmt.Println(err)
 	}
 	matches, added, _ := second.MatchOrAdd(page)
 	fmt.Println("kept:", added, "matches:", matches)
+
+	unstemmed, _ := preprocess.New(preprocess.Options{NoStem: true})
+	err := neardup.LoadFile(state, neardup.WithSettings(new(shingle.Detector), unstemmed.Settings()))
+	fmt.Println("other preprocessing refused:", errors.Is(err, neardup.ErrSnapshotMismatch))
 	// Output:
 	// first run: nothing saved yet
 	// kept: true
 	// kept: false matches: [https://a.example/ (0 shingle-normalized)]
+	// other preprocessing refused: true
 }
 
 // A Window deduplicates against the recent pages only: here the last two, so

@@ -115,3 +115,56 @@ func persisterOf(what string, d Detector) (Persister, error) {
 	}
 	return p, nil
 }
+
+// WithSettings returns a Persister that saves and reads p's snapshots
+// together with settings, a description of where p's features come from
+// (the preprocessing of its documents: preprocess.Pipeline.Settings). A
+// snapshot made with other settings is refused with ErrSnapshotMismatch,
+// naming both, and p is left as it was: features from another analysis
+// (another stemmer, other stop words, another version of this library's
+// tokenizer) would otherwise be compared with new pages' as if they were
+// alike.
+//
+//	state := neardup.WithSettings(det, pipe.Settings())
+//	err := neardup.LoadFile("state.snap", state)
+//	// ... crawl with det and pipe ...
+//	err = neardup.SaveFile("state.snap", state)
+func WithSettings(p Persister, settings string) Persister {
+	return withSettings{p: p, params: []snapshot.Param{{Name: "Settings", Value: settings}}}
+}
+
+type withSettings struct {
+	p      Persister
+	params []snapshot.Param
+}
+
+func (w withSettings) WriteTo(wr io.Writer) (int64, error) {
+	if w.p == nil {
+		return 0, fmt.Errorf("neardup: WithSettings of a nil Persister: %w", ErrInvalidOption)
+	}
+	sw := snapshot.NewWriter(wr, "neardup.WithSettings", w.params)
+	if _, err := w.p.WriteTo(sw.Nested()); err != nil {
+		return 0, err
+	}
+	return sw.Close()
+}
+
+func (w withSettings) ReadFrom(r io.Reader) (int64, error) { return restoreNow(w.Restore, r) }
+
+func (w withSettings) Restore(r io.Reader) (install func(), n int64, err error) {
+	if w.p == nil {
+		return nil, 0, fmt.Errorf("neardup: WithSettings of a nil Persister: %w", ErrInvalidOption)
+	}
+	sr, err := snapshot.NewReader(r, "neardup.WithSettings", w.params)
+	if err != nil {
+		return nil, 0, err
+	}
+	install, _, err = w.p.Restore(sr)
+	if err != nil {
+		return nil, 0, err
+	}
+	if n, err = sr.Close(); err != nil {
+		return nil, n, err
+	}
+	return install, n, nil
+}

@@ -85,3 +85,49 @@ func TestNewDocumentContent(t *testing.T) {
 		t.Errorf("binary: err = %v", err)
 	}
 }
+
+// TestWithSettings: a snapshot records the preprocessing settings; other
+// settings, a bare snapshot and damage are refused and change nothing.
+func TestWithSettings(t *testing.T) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 7})
+	det, _ := simhash.New(simhash.Options{})
+	for _, g := range groups {
+		if err := det.Add(g[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stemmed preprocess.Pipeline
+	unstemmed, _ := preprocess.New(preprocess.Options{NoStem: true})
+	var buf strings.Builder
+	if _, err := neardup.WithSettings(det, stemmed.Settings()).WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	snap := buf.String()
+
+	back := new(simhash.Detector)
+	if _, err := neardup.WithSettings(back, stemmed.Settings()).ReadFrom(strings.NewReader(snap)); err != nil {
+		t.Fatal(err)
+	}
+	if back.Len() != len(groups) {
+		t.Errorf("Len after ReadFrom = %d, want %d", back.Len(), len(groups))
+	}
+
+	other := new(simhash.Detector)
+	_, err := neardup.WithSettings(other, unstemmed.Settings()).ReadFrom(strings.NewReader(snap))
+	if !errors.Is(err, neardup.ErrSnapshotMismatch) || !strings.Contains(err.Error(), "stem=true") || other.Len() != 0 {
+		t.Errorf("other settings: err = %v, Len %d; want ErrSnapshotMismatch naming them, nothing kept", err, other.Len())
+	}
+	var bare strings.Builder
+	det.WriteTo(&bare)
+	if _, err := neardup.WithSettings(other, stemmed.Settings()).ReadFrom(strings.NewReader(bare.String())); !errors.Is(err, neardup.ErrUnsupportedSnapshot) || other.Len() != 0 {
+		t.Errorf("a snapshot without settings: err = %v, Len %d", err, other.Len())
+	}
+	for _, n := range []int{0, 10, len(snap) / 2, len(snap) - 1} {
+		if _, err := neardup.WithSettings(other, stemmed.Settings()).ReadFrom(strings.NewReader(snap[:n])); !errors.Is(err, neardup.ErrCorrupt) || other.Len() != 0 {
+			t.Errorf("truncated at %d: err = %v, Len %d", n, err, other.Len())
+		}
+	}
+	if _, err := neardup.WithSettings(nil, "").WriteTo(io.Discard); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("nil Persister: %v", err)
+	}
+}

@@ -72,6 +72,32 @@ func (p *Pipeline) Options() Options {
 	return o
 }
 
+// Version numbers the analysis a Pipeline performs. It changes whenever a
+// change to this package makes the same page under the same Options give
+// other text, sentences, tokens or terms, so that saved features (a
+// detector's snapshot) record what made them; see Settings.
+const Version = 1
+
+// Settings returns a canonical description of what gives p's pages their
+// features: Version and the options that change a page's tokens or terms
+// (Language, KeepStopWords, NoStem, ExtraStopWords, MinTokenLen,
+// MaxTokenLen, MaxTokens). MaxBytes and StemCacheSize are left out: they
+// change which pages are accepted and how fast, not what an accepted page
+// gives. Two Pipelines with equal Settings give equal Pages.
+// neardup.WithSettings records it in a detector's snapshots.
+func (p *Pipeline) Settings() string {
+	o := p.Options()
+	lang := string(o.Language)
+	if lang == "" {
+		lang = "detect"
+	}
+	extra := slices.Clone(o.ExtraStopWords)
+	slices.Sort(extra)
+	extra = slices.Compact(extra)
+	return fmt.Sprintf("preprocess v%d language=%s stopwords=%t stem=%t extra=%q mintokenlen=%d maxtokenlen=%d maxtokens=%d",
+		Version, lang, !o.KeepStopWords, !o.NoStem, extra, o.MinTokenLen, o.MaxTokenLen, o.MaxTokens)
+}
+
 type inputMode uint8
 
 const (

@@ -75,8 +75,14 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(*maxBytes)})
+	if err != nil {
+		return err
+	}
+	// The state records the preprocessing its features came from.
+	saved := neardup.WithSettings(det, pipe.Settings())
 	if *state != "" {
-		switch err := neardup.LoadFile(*state, det); {
+		switch err := neardup.LoadFile(*state, saved); {
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(out, "no state in %s yet: starting empty\n", *state)
 		case err != nil:
@@ -84,10 +90,6 @@ func run(args []string, out io.Writer) error {
 		default:
 			fmt.Fprintf(out, "loaded the state in %s\n", *state)
 		}
-	}
-	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(*maxBytes)})
-	if err != nil {
-		return err
 	}
 	var mu sync.Mutex // fetchers report concurrently
 	kept, known, dups := 0, 0, 0
@@ -115,7 +117,7 @@ func run(args []string, out io.Writer) error {
 	runErr := c.run(ctx, *start)
 	if *state != "" {
 		// Saved on interrupt too: what was kept so far is kept.
-		if err := neardup.SaveFile(*state, det); err != nil {
+		if err := neardup.SaveFile(*state, saved); err != nil {
 			return errors.Join(runErr, err)
 		}
 		fmt.Fprintf(out, "saved the state in %s\n", *state)

@@ -131,8 +131,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(min(c.MaxBytes, 1<<30))})
+	if err != nil {
+		return err
+	}
+	// The state records the preprocessing its features came from.
+	saved := neardup.WithSettings(det, pipe.Settings())
 	if c.State != "" {
-		switch err := neardup.LoadFile(c.State, det); {
+		switch err := neardup.LoadFile(c.State, saved); {
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(stderr, "no state in %s yet: starting empty\n", c.State)
 		case err != nil:
@@ -147,11 +153,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(min(c.MaxBytes, 1<<30))})
-	if err != nil {
-		return err
-	}
-
 	d := &deduper{det: det, pipe: pipe, workers: c.Workers, verbose: c.Verbose, log: stderr, groups: newGroups()}
 	var tick <-chan time.Time
 	if c.Progress > 0 {
@@ -162,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	runErr := d.run(ctx, inputs(c.Paths, ro), tick)
 	if c.State != "" {
 		// Saved on interrupt too: what was kept so far stays kept.
-		if err := neardup.SaveFile(c.State, det); err != nil {
+		if err := neardup.SaveFile(c.State, saved); err != nil {
 			return errors.Join(runErr, err)
 		}
 		fmt.Fprintf(stderr, "saved the state in %s\n", c.State)
