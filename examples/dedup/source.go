@@ -61,9 +61,9 @@ func inputs(paths []string, o readOptions) iter.Seq[item] {
 			case fi.IsDir():
 				seq = folder(p, o)
 			case strings.HasSuffix(name, ".jsonl"):
-				seq = jsonLines(p, o)
+				seq = fromFile(p, o, readJSONL)
 			case strings.HasSuffix(name, ".warc"):
-				seq = warcRecords(p, o)
+				seq = fromFile(p, o, readWARC)
 			default:
 				seq = oneFile(p, p, "", o)
 			}
@@ -177,7 +177,9 @@ type jsonPage struct {
 	ContentType string          `json:"content_type"`
 }
 
-func jsonLines(path string, o readOptions) iter.Seq[item] {
+// fromFile opens path (decompressing a .gz file but a .warc.gz) and yields
+// the items read reads from it.
+func fromFile(path string, o readOptions, read func(string, io.Reader, readOptions) iter.Seq[item]) iter.Seq[item] {
 	return func(yield func(item) bool) {
 		f, err := open(path)
 		if err != nil {
@@ -185,7 +187,7 @@ func jsonLines(path string, o readOptions) iter.Seq[item] {
 			return
 		}
 		defer f.Close()
-		for it := range readJSONL(path, f, o) {
+		for it := range read(path, f, o) {
 			if !yield(it) {
 				return
 			}

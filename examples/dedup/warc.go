@@ -19,29 +19,12 @@ import (
 	"github.com/nlnwa/gowarc/v2"
 )
 
-// warcRecords yields the pages of a WARC file (plain or one gzip member per
-// record): the HTTP payload of every response record with a 2xx status and
+// readWARC yields the pages of the WARC stream f named path (plain or one
+// gzip member per record): the HTTP payload of every response record with a 2xx status and
 // an HTML or text media type, re-extracted from the response (chunked
 // transfer coding and gzip or deflate content coding undone), and every
 // resource record of such a media type. Other records (request, metadata,
 // revisit, warcinfo, images, ...) are yielded with Skip set.
-func warcRecords(path string, o readOptions) iter.Seq[item] {
-	return func(yield func(item) bool) {
-		f, err := open(path)
-		if err != nil {
-			yield(item{ID: path, Err: err})
-			return
-		}
-		defer f.Close()
-		for it := range readWARC(path, f, o) {
-			if !yield(it) {
-				return
-			}
-		}
-	}
-}
-
-// readWARC yields the pages of the WARC stream f named path.
 func readWARC(path string, f io.Reader, o readOptions) iter.Seq[item] {
 	return func(yield func(item) bool) {
 		r, err := gowarc.NewWarcFileReaderFromStream(f, 0,
