@@ -37,8 +37,8 @@ func TestConformance(t *testing.T) {
 		// The generator puts every document on one host: the host rule off.
 		o := Options{Extractor: Latin(), Thresholds: Thresholds{Epsilon: NoHostRule}}
 		detectortest.Run(t, detectortest.Suite{
-			New:    func() (neardup.Detector, error) { return New(o) },
-			Groups: detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 4, Sentences: func(g int) int { return 12 + 4*g }}),
+			New:        func() (neardup.Detector, error) { return New(o) },
+			Groups:     detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 4, Sentences: func(g int) int { return 12 + 4*g }}),
 			NoFeatures: noFeatures,
 			Measure:    NonOverlap,
 			Other:      func() (neardup.Detector, error) { return New(Options{}) }, // another Extractor
