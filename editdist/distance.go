@@ -38,17 +38,15 @@ type Pattern struct {
 func Compile(s []rune) *Pattern {
 	n := len(s)
 	p := &Pattern{n: n, blocks: (n + wordBits - 1) / wordBits}
-	size := 8
-	for size < 2*n {
-		size <<= 1
-	}
-	p.shift = uint(32 - bits.TrailingZeros(uint(size)))
-	p.slots = make([]entry, size)
+	p.resize(16)
 	rows := int32(0)
 	for _, r := range s {
 		if j := p.find(r); p.slots[j].row == 0 {
 			rows++
 			p.slots[j] = entry{key: r, row: rows}
+			if 2*int(rows) > len(p.slots) { // at most half full
+				p.resize(2 * len(p.slots))
+			}
 		}
 	}
 	p.zero = rows
@@ -58,6 +56,19 @@ func Compile(s []rune) *Pattern {
 		p.peq[int(row)*p.blocks+i/wordBits] |= 1 << (i % wordBits)
 	}
 	return p
+}
+
+// resize makes the hash table size slots (a power of two) and puts the
+// symbols back.
+func (p *Pattern) resize(size int) {
+	old := p.slots
+	p.shift = uint(32 - bits.TrailingZeros(uint(size)))
+	p.slots = make([]entry, size)
+	for _, e := range old {
+		if e.row != 0 {
+			p.slots[p.find(e.key)] = e
+		}
+	}
 }
 
 // entry is one slot of a Pattern's hash table: a symbol and its Peq row + 1
