@@ -78,7 +78,7 @@ func TestPartitionMargin(t *testing.T) {
 		{64<<10 + 1024, []int{1, 0}},      //
 		{64<<10 + 1025, []int{1}},         //
 		{128 << 10, []int{1, 2}},          //
-		{1 << 30, []int{2}},               // the last bucket has no upper neighbour
+		{1 << 22, []int{2}},               // the last bucket has no upper neighbour
 		{100, []int{0}},                   // the first has no lower one
 		{128<<10 + 1, []int{2, 1}},        //
 		{128<<10 + 1 + 1023, []int{2, 1}}, //
