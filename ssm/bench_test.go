@@ -3,9 +3,11 @@ package ssm
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
@@ -70,13 +72,29 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	z := rand.NewZipf(r, 1.05, 20, 50_000)
 	det, _ := New(Options{})
+	tables := make([]Table, kept)
+	for i := range tables {
+		tables[i] = zipfTable(r, z, DefaultN)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
 	start := time.Now()
-	for i := range kept {
-		if err := det.c().AddFeature("k"+strconv.Itoa(i), zipfTable(r, z, DefaultN)); err != nil {
+	for i, t := range tables {
+		if err := det.c().AddFeature("k"+strconv.Itoa(i), t); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.Logf("kept %d tables in %v", kept, time.Since(start))
+	elapsed := time.Since(start)
+	tables = nil
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	// The tables themselves were allocated before m0: count them as kept.
+	perTable := 0
+	if t, ok := det.Lookup("k0"); ok {
+		perTable = tableBytes(t)
+	}
+	b.Logf("kept %d tables in %v; index and ID map %d B per document, table %d B", kept, elapsed, int64(m1.HeapAlloc-m0.HeapAlloc)/kept, perTable)
 	docs := make([]*neardup.Document, 4096)
 	for i := range docs {
 		t := zipfTable(r, z, DefaultN)
@@ -97,4 +115,13 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(det.Comparisons()-before)/float64(n), "comparisons/page")
+}
+
+// tableBytes is the heap a Table holds: its two arrays and its keyword texts.
+func tableBytes(t Table) int {
+	n := cap(t.terms)*int(unsafe.Sizeof(preprocess.Term{})) + cap(t.ents)*int(unsafe.Sizeof(entry{}))
+	for _, term := range t.terms {
+		n += len(term.Text)
+	}
+	return n
 }
