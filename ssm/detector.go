@@ -295,13 +295,24 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }
 
-// store keeps the tables by handle and an inverted index from keyword hash
-// to the handles whose tables hold it.
+// store keeps the kept tables by handle and an inverted index from keyword
+// hash to the handles whose tables hold it. A kept table's entries (hash,
+// ln tf, index) lie in one slab at a fixed stride of N, so that a comparison
+// reads one run of memory; its keyword texts and counts stay in terms, for
+// snapshots and Lookup.
 type store struct {
-	opts   Options
-	tables []Table // by handle; empty for a free handle
-	index  map[uint64][]detector.Handle
-	count  *atomic.Int64 // SSM computations, the detector's
+	opts  Options
+	slab  []entry             // handle h: slab[h·N : h·N+lens[h]]
+	lens  []uint16            // by handle; 0 for a free handle
+	terms [][]preprocess.Term // by handle
+	index map[uint64][]detector.Handle
+	count *atomic.Int64 // SSM computations, the detector's
+}
+
+// ents returns the entries of the table kept under h.
+func (st *store) ents(h detector.Handle) []entry {
+	at := int(h) * st.opts.N
+	return st.slab[at : at+int(st.lens[h]) : at+int(st.lens[h])]
 }
 
 // Search compares t with every kept table that shares a keyword with it. A
@@ -312,12 +323,12 @@ func (st *store) Search(t Table, dst []detector.Found) []detector.Found {
 	var n int64
 	for _, e := range t.ents {
 		for _, h := range st.index[e.key] {
-			kept := st.tables[h]
-			if first, _ := firstShared(t.ents, kept.ents); first != e.key {
+			kept := st.ents(h)
+			if first, _ := firstShared(t.ents, kept); first != e.key {
 				continue
 			}
 			n++
-			if s, ok := st.opts.near(SSM(t, kept)); ok {
+			if s, ok := st.opts.near(ssm(t.ents, kept)); ok {
 				dst = append(dst, detector.Found{H: h, Dist: s})
 			}
 		}
@@ -330,21 +341,31 @@ func (st *store) Search(t Table, dst []detector.Found) []detector.Found {
 // are never near (they are not compared, §3.7), so Verify finds no more than
 // Search.
 func (st *store) Score(t Table, h detector.Handle) (float64, bool) {
-	kept := st.tables[h]
-	if _, ok := firstShared(t.ents, kept.ents); !ok {
+	kept := st.ents(h)
+	if _, ok := firstShared(t.ents, kept); !ok {
 		return math.Inf(1), false
 	}
 	st.count.Add(1)
-	return st.opts.near(SSM(t, kept))
+	return st.opts.near(ssm(t.ents, kept))
 }
 
-func (st *store) Feature(h detector.Handle) Table { return st.tables[h] }
+func (st *store) Feature(h detector.Handle) Table {
+	return Table{terms: st.terms[h], ents: slices.Clone(st.ents(h))}
+}
 
 func (st *store) Insert(h detector.Handle, t Table) error {
-	if int(h) >= len(st.tables) {
-		st.tables = append(st.tables, make([]Table, int(h)+1-len(st.tables))...)
+	if t.Len() > st.opts.N {
+		return fmt.Errorf("table of %d keywords, more than N = %d: %w", t.Len(), st.opts.N, ErrBadTable)
 	}
-	st.tables[h] = t
+	if int(h) >= len(st.lens) {
+		grow := int(h) + 1 - len(st.lens)
+		st.lens = append(st.lens, make([]uint16, grow)...)
+		st.terms = append(st.terms, make([][]preprocess.Term, grow)...)
+		st.slab = append(st.slab, make([]entry, grow*st.opts.N)...)
+	}
+	copy(st.slab[int(h)*st.opts.N:], t.ents)
+	st.lens[h] = uint16(len(t.ents))
+	st.terms[h] = t.terms
 	for _, e := range t.ents {
 		st.index[e.key] = append(st.index[e.key], h)
 	}
@@ -352,7 +373,7 @@ func (st *store) Insert(h detector.Handle, t Table) error {
 }
 
 func (st *store) Delete(h detector.Handle) error {
-	for _, e := range st.tables[h].ents {
+	for _, e := range st.ents(h) {
 		list := st.index[e.key]
 		if i := slices.Index(list, h); i >= 0 {
 			list[i] = list[len(list)-1]
@@ -364,7 +385,8 @@ func (st *store) Delete(h detector.Handle) error {
 			st.index[e.key] = list
 		}
 	}
-	st.tables[h] = Table{}
+	st.lens[h] = 0
+	st.terms[h] = nil
 	return nil
 }
 

@@ -127,8 +127,10 @@ func (t Table) String() string {
 // is negative when the common keywords are rarer in the new document than in
 // the stored one and outweigh the rest. Two empty tables give 0. SSM does not
 // allocate.
-func SSM(newDoc, stored Table) float64 {
-	a, b := newDoc.ents, stored.ents
+func SSM(newDoc, stored Table) float64 { return ssm(newDoc.ents, stored.ents) }
+
+// ssm is SSM over the tables' entries in hash order.
+func ssm(a, b []entry) float64 {
 	n1, n2 := len(a), len(b)
 	if n1+n2 == 0 {
 		return 0
