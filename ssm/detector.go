@@ -111,12 +111,13 @@ func TableOf(d *neardup.Document, n int) (Table, error) {
 		return Table{}, fmt.Errorf("ssm: %w", err)
 	}
 	return neardup.Feature(d, featureKey{n}, func(d *neardup.Document) (Table, error) {
-		t, err := NewTable(d.Page.Top(n))
+		top := d.Page.Top(n)
+		if len(top) == 0 {
+			return Table{}, fmt.Errorf("ssm: document %q has no keywords: %w", d.ID, neardup.ErrNoFeatures)
+		}
+		t, err := NewTable(top)
 		if err != nil {
 			return Table{}, fmt.Errorf("ssm: document %q: %w", d.ID, err)
-		}
-		if t.Len() == 0 {
-			return Table{}, fmt.Errorf("ssm: document %q has no keywords: %w", d.ID, neardup.ErrNoFeatures)
 		}
 		return t, nil
 	})

@@ -113,8 +113,11 @@ func TestNewTableErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrBadTable", c.name, err)
 		}
 	}
-	if tab, err := NewTable(nil); err != nil || tab.Len() != 0 || SSM(tab, tab) != 0 {
-		t.Errorf("NewTable(nil) = %v, %v", tab, err)
+	if _, err := NewTable(nil); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("NewTable(nil): err = %v, want ErrNoFeatures", err)
+	}
+	if s := SSM(Table{}, Table{}); s != 0 {
+		t.Errorf("SSM of two zero Tables = %v, want 0", s)
 	}
 	// Out of order in, sorted out: count descending, then text.
 	tab, err := NewTable([]preprocess.Term{tt("b", 1), tt("c", 5), tt("a", 1)})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -18,13 +19,14 @@ const MaxN = 1024
 
 // ErrBadTable reports a keyword table NewTable cannot build: a term counted
 // less than once, a term twice, or more than MaxN terms. An empty table is
-// not ErrBadTable but wraps neardup.ErrNoFeatures (see TableOf).
+// not ErrBadTable but wraps neardup.ErrNoFeatures.
 var ErrBadTable = errors.New("ssm: invalid keyword table")
 
 // Table is a document's keyword table (§3.6): its top keywords with their term
 // frequencies, indexed 1..Len() in descending frequency (ties by text
 // ascending, the order of preprocess.Page.Top). A Table is immutable and safe
-// for concurrent use; the zero Table is empty.
+// for concurrent use. NewTable never returns an empty table; the zero Table
+// is empty, and SSM takes it as a table of no keywords.
 //
 // Besides the terms in index order, a Table keeps them sorted by a 64-bit
 // hash of their text (xxhash) with ln(tf) precomputed, so that SSM intersects
@@ -46,15 +48,15 @@ type entry struct {
 
 // NewTable returns the table of terms: they are ordered by count descending,
 // then text ascending, and indexed 1..len(terms) in that order (the order
-// given does not matter). It returns an error wrapping ErrBadTable for a count
-// below 1, a text given twice or more than MaxN terms, and an empty Table and
-// no error for no terms.
+// given does not matter). It returns an error wrapping neardup.ErrNoFeatures
+// for no terms, and one wrapping ErrBadTable for a count below 1, a text given
+// twice or more than MaxN terms.
 func NewTable(terms []preprocess.Term) (Table, error) {
 	if len(terms) > MaxN {
 		return Table{}, fmt.Errorf("ssm: NewTable: %d terms, more than MaxN = %d: %w", len(terms), MaxN, ErrBadTable)
 	}
 	if len(terms) == 0 {
-		return Table{}, nil
+		return Table{}, fmt.Errorf("ssm: NewTable: no terms: %w", neardup.ErrNoFeatures)
 	}
 	ts := slices.Clone(terms)
 	slices.SortStableFunc(ts, func(a, b preprocess.Term) int {
