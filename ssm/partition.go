@@ -2,10 +2,13 @@ package ssm
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // Domain is one domain of the repository (§4: the paper's five are Software
@@ -279,4 +282,61 @@ func AnalyzeKeywords(a neardup.Analyzer, words ...string) ([]string, error) {
 	return out, nil
 }
 
-var _ neardup.Partitioner = (*Partitioner)(nil)
+// params are what places a page in its home part: N, the size buckets and
+// the domains' vocabularies (as a count and an xxhash digest). Margin only
+// widens Match, so a snapshot can be read with another.
+func (p *Partitioner) params() []snapshot.Param {
+	var sizes strings.Builder
+	for i, s := range p.o.Sizes {
+		if i > 0 {
+			sizes.WriteByte(',')
+		}
+		fmt.Fprintf(&sizes, "%d-%d", s.From, s.To)
+	}
+	h := xxhash.New()
+	for _, dom := range p.o.Domains {
+		for _, w := range dom.Keywords {
+			h.WriteString(w)
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	return []snapshot.Param{
+		{Name: "N", Value: strconv.Itoa(p.o.N)},
+		{Name: "Sizes", Value: sizes.String()},
+		{Name: "Domains", Value: strconv.Itoa(len(p.o.Domains)) + ":" + strconv.FormatUint(h.Sum64(), 16)},
+	}
+}
+
+// WriteTo writes a snapshot that records what places pages in parts (N, the
+// size buckets, a digest of the vocabularies), so that a neardup.Partitioned
+// snapshot is read back only by a Partitioned whose Partitioner places pages
+// the same way (neardup.Persister). The Partitioner has no other state.
+func (p *Partitioner) WriteTo(w io.Writer) (int64, error) {
+	return snapshot.NewWriter(w, "ssm.Partitioner", p.params()).Close()
+}
+
+// ReadFrom reads a snapshot written by WriteTo; one written by a Partitioner
+// that places pages otherwise returns an error wrapping
+// neardup.ErrSnapshotMismatch.
+func (p *Partitioner) ReadFrom(r io.Reader) (int64, error) {
+	_, n, err := p.Restore(r)
+	return n, err
+}
+
+// Restore is ReadFrom; there is nothing to install.
+func (p *Partitioner) Restore(r io.Reader) (install func(), n int64, err error) {
+	sr, err := snapshot.NewReader(r, "ssm.Partitioner", p.params())
+	if err != nil {
+		return nil, 0, fmt.Errorf("ssm: Partitioner: %w", err)
+	}
+	if n, err = sr.Close(); err != nil {
+		return nil, n, fmt.Errorf("ssm: Partitioner: %w", err)
+	}
+	return func() {}, n, nil
+}
+
+var (
+	_ neardup.Partitioner = (*Partitioner)(nil)
+	_ neardup.Persister   = (*Partitioner)(nil)
+)
