@@ -11,7 +11,7 @@ import (
 // TestIndexComparesSharers: a new page is compared only with the kept pages
 // that share a top keyword with it, each once however many it shares.
 func TestIndexComparesSharers(t *testing.T) {
-	det, _ := New(Options{})
+	det, _ := New(Options{Cutoff: 50}) // every pair here is within 50
 	for _, d := range []*neardup.Document{
 		page(t, "two-shared", 10, "alpha", "beta", "gamma"),
 		page(t, "one-shared", 10, "alpha", "delta", "epsilon"),
@@ -28,8 +28,11 @@ func TestIndexComparesSharers(t *testing.T) {
 	if got := det.Comparisons(); got != 2 {
 		t.Errorf("Comparisons = %d, want 2 (the two pages sharing a keyword, once each)", got)
 	}
-	// Verify drops a candidate that shares no keyword, though its SSM is
-	// below the cut-off (every keyword counted ln 2 or ln 3 times at most).
+	// Verify drops a candidate that shares no keyword, though its SSM (8.47)
+	// is below the cut-off.
+	if s := SSM(mustTableOf(t, q), mustTableOf(t, page(t, "none", 10, "zeta", "eta", "theta"))); s >= 50 {
+		t.Fatalf("SSM(q, none) = %v", s)
+	}
 	ms, err := det.Verify(q, []neardup.Match{{ID: "none"}, {ID: "two-shared"}})
 	if err != nil || len(ms) != 1 || ms[0].ID != "two-shared" {
 		t.Errorf("Verify = %v, %v; want only two-shared", ms, err)
@@ -76,4 +79,13 @@ func TestPartitionedSnapshot(t *testing.T) {
 	if _, err := newPD(other).ReadFrom(bytes.NewReader(buf.Bytes())); !errors.Is(err, neardup.ErrSnapshotMismatch) {
 		t.Errorf("ReadFrom (other domains): err = %v, want ErrSnapshotMismatch", err)
 	}
+}
+
+func mustTableOf(t *testing.T, d *neardup.Document) Table {
+	t.Helper()
+	tab, err := TableOf(d, DefaultN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }
