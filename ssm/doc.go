@@ -32,8 +32,8 @@
 //
 // Keywords are compared by a 64-bit xxhash of their text and each table keeps
 // them sorted by hash with ln(tf) precomputed, so SSM is one merge of two
-// arrays of N entries: 35–65 ns for N = 10, no allocation (BenchmarkSSM, AMD
-// EPYC, 2 cores under load).
+// arrays of N entries: 33–43 ns for N = 10 on one core (up to 65 ns with
+// other work on the machine), no allocation (BenchmarkSSM, AMD EPYC).
 //
 // # Detector
 //
@@ -112,7 +112,7 @@
 // # Cost
 //
 // MatchOrAdd against 100,000 kept tables drawn from a Zipf vocabulary of
-// 50,000 words takes 2.7–3.4 ms per page (BenchmarkDetectorMatchAdd): the
+// 50,000 words takes 2.6–3.1 ms per page (BenchmarkDetectorMatchAdd): the
 // frequent words' postings bring about 10,300 comparisons per page. A kept
 // page costs about 815 bytes of heap (its table, index entries and ID). On
 // the dev corpora the detector streams 1,500–3,400 pages per second end to
