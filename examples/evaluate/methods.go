@@ -39,7 +39,7 @@ type family func(fs *flag.FlagSet) []method
 
 // families lists every family, in the order -methods lists their methods.
 func families() []family {
-	return []family{recommendedMethods, seed000Methods, shingleMethods, clusterMethods, editdistMethods}
+	return []family{recommendedMethods, seed000Methods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}
 }
 
 // methodSet is the methods of every family, registered on one FlagSet.
