@@ -29,7 +29,9 @@ func BenchmarkKeptBytes(b *testing.B) {
 		}
 		raws = append(raws, ps...)
 	}
-	all := newMethodSet(flag.NewFlagSet("bench", flag.ContinueOnError))
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.String("corpus", filepath.Join("testdata", "en-sample"), "") // ssm-partitioned derives its domains from it
+	all := newMethodSet(fs)
 	for _, m := range all {
 		b.Run(m.name, func(b *testing.B) {
 			var perPage float64
