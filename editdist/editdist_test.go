@@ -1,8 +1,12 @@
 package editdist
 
 import (
+	"compress/gzip"
 	"errors"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -306,5 +310,86 @@ func TestBagLowerBound(t *testing.T) {
 		if d := Distance(a, b); got > d {
 			t.Fatalf("lowerBound(%q, %q) = %d above the distance %d", string(a), string(b), got, d)
 		}
+	}
+}
+
+// sampleFeatures returns the feature strings of the first n pages of a sample
+// corpus that ships with examples/evaluate, extracted with e.
+func sampleFeatures(t *testing.T, corpus string, n int, e Extractor) [][]rune {
+	t.Helper()
+	dir := filepath.Join("..", "examples", "evaluate", "testdata", corpus)
+	manifest, err := os.ReadFile(filepath.Join(dir, "manifest.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pipe preprocess.Pipeline
+	var out [][]rune
+	for _, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n")[1:] {
+		if len(out) == n {
+			break
+		}
+		f, err := os.Open(filepath.Join(dir, strings.Split(line, "\t")[3]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := pipe.Process(raw)
+		if err != nil {
+			continue
+		}
+		if s := e.Extract(page.Text); len(s) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestDecideRealStrings is the property test on real feature strings: every
+// pair among the first pages of the sample corpora (Chinese with the Han
+// feature, English with Latin's), its distance and its decision under the
+// default thresholds, equal agnivade's distance put through Definition 4.
+func TestDecideRealStrings(t *testing.T) {
+	n := 100
+	if testing.Short() {
+		n = 15
+	}
+	var th Thresholds
+	for _, c := range []struct {
+		corpus string
+		e      Extractor
+	}{{"zh-sample", Extractor{}}, {"en-sample", Latin()}} {
+		fs := sampleFeatures(t, c.corpus, n, c.e)
+		if len(fs) < n/2 {
+			t.Fatalf("%s: %d pages with features", c.corpus, len(fs))
+		}
+		dups := 0
+		for i := range fs {
+			for j := range i {
+				a, b := fs[i], fs[j]
+				ref := levenshtein.ComputeDistance(string(a), string(b))
+				if d := Distance(a, b); d != ref {
+					t.Fatalf("%s pages %d, %d: Distance %d, agnivade %d", c.corpus, i, j, d, ref)
+				}
+				for _, same := range []bool{false, true} {
+					want, _ := th.Duplicate(len(a), len(b), ref, same)
+					got, d, _ := th.Decide(a, b, same)
+					if got != want || (got && d != ref) {
+						t.Fatalf("%s pages %d, %d (same host %v): Decide %v %d, reference %v %d", c.corpus, i, j, same, got, d, want, ref)
+					}
+					if got {
+						dups++
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d feature strings, %d pairs, %d duplicate decisions", c.corpus, len(fs), len(fs)*(len(fs)-1)/2, dups)
 	}
 }
