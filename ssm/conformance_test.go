@@ -29,3 +29,35 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestConformancePartitioned runs the suite over neardup.Partitioned with a
+// Partitioner of two domains (the top keywords of the first three groups'
+// first pages, and of the last three's), two size buckets split at 800 bytes
+// (the groups' pages are 0.4–1.3 KB) with a margin of 500 bytes, and an ssm
+// Detector in each part.
+func TestConformancePartitioned(t *testing.T) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 5, Sentences: func(g int) int { return 6 + 2*g }})
+	var doms [2]Domain
+	for g, docs := range groups {
+		dom := &doms[g*2/len(groups)]
+		for _, term := range docs[0].Page.Top(DefaultN) {
+			dom.Keywords = append(dom.Keywords, term.Text)
+		}
+	}
+	newPartitioned := func(bound int) func() (neardup.Detector, error) {
+		return func() (neardup.Detector, error) {
+			p, err := NewPartitioner(PartitionOptions{Domains: doms[:], Margin: 500, Sizes: []SizeRange{{0, bound}, {bound + 1, 0}}})
+			if err != nil {
+				return nil, err
+			}
+			return neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return New(Options{}) })
+		}
+	}
+	detectortest.Run(t, detectortest.Suite{
+		New:        newPartitioned(800),
+		Groups:     groups,
+		NoFeatures: &neardup.Document{ID: "no-terms", Page: &preprocess.Page{Text: "…"}},
+		Measure:    Score,
+		Other:      newPartitioned(1500), // other size buckets: pages kept elsewhere
+	})
+}

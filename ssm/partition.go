@@ -29,10 +29,13 @@ type Domain struct {
 // means no upper bound (only the last bucket may have it).
 type SizeRange struct{ From, To int }
 
-// DefaultSizes are the paper's size buckets (§4): 1–64 KB, 65–128 KB and
-// ≥ 129 KB, with KB = 1024 bytes and a size in KB rounded up, so that every
-// size falls in one bucket: 0..65536, 65537..131072 and 131073 bytes on.
-var DefaultSizes = []SizeRange{{0, 64 << 10}, {64<<10 + 1, 128 << 10}, {128<<10 + 1, 0}}
+// DefaultSizes returns the paper's size buckets (§4): 1–64 KB, 65–128 KB
+// and ≥ 129 KB, with KB = 1024 bytes and a size in KB rounded up, so that
+// every size falls in one bucket: 0..65536, 65537..131072 and 131073 bytes
+// on. Each call returns a new slice.
+func DefaultSizes() []SizeRange {
+	return []SizeRange{{0, 64 << 10}, {64<<10 + 1, 128 << 10}, {128<<10 + 1, 0}}
+}
 
 // PartitionOptions configures a Partitioner.
 type PartitionOptions struct {
@@ -41,7 +44,7 @@ type PartitionOptions struct {
 	Domains []Domain
 	// Sizes are the size buckets, ascending, starting at 0, each starting
 	// one byte after the previous one ends, the last unbounded (To = 0).
-	// Nil means DefaultSizes.
+	// Nil means DefaultSizes().
 	Sizes []SizeRange
 	// Margin, in bytes, makes a page within Margin bytes of a bucket's
 	// boundary also probe the neighbouring bucket across it (Match only;
@@ -95,7 +98,7 @@ func NewPartitioner(o PartitionOptions) (*Partitioner, error) {
 		return bad("no domain")
 	}
 	if o.Sizes == nil {
-		o.Sizes = DefaultSizes
+		o.Sizes = DefaultSizes()
 	}
 	if err := checkSizes(o.Sizes); err != nil {
 		return bad("%v", err)
