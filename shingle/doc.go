@@ -159,7 +159,7 @@
 // Equation scaled to the pages' totals) estimates the dissimilarity; the
 // O(M) lower bound, computed from the page's totals, still holds and clamps
 // the estimate. A new page is always compared by its whole vector. Kept
-// pages cost 8.6 KB each on the sample corpora (BenchmarkKeptBytes in
+// pages cost 8.5 KB each on the sample corpora (BenchmarkKeptBytes in
 // examples/evaluate), 42.9 KB with NoLimit.
 //
 // What the sample costs, measured with examples/evaluate (-sp) on the four
