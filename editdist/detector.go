@@ -150,7 +150,7 @@ func (det *Detector) build(o Options) *detector.Core[Feature] {
 		Measure: NonOverlap,
 		Extract: det.extract,
 		NewStore: func() detector.Store[Feature] {
-			return &store{th: o.Thresholds, kept: make(map[detector.Handle]int), byLen: make(map[int]*bucket)}
+			return &store{th: o.Thresholds, kept: make(map[detector.Handle]place), byLen: make(map[int]*bucket)}
 		},
 		Kind: "editdist.Detector",
 		Params: []snapshot.Param{
@@ -279,10 +279,13 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 // the lengths a new page can match are a range scanned in memory order.
 type store struct {
 	th    Thresholds
-	kept  map[detector.Handle]int // handle -> its place in byLen[its length]
+	kept  map[detector.Handle]place
 	byLen map[int]*bucket
 	lens  []int // distinct lengths in byLen, ascending
 }
+
+// place is where a handle's feature is kept: byLen[l].fs[pos].
+type place struct{ l, pos int }
 
 // bucket holds the kept features of one length: fs[i] is kept under hs[i].
 type bucket struct {
@@ -336,12 +339,9 @@ func (st *store) Score(f Feature, h detector.Handle) (float64, bool) {
 	return float64(d) / float64(m), true
 }
 
-// Feature returns the feature kept under h. The store does not keep the
-// lengths by handle: the length is that of the feature, found through the
-// kept handles' places, so the Core passes only kept handles.
 func (st *store) Feature(h detector.Handle) Feature {
 	at := st.kept[h]
-	return st.byLen[at>>32].fs[at&(1<<32-1)]
+	return st.byLen[at.l].fs[at.pos]
 }
 
 func (st *store) Insert(h detector.Handle, f Feature) error {
@@ -353,7 +353,7 @@ func (st *store) Insert(h detector.Handle, f Feature) error {
 		b = new(bucket)
 		st.byLen[l] = b
 	}
-	st.kept[h] = l<<32 | len(b.hs)
+	st.kept[h] = place{l, len(b.hs)}
 	b.hs = append(b.hs, h)
 	b.fs = append(b.fs, f)
 	return nil
@@ -361,13 +361,13 @@ func (st *store) Insert(h detector.Handle, f Feature) error {
 
 func (st *store) Delete(h detector.Handle) error {
 	at := st.kept[h]
-	l, pos := at>>32, at&(1<<32-1)
+	l, pos := at.l, at.pos
 	delete(st.kept, h)
 	b := st.byLen[l]
 	last := len(b.hs) - 1
 	if pos != last {
 		b.hs[pos], b.fs[pos] = b.hs[last], b.fs[last]
-		st.kept[b.hs[pos]] = l<<32 | pos
+		st.kept[b.hs[pos]] = place{l, pos}
 	}
 	b.fs[last] = Feature{} // let the string go
 	b.hs, b.fs = b.hs[:last], b.fs[:last]
