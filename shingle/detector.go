@@ -256,16 +256,14 @@ func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]n
 // Detector with the same options reads it back (docs/format.md).
 func (dt *Detector) WriteTo(w io.Writer) (int64, error) { return dt.c().WriteTo(w) }
 
-// ReadFrom replaces everything the detector keeps with the snapshot read from
-// r. A truncated or corrupt snapshot, one of another format version, or one
-// written with other options returns an error (wrapping neardup.ErrCorrupt,
-// neardup.ErrUnsupportedSnapshot or neardup.ErrSnapshotMismatch, naming the
-// options) and leaves the detector as it was.
+// ReadFrom loads the pattern vectors of a snapshot in place of the kept ones, or
+// changes nothing and returns the error, under the neardup.Persister
+// contract; a snapshot made with other M, Form, Threshold and MaxPatterns is
+// refused (neardup.ErrSnapshotMismatch).
 func (dt *Detector) ReadFrom(r io.Reader) (int64, error) { return dt.c().ReadFrom(r) }
 
-// Restore reads a snapshot as ReadFrom does but installs nothing until the
-// returned function is called (neardup.Persister): a Cascade loads all of its
-// stages before it installs any.
+// Restore is ReadFrom in two steps (neardup.Persister): the snapshot is
+// read and checked now, and installed when install is called.
 func (dt *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return dt.c().Restore(r)
 }

@@ -145,16 +145,14 @@ func New(opts Options) (*Detector, error) {
 // Detector with the same options reads it back (docs/format.md).
 func (det *Detector) WriteTo(w io.Writer) (int64, error) { return det.c().WriteTo(w) }
 
-// ReadFrom replaces everything the detector keeps with the snapshot read from
-// r. A truncated or corrupt snapshot, one of another format version, or one
-// written with other options returns an error (wrapping neardup.ErrCorrupt,
-// neardup.ErrUnsupportedSnapshot or neardup.ErrSnapshotMismatch, naming the
-// options) and leaves the detector as it was.
+// ReadFrom loads the fingerprints of a snapshot in place of the kept ones, or
+// changes nothing and returns the error, under the neardup.Persister
+// contract; a snapshot made with other T_B is
+// refused (neardup.ErrSnapshotMismatch).
 func (det *Detector) ReadFrom(r io.Reader) (int64, error) { return det.c().ReadFrom(r) }
 
-// Restore reads a snapshot as ReadFrom does but installs nothing until the
-// returned function is called (neardup.Persister): a Cascade loads all of its
-// stages before it installs any.
+// Restore is ReadFrom in two steps (neardup.Persister): the snapshot is
+// read and checked now, and installed when install is called.
 func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }

@@ -283,15 +283,14 @@ func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
 // (docs/format.md).
 func (det *Detector) WriteTo(w io.Writer) (int64, error) { return det.c().WriteTo(w) }
 
-// ReadFrom replaces everything the detector keeps with the snapshot read from
-// r. A truncated or corrupt snapshot, one of another format version, or one
-// written with other options returns an error (wrapping neardup.ErrCorrupt,
-// neardup.ErrUnsupportedSnapshot or neardup.ErrSnapshotMismatch, naming the
-// options) and leaves the detector as it was.
+// ReadFrom loads the keyword tables of a snapshot in place of the kept ones, or
+// changes nothing and returns the error, under the neardup.Persister
+// contract; a snapshot made with other N, Cutoff or Rule is
+// refused (neardup.ErrSnapshotMismatch).
 func (det *Detector) ReadFrom(r io.Reader) (int64, error) { return det.c().ReadFrom(r) }
 
-// Restore reads a snapshot as ReadFrom does but installs nothing until the
-// returned function is called (neardup.Persister).
+// Restore is ReadFrom in two steps (neardup.Persister): the snapshot is
+// read and checked now, and installed when install is called.
 func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }
