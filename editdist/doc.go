@@ -1,8 +1,8 @@
-// Package editdist implements the near-replica detection of An and Cheng,
-// "The Chinese Duplicate Web Pages Detection Algorithm based on Edit
-// Distance" (Journal of Software, 2013): no main-content extraction, only a
-// feature string taken from the page with its tags stripped, compared by
-// edit distance.
+// Package editdist implements the near-replica detection of Junxiu An and
+// Pengsen Cheng (Chengdu University of Information Technology), "The Chinese
+// Duplicate Web Pages Detection Algorithm based on Edit Distance": no
+// main-content extraction, only a feature string taken from the page with
+// its tags stripped, compared by edit distance.
 //
 // # Method
 //
