@@ -11,8 +11,15 @@
 // a query reads k+1 strings. MatchOrAdd runs as one Lua script on the
 // primary, which Redis runs to its end before any other command: the check
 // and the add are one step across every process, and a client that dies
-// mid-call leaves the add done or not done, never half done. Redis Cluster is
-// not supported: the block keys of a fingerprint fall in different slots.
+// mid-call leaves the add done or not done, never half done.
+//
+// On Redis Cluster, set Options.SingleSlot and pass a *redis.ClusterClient:
+// the prefix becomes a hash tag, so every key of the repository falls in one
+// hash slot and the scripts stay atomic. The repository then lives on the
+// shard that serves the slot (its replicas give failover); repositories with
+// other prefixes spread over the other shards. Spreading one repository's
+// block keys over shards (a write-then-read protocol with a tiebreak instead
+// of one script) is not implemented.
 //
 // Memory in Redis: the k+1 entries of 12 bytes under the block keys (48
 // bytes at k = 3), an entry of 12 bytes and the ID in the ID hash, the ID
@@ -54,12 +61,13 @@ const DefaultTimeout = 5 * time.Second
 
 // Options configures a Detector.
 type Options struct {
-	// Client is the Redis client (required): a *redis.Client or a
-	// *redis.Ring of one primary; its options set the connection pool,
-	// timeouts and retries.
+	// Client is the Redis client (required): a *redis.Client, or a
+	// *redis.ClusterClient with SingleSlot; its options set the connection
+	// pool, timeouts and retries.
 	Client redis.Scripter
 	// Prefix starts every key the Detector uses; zero means "neardup".
-	// Detectors with one Prefix share one repository.
+	// Detectors with one Prefix share one repository. It may not hold
+	// braces (SingleSlot adds them).
 	Prefix string
 	// MaxDistance is T_B, 0..MaxDistance (ExplicitZero for 0); zero means
 	// DefaultMaxDistance. Every process sharing a Prefix must use the same.
@@ -68,6 +76,11 @@ type Options struct {
 	// Timeout bounds each call of the methods without a context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
+	// that every key of the repository is in one hash slot, as scripts on a
+	// cluster need. Every process sharing a Prefix must agree on it: the keys
+	// differ.
+	SingleSlot bool
 }
 
 // Detector is a SimHash near-duplicate detector whose kept fingerprints live
@@ -117,6 +130,9 @@ func New(o Options) (*Detector, error) {
 	}
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("redisindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
+	}
+	if o.SingleSlot {
+		o.Prefix = "{" + o.Prefix + "}"
 	}
 	det := &Detector{client: o.Client, prefix: o.Prefix, k: k, timeout: o.Timeout}
 	nb := uint(k + 1)

@@ -131,14 +131,28 @@ func TestUnreachable(t *testing.T) {
 // group ends with exactly one page kept, and every page a client was told it
 // added is kept.
 func TestFleet(t *testing.T) {
-	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 23, Groups: 12, Members: 6})
 	_, prefix := client(t)
+	fleet(t, func() redis.Scripter { c, _ := client(t); return c }, Options{Prefix: prefix, MaxDistance: 6})
+}
+
+// fleet is TestFleet with clients from newClient and the detectors' options
+// o (but for Client).
+func fleet(t *testing.T, newClient func() redis.Scripter, o Options) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 23, Groups: 12, Members: 6})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	added := map[string]bool{}
+	newDet := func() *Detector {
+		o := o
+		o.Client = newClient()
+		det, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return det
+	}
 	for w := range 4 {
-		c, _ := client(t)
-		det, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 6})
+		det := newDet()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -167,8 +181,7 @@ func TestFleet(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	c, _ := client(t)
-	det, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 6})
+	det := newDet()
 	for gi, g := range groups {
 		ms, err := det.Match(g[0])
 		if err != nil {
