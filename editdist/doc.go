@@ -57,7 +57,10 @@
 //     of length L is compared only with kept pages of lengths in
 //     [βL, L/β], in memory order.
 //
+// Only the first Options.MaxLength (8,192) runes of a feature string count,
+// so an enormous page costs a bounded time per comparison.
+//
 // A Detector is safe for concurrent use and can be saved and restored
-// (neardup.Persister); snapshots record α, β, ε, the terminators and the
-// feature's name.
+// (neardup.Persister); snapshots record α, β, ε, the terminators, the
+// feature's name and MaxLength.
 package editdist

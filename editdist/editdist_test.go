@@ -393,3 +393,37 @@ func TestDecideRealStrings(t *testing.T) {
 		t.Logf("%s: %d feature strings, %d pairs, %d duplicate decisions", c.corpus, len(fs), len(fs)*(len(fs)-1)/2, dups)
 	}
 }
+
+// TestMaxLength: an enormous page (over a million one-character sentences)
+// keeps only the first MaxLength feature runes, so that comparing it costs a
+// bounded time; NoLimit keeps them all; a negative MaxLength is invalid.
+func TestMaxLength(t *testing.T) {
+	text := strings.Repeat("中。国。", 1<<19) // 6 MB, 1,048,576 features
+	d := &neardup.Document{ID: "huge", Page: &preprocess.Page{Text: text}}
+	det, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := det.FeatureOf(d)
+	if err != nil || len(f.String) != DefaultMaxLength {
+		t.Fatalf("feature string of %d runes (%v), want DefaultMaxLength = %d", len(f.String), err, DefaultMaxLength)
+	}
+	if err := det.Add(d); err != nil {
+		t.Fatal(err)
+	}
+	d2 := &neardup.Document{ID: "huge2", Page: &preprocess.Page{Text: "国。" + text}}
+	if ms, err := det.Match(d2); err != nil || len(ms) != 1 {
+		t.Fatalf("Match of a shifted copy = %v, %v", ms, err)
+	}
+	small, _ := New(Options{MaxLength: 3})
+	if f, _ := small.FeatureOf(d); string(f.String) != "中国中" {
+		t.Fatalf("MaxLength 3: %q", string(f.String))
+	}
+	all, _ := New(Options{MaxLength: NoLimit})
+	if f, _ := all.FeatureOf(&neardup.Document{ID: "x", Page: &preprocess.Page{Text: text[:60000]}}); len(f.String) != 10000 {
+		t.Fatalf("NoLimit: %d runes, want 10000", len(f.String))
+	}
+	if _, err := New(Options{MaxLength: -2}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Fatalf("MaxLength -2: err = %v", err)
+	}
+}

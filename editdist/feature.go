@@ -121,7 +121,10 @@ func (e Extractor) resolve() (Extractor, error) {
 // navigation bars, advertisements and copyright lines stay, and count only
 // when their sentences end in a terminator. Invalid UTF-8 bytes are skipped
 // as single bytes.
-func (e Extractor) Append(dst []rune, text string) []rune {
+func (e Extractor) Append(dst []rune, text string) []rune { return e.appendN(dst, text, -1) }
+
+// appendN is Append that stops once dst holds max runes (max < 0: no limit).
+func (e Extractor) appendN(dst []rune, text string, max int) []rune {
 	terms := e.Terminators
 	if terms == "" {
 		terms = DefaultTerminators
@@ -130,7 +133,7 @@ func (e Extractor) Append(dst []rune, text string) []rune {
 	if feature == nil {
 		feature = Han
 	}
-	for i := 0; i < len(text); {
+	for i := 0; i < len(text) && (max < 0 || len(dst) < max); {
 		j := strings.IndexAny(text[i:], terms)
 		if j < 0 {
 			break
