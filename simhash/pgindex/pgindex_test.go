@@ -1,0 +1,280 @@
+package pgindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+)
+
+// dsn is the address of the PostgreSQL server TestMain starts, or "" when
+// there is none (the tests then skip, saying noServer).
+var dsn, noServer string
+
+func TestMain(m *testing.M) {
+	stop := startPostgres()
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// startPostgres starts a throw-away PostgreSQL server (initdb in a temporary
+// directory, trust authentication, fsync off) on a free loopback port. As
+// root it runs the server as the postgres user, which the server requires.
+func startPostgres() func() {
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(bins) == 0 {
+		if p, err := exec.LookPath("initdb"); err == nil {
+			bins = []string{p}
+		}
+	}
+	if len(bins) == 0 {
+		noServer = "PostgreSQL is not installed (.ci/run installs Debian's postgresql)"
+		return func() {}
+	}
+	bin := filepath.Dir(bins[len(bins)-1])
+	dir, err := os.MkdirTemp("", "pgindex-")
+	if err != nil {
+		noServer = err.Error()
+		return func() {}
+	}
+	run := func(name string, args ...string) *exec.Cmd { return exec.Command(filepath.Join(bin, name), args...) }
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			noServer = "running as root without a postgres user: " + err.Error()
+			return func() { os.RemoveAll(dir) }
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			noServer = err.Error()
+			return func() { os.RemoveAll(dir) }
+		}
+		run = func(name string, args ...string) *exec.Cmd {
+			return exec.Command("runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	if out, err := run("initdb", "-D", data, "-A", "trust", "-U", "neardup", "--no-sync").CombinedOutput(); err != nil {
+		noServer = fmt.Sprintf("initdb: %v: %s", err, out)
+		return func() { os.RemoveAll(dir) }
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		noServer = err.Error()
+		return func() { os.RemoveAll(dir) }
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	srv := run("postgres", "-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100")
+	if err := srv.Start(); err != nil {
+		noServer = err.Error()
+		return func() { os.RemoveAll(dir) }
+	}
+	stop := func() {
+		srv.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			srv.Process.Kill()
+			<-done
+		}
+		os.RemoveAll(dir)
+	}
+	a := fmt.Sprintf("postgres://neardup@127.0.0.1:%d/postgres?sslmode=disable", port)
+	for range 200 {
+		pool, err := pgxpool.New(context.Background(), a)
+		if err == nil {
+			err = pool.Ping(context.Background())
+			pool.Close()
+		}
+		if err == nil {
+			dsn = a
+			return stop
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	stop()
+	noServer = "postgres did not answer"
+	return func() {}
+}
+
+// pool returns a pool of its own (at most size connections).
+func pool(t testing.TB, size int) *pgxpool.Pool {
+	t.Helper()
+	if dsn == "" {
+		t.Skip(noServer)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = int32(size)
+	p, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+var tables sync.Map
+
+// table returns a table name no other test uses.
+func table(t testing.TB) string {
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("t%d_%d", time.Now().UnixNano()%1e9, i)
+		if _, taken := tables.LoadOrStore(name, true); !taken {
+			return name
+		}
+	}
+}
+
+func TestConformance(t *testing.T) {
+	p := pool(t, 8)
+	detectortest.Run(t, detectortest.Suite{
+		New: func() (neardup.Detector, error) {
+			return New(context.Background(), Options{Pool: p, Table: table(t), MaxDistance: 6})
+		},
+		Groups:   detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 31}),
+		Measure:  "simhash-bits",
+		Zero:     new(Detector),
+		ZeroErrs: true,
+	})
+}
+
+func TestOptions(t *testing.T) {
+	p := pool(t, 2)
+	ctx := context.Background()
+	for _, o := range []Options{{}, {Pool: p, MaxDistance: 8}, {Pool: p, MaxDistance: -1}, {Pool: p, Table: "Bad-Name"},
+		{Pool: p, Table: "x; DROP TABLE y"}, {Pool: p, Timeout: -1}} {
+		if _, err := New(ctx, o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
+		}
+	}
+	name := table(t)
+	if _, err := New(ctx, Options{Pool: p, Table: name, MaxDistance: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(ctx, Options{Pool: p, Table: name, MaxDistance: 3}); err != nil {
+		t.Errorf("the same table again: %v", err)
+	}
+	if _, err := New(ctx, Options{Pool: p, Table: name, MaxDistance: 5}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("the table with another MaxDistance: err = %v, want ErrInvalidOption", err)
+	}
+}
+
+// A lost connection is an error, never a new page.
+func TestUnreachable(t *testing.T) {
+	p := pool(t, 2)
+	det, err := New(context.Background(), Options{Pool: p, Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 32, Groups: 2, Members: 2})[0][0]
+	ms, added, err := det.MatchOrAdd(d)
+	if !errors.Is(err, ErrPostgres) || added || ms != nil {
+		t.Errorf("MatchOrAdd on a closed pool = %v, %v, %v; want an ErrPostgres error", ms, added, err)
+	}
+}
+
+// Four clients on pools of their own race MatchOrAdd over the same
+// near-duplicate groups, one of them cut off mid-call again and again: every
+// group ends with exactly one page kept, and every page a client was told it
+// added is kept.
+func TestFleet(t *testing.T) {
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 33, Groups: 12, Members: 6})
+	name := table(t)
+	newDet := func() *Detector {
+		det, err := New(context.Background(), Options{Pool: pool(t, 2), Table: name, MaxDistance: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return det
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	added := map[string]bool{}
+	cut := 0 // calls of the cut-off client that failed
+	for w := range 4 {
+		det := newDet()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 3 {
+				for gi := range groups {
+					g := groups[(gi*7+w*5+round)%len(groups)]
+					d := g[(w+round)%len(g)]
+					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
+					ctx := context.Background()
+					var cancel context.CancelFunc = func() {}
+					if w == 3 { // the client that keeps being cut off
+						ctx, cancel = context.WithTimeout(ctx, []time.Duration{0, 2, 6, 40}[gi%4]*time.Millisecond)
+					}
+					_, ok, err := det.MatchOrAddContext(ctx, doc)
+					cancel()
+					if err != nil && w != 3 {
+						t.Errorf("client %d: %v", w, err)
+					}
+					if err != nil && w == 3 {
+						mu.Lock()
+						cut++
+						mu.Unlock()
+					}
+					if ok {
+						mu.Lock()
+						added[doc.ID] = true
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d of %d calls of the cut-off client failed", cut, 3*len(groups))
+	if cut == 0 {
+		t.Error("the cut-off client was never cut off")
+	}
+	det := newDet()
+	for gi, g := range groups {
+		ms, err := det.Match(g[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) > 1 {
+			t.Errorf("group %d: %d pages kept: %v", gi, len(ms), ms)
+		}
+		if _, _, err := det.MatchOrAdd(&neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
+			t.Fatal(err)
+		}
+		if ms, _ := det.Match(g[0]); len(ms) != 1 {
+			t.Errorf("group %d after a final MatchOrAdd: %v, want exactly one", gi, ms)
+		}
+	}
+	for id := range added {
+		if _, ok, err := det.Lookup(context.Background(), id); err != nil || !ok {
+			t.Errorf("%s was reported added but is not kept (%v)", id, err)
+		}
+	}
+	if n, _ := det.Len(context.Background()); n != len(groups) {
+		t.Errorf("%d pages kept for %d groups", n, len(groups))
+	}
+}
