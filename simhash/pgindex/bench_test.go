@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,13 +22,14 @@ func fpDoc(r *rand.Rand, id string) *neardup.Document {
 	return &neardup.Document{ID: id, Page: &preprocess.Page{Terms: []preprocess.Term{{Text: fmt.Sprint("t", r.Uint64()), Count: 1}}}}
 }
 
-// BenchmarkPostgres100k: 100,000 kept fingerprints in a throw-away local
+// BenchmarkPostgres1M: 1,000,000 kept fingerprints in a throw-away local
 // PostgreSQL (fsync off, client and server on the same cores), k = 3; the
-// latency of Match and of MatchOrAdd of new random fingerprints, p50 and
-// p99 over the run.
+// latency of Match and of MatchOrAdd of new random fingerprints (p50 and
+// p99 over the run, one client), and the MatchOrAdd calls per second of 1
+// to 4 clients on pools of their own.
 //
-//	go test -run='^$' -bench=Postgres100k -benchtime=2000x ./simhash/pgindex/
-func BenchmarkPostgres100k(b *testing.B) {
+//	go test -run='^$' -bench=Postgres1M -benchtime=2000x ./simhash/pgindex/
+func BenchmarkPostgres1M(b *testing.B) {
 	p := pool(b, 4)
 	ctx := context.Background()
 	det, err := New(ctx, Options{Pool: p, Table: table(b)})
@@ -35,7 +37,7 @@ func BenchmarkPostgres100k(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(100, 1))
-	rows := make([][]any, 100_000)
+	rows := make([][]any, 1_000_000)
 	for i := range rows {
 		fp := simhash.Fingerprint(r.Uint64())
 		rows[i] = det.insertArgs(fmt.Sprint("kept-", i), fp)
@@ -50,6 +52,11 @@ func BenchmarkPostgres100k(b *testing.B) {
 	if _, err := p.Exec(ctx, "ANALYZE "+det.table); err != nil {
 		b.Fatal(err)
 	}
+	var size int64 // the table, its primary key and block indexes
+	if err := p.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass)", det.table).Scan(&size); err != nil {
+		b.Fatal(err)
+	}
+	perPage := float64(size) / float64(len(rows))
 	for _, op := range []string{"Match", "MatchOrAdd"} {
 		b.Run(op, func(b *testing.B) {
 			var lat []time.Duration
@@ -72,6 +79,35 @@ func BenchmarkPostgres100k(b *testing.B) {
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			b.ReportMetric(perPage, "pg-B/page")
+		})
+	}
+	for clients := 1; clients <= 4; clients++ {
+		b.Run(fmt.Sprint("clients=", clients), func(b *testing.B) {
+			dets := make([]*Detector, clients)
+			for i := range dets {
+				if dets[i], err = New(ctx, Options{Pool: pool(b, 1), Table: det.table}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			per := b.N/clients + 1
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for w, d := range dets {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rw := rand.New(rand.NewPCG(uint64(w), uint64(b.N)))
+					for i := range per {
+						if _, _, err := d.MatchOrAddContext(ctx, fpDoc(rw, fmt.Sprint("client-", clients, "-", b.N, "-", w, "-", i))); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(per*clients)/b.Elapsed().Seconds(), "calls/s")
 		})
 	}
 }
