@@ -196,7 +196,11 @@ func (det *Detector) build(o Options) *detector.Core[Feature] {
 		Decode: func(sr *snapshot.Reader) Feature {
 			var f Feature
 			f.Host = sr.Text()
-			n := sr.Int(1, math.MaxInt32)
+			limit := int64(math.MaxInt32)
+			if o.MaxLength != NoLimit {
+				limit = int64(o.MaxLength)
+			}
+			n := sr.Int(1, limit)
 			for range n {
 				if sr.Err() != nil {
 					break
