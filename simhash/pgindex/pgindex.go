@@ -440,12 +440,22 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	if err != nil {
 		return nil, false, err
 	}
-	ms, kept, err := det.replace(ctx, d.ID, fp)
-	if err != nil {
-		return nil, false, det.wrap("Replace", d.ID, err)
+	for range 3 {
+		ms, kept, err := det.replace(ctx, d.ID, fp)
+		if errors.Is(err, errRetry) {
+			continue
+		}
+		if err != nil {
+			return nil, false, det.wrap("Replace", d.ID, err)
+		}
+		return ms, kept, nil
 	}
-	return ms, kept, nil
+	return nil, false, det.wrap("Replace", d.ID, errRetry)
 }
+
+// errRetry reports a Replace that lost a race with another Replace of the
+// same ID (its insert found the other's row, which its delete did not see).
+var errRetry = errors.New("pgindex: concurrent Replace of the same ID")
 
 func (det *Detector) replace(ctx context.Context, id string, fp simhash.Fingerprint) ([]neardup.Match, bool, error) {
 	tx, err := det.pool.Begin(ctx)
@@ -462,8 +472,12 @@ func (det *Detector) replace(ctx context.Context, id string, fp simhash.Fingerpr
 		return nil, false, err
 	}
 	if len(ms) == 0 {
-		if _, err := tx.Exec(ctx, det.sqlInsert, det.insertArgs(id, fp)...); err != nil {
+		tag, err := tx.Exec(ctx, det.sqlInsert, det.insertArgs(id, fp)...)
+		if err != nil {
 			return nil, false, err
+		}
+		if tag.RowsAffected() == 0 {
+			return nil, false, errRetry
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
