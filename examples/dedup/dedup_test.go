@@ -300,7 +300,7 @@ func writePages(t *testing.T, pages []samplePage) (dir, jsonl, manifest string) 
 func TestFolderJSONLCSV(t *testing.T) {
 	pages := samplePages(t, "g00004", "g00306", "g00007", "g00046", "g00744")
 	dir, jsonl, manifest := writePages(t, pages)
-	for _, method := range []string{"recommended", "shingle", "simhash"} {
+	for _, method := range []string{"recommended", "shingle", "simhash", "ssm", "editdist-latin"} {
 		t.Run(method, func(t *testing.T) {
 			byFolder, _ := runDedup(t, "-method", method, "-manifest", manifest, dir)
 			byJSONL, _ := runDedup(t, "-method", method, jsonl)

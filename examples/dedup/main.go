@@ -41,8 +41,10 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/editdist"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/ssm"
 )
 
 func main() {
@@ -75,7 +77,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 		fmt.Fprintln(stderr, "usage: dedup [flags] PATH...  (folders, .jsonl and .warc files, each maybe .gz)")
 		fl.PrintDefaults()
 	}
-	fl.StringVar(&c.Method, "method", "recommended", "detector: recommended (neardup.Recommended), shingle (normalized multiple k-shingles) or simhash (64-bit SimHash, k = 3)")
+	fl.StringVar(&c.Method, "method", "recommended", "detector: recommended (neardup.Recommended), shingle (normalized multiple k-shingles), simhash (64-bit SimHash, T_B = 8), ssm (top-10 keyword similarity score), editdist (Chinese: the character before each 。) or editdist-latin (the word before each . ! ?)")
 	fl.StringVar(&c.Format, "format", "jsonl", "groups on standard output as jsonl or csv")
 	fl.StringVar(&c.State, "state", "", "keep the detector's state in this file: loaded at the start, saved at the end (and on interrupt); a page kept under the same id by an earlier run and unchanged is \"known\"")
 	fl.StringVar(&c.Manifest, "manifest", "", "TSV file with \"file\" and \"url\" columns giving the URL of each file of a folder")
@@ -118,8 +120,14 @@ func newDetector(method string) (detector, error) {
 		return shingle.New(shingle.Options{})
 	case "simhash":
 		return simhash.New(simhash.Options{})
+	case "ssm":
+		return ssm.New(ssm.Options{})
+	case "editdist":
+		return editdist.New(editdist.Options{})
+	case "editdist-latin":
+		return editdist.New(editdist.Options{Extractor: editdist.Latin()})
 	}
-	return nil, fmt.Errorf("-method %q: want recommended, shingle or simhash", method)
+	return nil, fmt.Errorf("-method %q: want recommended, shingle, simhash, ssm, editdist or editdist-latin", method)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
