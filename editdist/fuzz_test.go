@@ -1,10 +1,14 @@
 package editdist
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/agnivade/levenshtein"
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
 )
 
 // FuzzExtract checks that extraction never panics, yields at most one rune
@@ -56,4 +60,40 @@ func containsRune(s string, r rune) bool {
 		}
 	}
 	return false
+}
+
+// FuzzReadFrom feeds ReadFrom arbitrary bytes, seeded with a real snapshot
+// (pages of two hosts, Han features): it must never panic, a failed read
+// must leave the detector empty, and a successful one must give pages that
+// match themselves.
+func FuzzReadFrom(f *testing.F) {
+	det, _ := New(Options{})
+	for i, text := range []string{"甲。乙。丙。丁。", "天。地。人。", "春。夏。秋。冬。年。"} {
+		d := &neardup.Document{ID: fmt.Sprint("id", i), Host: fmt.Sprint("h", i%2, ".example"), Page: &preprocess.Page{Text: text}}
+		if err := det.Add(d); err != nil {
+			f.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := det.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:20])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		back, _ := New(Options{})
+		if _, err := back.ReadFrom(bytes.NewReader(data)); err != nil {
+			if back.Len() != 0 {
+				t.Fatalf("failed ReadFrom left %d documents", back.Len())
+			}
+			return
+		}
+		for id := range 3 {
+			if kf, ok := back.c().Lookup(fmt.Sprint("id", id)); ok {
+				if ms := back.c().MatchFeature(kf); len(ms) == 0 {
+					t.Fatalf("a loaded feature string %q does not match itself", string(kf.String))
+				}
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@ package ssm
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -161,4 +162,43 @@ func TestSigned(t *testing.T) {
 	if score, ok := (Options{Cutoff: 4, Rule: Magnitude}).near(s); ok || score != -s {
 		t.Errorf("Magnitude: %v, %v", score, ok)
 	}
+}
+
+// FuzzReadFrom feeds ReadFrom arbitrary bytes, seeded with a real snapshot:
+// it must never panic, a failed read must leave the detector empty, and a
+// successful one must give tables that match themselves.
+func FuzzReadFrom(f *testing.F) {
+	det, _ := New(Options{})
+	for i, terms := range [][]preprocess.Term{
+		{{Text: "data", Count: 9}, {Text: "mine", Count: 4}, {Text: "web", Count: 2}},
+		{{Text: "hadoop", Count: 7}, {Text: "data", Count: 3}},
+		{{Text: "crawl", Count: 5}, {Text: "page", Count: 5}, {Text: "link", Count: 1}},
+	} {
+		d := &neardup.Document{ID: fmt.Sprint("id", i), Page: &preprocess.Page{Text: "x", Terms: terms}}
+		if err := det.Add(d); err != nil {
+			f.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := det.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:20])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		back, _ := New(Options{})
+		if _, err := back.ReadFrom(bytes.NewReader(data)); err != nil {
+			if back.Len() != 0 {
+				t.Fatalf("failed ReadFrom left %d documents", back.Len())
+			}
+			return
+		}
+		for id := range 3 {
+			if tb, ok := back.Lookup(fmt.Sprint("id", id)); ok {
+				if ms := back.c().MatchFeature(tb); len(ms) == 0 {
+					t.Fatalf("a loaded table does not match itself")
+				}
+			}
+		}
+	})
 }
