@@ -40,8 +40,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/editdist"
+	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/ssm"
