@@ -42,6 +42,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/fpblock"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -91,15 +92,11 @@ type Detector struct {
 	pool    *pgxpool.Pool
 	table   string
 	k       int
-	blocks  []block
+	blocks  []fpblock.Block
 	timeout time.Duration
 
 	sqlFind, sqlVerify, sqlInsert string
 }
-
-// block is one of the fingerprint's k+1 blocks: its bits are shift..shift+
-// width-1.
-type block struct{ shift, width uint }
 
 var errNotMade = fmt.Errorf("pgindex: Detector not made by New: %w", neardup.ErrInvalidOption)
 
@@ -132,17 +129,7 @@ func New(ctx context.Context, o Options) (*Detector, error) {
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("pgindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
 	}
-	det := &Detector{pool: o.Pool, table: o.Table, k: k, timeout: o.Timeout}
-	nb := uint(k + 1)
-	var shift uint
-	for i := range nb {
-		w := 64 / nb
-		if i < 64%nb {
-			w++
-		}
-		det.blocks = append(det.blocks, block{shift, w})
-		shift += w
-	}
+	det := &Detector{pool: o.Pool, table: o.Table, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
 	det.prepare()
 	if err := det.schema(ctx); err != nil {
 		return nil, err
@@ -223,7 +210,7 @@ func (det *Detector) Table() string { return det.table }
 func (det *Detector) values(fp simhash.Fingerprint) []int64 {
 	vs := make([]int64, len(det.blocks))
 	for t, b := range det.blocks {
-		vs[t] = int64(uint64(fp) >> b.shift & (1<<b.width - 1))
+		vs[t] = int64(b.Value(uint64(fp)))
 	}
 	return vs
 }

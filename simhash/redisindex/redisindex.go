@@ -44,6 +44,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/fpblock"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -91,13 +92,9 @@ type Detector struct {
 	client  redis.Scripter
 	prefix  string
 	k       int
-	blocks  []block
+	blocks  []fpblock.Block
 	timeout time.Duration
 }
-
-// block is one of the fingerprint's k+1 blocks: its bits are shift..shift+
-// width-1.
-type block struct{ shift, width uint }
 
 var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
 
@@ -134,17 +131,7 @@ func New(o Options) (*Detector, error) {
 	if o.SingleSlot {
 		o.Prefix = "{" + o.Prefix + "}"
 	}
-	det := &Detector{client: o.Client, prefix: o.Prefix, k: k, timeout: o.Timeout}
-	nb := uint(k + 1)
-	var shift uint
-	for i := range nb {
-		w := 64 / nb
-		if i < 64%nb {
-			w++
-		}
-		det.blocks = append(det.blocks, block{shift, w})
-		shift += w
-	}
+	det := &Detector{client: o.Client, prefix: o.Prefix, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
 	return det, nil
 }
 
@@ -156,7 +143,7 @@ func (det *Detector) MaxDistance() int { return det.k }
 func (det *Detector) keys(fp simhash.Fingerprint) []string {
 	ks := make([]string, 0, len(det.blocks)+3)
 	for t, b := range det.blocks {
-		v := uint64(fp) >> b.shift & (1<<b.width - 1)
+		v := b.Value(uint64(fp))
 		ks = append(ks, fmt.Sprintf("%s:b:%d:%x", det.prefix, t, v))
 	}
 	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next")

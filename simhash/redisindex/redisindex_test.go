@@ -106,7 +106,7 @@ func TestOptions(t *testing.T) {
 		}
 		bits := uint(0)
 		for _, b := range det.blocks {
-			bits += b.width
+			bits += b.Width
 		}
 		if len(det.blocks) != k+1 || bits != 64 {
 			t.Errorf("k %d: %d blocks of %d bits in all", k, len(det.blocks), bits)
