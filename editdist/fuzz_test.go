@@ -8,6 +8,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -78,16 +79,7 @@ func FuzzReadFrom(f *testing.F) {
 	if _, err := det.WriteTo(&buf); err != nil {
 		f.Fatal(err)
 	}
-	f.Add(buf.Bytes())
-	f.Add(buf.Bytes()[:20])
-	f.Fuzz(func(t *testing.T, data []byte) {
-		back, _ := New(Options{})
-		if _, err := back.ReadFrom(bytes.NewReader(data)); err != nil {
-			if back.Len() != 0 {
-				t.Fatalf("failed ReadFrom left %d documents", back.Len())
-			}
-			return
-		}
+	detectortest.FuzzReadFrom(f, buf.Bytes(), func() *Detector { d, _ := New(Options{}); return d }, func(t *testing.T, back *Detector) {
 		for id := range 3 {
 			if kf, ok := back.c().Lookup(fmt.Sprint("id", id)); ok {
 				if ms := back.c().MatchFeature(kf); len(ms) == 0 {

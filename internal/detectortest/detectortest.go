@@ -31,6 +31,10 @@
 //     that leaves the reader as it was; Restore installs nothing until asked.
 //   - zero: the detector's zero value, when given, works with the method's
 //     defaults (or returns errors, as the Suite says), and never panics.
+//
+// Beside Run: Fleet races clients of a repository shared by processes
+// (simhash/redisindex, simhash/pgindex), and FuzzReadFrom is the body of every
+// detector's snapshot-reading fuzz target.
 package detectortest
 
 import (

@@ -199,82 +199,23 @@ func TestUnreachable(t *testing.T) {
 // Four clients on pools of their own race MatchOrAdd over the same
 // near-duplicate groups, one of them cut off mid-call again and again: every
 // group ends with exactly one page kept, and every page a client was told it
-// added is kept.
+// added is kept (detectortest.Fleet).
 func TestFleet(t *testing.T) {
-	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 33, Groups: 12, Members: 6})
 	name := table(t)
-	newDet := func() *Detector {
-		det, err := New(context.Background(), Options{Pool: pool(t, 2), Table: name, MaxDistance: 6})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return det
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	added := map[string]bool{}
-	cut := 0 // calls of the cut-off client that failed
-	for w := range 4 {
-		det := newDet()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for round := range 3 {
-				for gi := range groups {
-					g := groups[(gi*7+w*5+round)%len(groups)]
-					d := g[(w+round)%len(g)]
-					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
-					ctx := context.Background()
-					var cancel context.CancelFunc = func() {}
-					if w == 3 { // the client that keeps being cut off
-						ctx, cancel = context.WithTimeout(ctx, []time.Duration{0, 2, 6, 40}[gi%4]*time.Millisecond)
-					}
-					_, ok, err := det.MatchOrAddContext(ctx, doc)
-					cancel()
-					if err != nil && w != 3 {
-						t.Errorf("client %d: %v", w, err)
-					}
-					if err != nil && w == 3 {
-						mu.Lock()
-						cut++
-						mu.Unlock()
-					}
-					if ok {
-						mu.Lock()
-						added[doc.ID] = true
-						mu.Unlock()
-					}
-				}
+	detectortest.Fleet(t, detectortest.FleetSpec{
+		New: func() detectortest.FleetDetector {
+			det, err := New(context.Background(), Options{Pool: pool(t, 2), Table: name, MaxDistance: 6})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}()
-	}
-	wg.Wait()
-	t.Logf("%d of %d calls of the cut-off client failed", cut, 3*len(groups))
-	if cut == 0 {
-		t.Error("the cut-off client was never cut off")
-	}
-	det := newDet()
-	for gi, g := range groups {
-		ms, err := det.Match(g[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ms) > 1 {
-			t.Errorf("group %d: %d pages kept: %v", gi, len(ms), ms)
-		}
-		if _, _, err := det.MatchOrAdd(&neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
-			t.Fatal(err)
-		}
-		if ms, _ := det.Match(g[0]); len(ms) != 1 {
-			t.Errorf("group %d after a final MatchOrAdd: %v, want exactly one", gi, ms)
-		}
-	}
-	for id := range added {
-		if _, ok, err := det.Lookup(context.Background(), id); err != nil || !ok {
-			t.Errorf("%s was reported added but is not kept (%v)", id, err)
-		}
-	}
-	if n, _ := det.Len(context.Background()); n != len(groups) {
-		t.Errorf("%d pages kept for %d groups", n, len(groups))
-	}
+			return det
+		},
+		Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+			_, ok, err := det.(*Detector).Lookup(context.Background(), id)
+			return ok, err
+		},
+		Len:  func(det detectortest.FleetDetector) (int, error) { return det.(*Detector).Len(context.Background()) },
+		Cuts: []time.Duration{0, 2 * time.Millisecond, 6 * time.Millisecond, 40 * time.Millisecond},
+		Seed: 33,
+	})
 }

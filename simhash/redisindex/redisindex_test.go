@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -136,13 +135,10 @@ func TestFleet(t *testing.T) {
 }
 
 // fleet is TestFleet with clients from newClient and the detectors' options
-// o (but for Client).
+// o (but for Client): detectortest.Fleet, the client cut off after 0 to
+// 150 µs.
 func fleet(t *testing.T, newClient func() redis.Scripter, o Options) {
-	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 23, Groups: 12, Members: 6})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	added := map[string]bool{}
-	newDet := func() *Detector {
+	newDet := func() detectortest.FleetDetector {
 		o := o
 		o.Client = newClient()
 		det, err := New(o)
@@ -151,59 +147,14 @@ func fleet(t *testing.T, newClient func() redis.Scripter, o Options) {
 		}
 		return det
 	}
-	for w := range 4 {
-		det := newDet()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for round := range 3 {
-				for gi := range groups {
-					g := groups[(gi*7+w*5+round)%len(groups)]
-					d := g[(w+round)%len(g)]
-					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
-					ctx := context.Background()
-					var cancel context.CancelFunc = func() {}
-					if w == 3 { // the client that keeps being killed
-						ctx, cancel = context.WithTimeout(ctx, time.Duration(gi%4)*50*time.Microsecond)
-					}
-					_, ok, err := det.MatchOrAddContext(ctx, doc)
-					cancel()
-					if err != nil && w != 3 {
-						t.Errorf("client %d: %v", w, err)
-					}
-					if ok {
-						mu.Lock()
-						added[doc.ID] = true
-						mu.Unlock()
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	det := newDet()
-	for gi, g := range groups {
-		ms, err := det.Match(g[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ms) > 1 {
-			t.Errorf("group %d: %d pages kept: %v", gi, len(ms), ms)
-		}
-		if _, _, err := det.MatchOrAdd(&neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
-			t.Fatal(err)
-		}
-		if ms, _ := det.Match(g[0]); len(ms) != 1 {
-			t.Errorf("group %d after a final MatchOrAdd: %v, want exactly one", gi, ms)
-		}
-	}
-	for id := range added {
-		if _, ok, err := det.Lookup(context.Background(), id); err != nil || !ok {
-			t.Errorf("%s was reported added but is not kept (%v)", id, err)
-		}
-	}
-	n, _ := det.Len(context.Background())
-	if n != len(groups) {
-		t.Errorf("%d pages kept for %d groups", n, len(groups))
-	}
+	detectortest.Fleet(t, detectortest.FleetSpec{
+		New: newDet,
+		Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+			_, ok, err := det.(*Detector).Lookup(context.Background(), id)
+			return ok, err
+		},
+		Len:  func(det detectortest.FleetDetector) (int, error) { return det.(*Detector).Len(context.Background()) },
+		Cuts: []time.Duration{0, 50 * time.Microsecond, 100 * time.Microsecond, 150 * time.Microsecond},
+		Seed: 23,
+	})
 }

@@ -1,0 +1,136 @@
+package detectortest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+// FleetDetector is a detector whose repository is shared by processes
+// (simhash/redisindex, simhash/pgindex): every call takes a context.
+type FleetDetector interface {
+	neardup.Detector
+	MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error)
+}
+
+// FleetSpec describes the repository under test for Fleet.
+type FleetSpec struct {
+	// New returns a detector on connections of its own, over the one
+	// repository under test.
+	New func() FleetDetector
+	// Kept reports whether det's repository keeps id; Len returns how many
+	// pages it keeps.
+	Kept func(det FleetDetector, id string) (bool, error)
+	Len  func(det FleetDetector) (int, error)
+	// Cuts are the deadlines of the client that is cut off mid-call, used
+	// in turn; they should include 0 (always cut) and one long enough to
+	// finish sometimes.
+	Cuts []time.Duration
+	// Seed seeds the groups.
+	Seed uint64
+}
+
+// Fleet has four clients, each with a detector of its own, race
+// MatchOrAddContext over the same 12 near-duplicate groups, the fourth cut off
+// mid-call by s.Cuts again and again. Then, through a fresh detector: every
+// group ends with exactly one page kept (also after one more MatchOrAdd),
+// every page a client was told it added is kept, and the repository keeps
+// one page per group.
+func Fleet(t *testing.T, s FleetSpec) {
+	t.Helper()
+	groups := Groups(t, nil, GroupSpec{Seed: s.Seed, Groups: 12, Members: 6})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	added := map[string]bool{}
+	cut := 0 // calls of the cut-off client that failed
+	for w := range 4 {
+		det := s.New()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 3 {
+				for gi := range groups {
+					g := groups[(gi*7+w*5+round)%len(groups)]
+					d := g[(w+round)%len(g)]
+					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
+					ctx := context.Background()
+					var cancel context.CancelFunc = func() {}
+					if w == 3 { // the client that keeps being cut off
+						ctx, cancel = context.WithTimeout(ctx, s.Cuts[gi%len(s.Cuts)])
+					}
+					_, ok, err := det.MatchOrAddContext(ctx, doc)
+					cancel()
+					mu.Lock()
+					switch {
+					case err != nil && w != 3:
+						t.Errorf("client %d: %v", w, err)
+					case err != nil:
+						cut++
+					case ok:
+						added[doc.ID] = true
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d of %d calls of the cut-off client failed", cut, 3*len(groups))
+	if cut == 0 {
+		t.Error("the cut-off client was never cut off")
+	}
+	det := s.New()
+	for gi, g := range groups {
+		ms, err := det.Match(g[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) > 1 {
+			t.Errorf("group %d: %d pages kept: %v", gi, len(ms), ms)
+		}
+		if _, _, err := det.MatchOrAddContext(context.Background(), &neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
+			t.Fatal(err)
+		}
+		if ms, _ := det.Match(g[0]); len(ms) != 1 {
+			t.Errorf("group %d after a final MatchOrAdd: %v, want exactly one", gi, ms)
+		}
+	}
+	for id := range added {
+		if ok, err := s.Kept(det, id); err != nil || !ok {
+			t.Errorf("%s was reported added but is not kept (%v)", id, err)
+		}
+	}
+	if n, err := s.Len(det); err != nil || n != len(groups) {
+		t.Errorf("%d pages kept (%v) for %d groups", n, err, len(groups))
+	}
+}
+
+// PersisterLen is a Persister that counts what it keeps.
+type PersisterLen interface {
+	neardup.Persister
+	Len() int
+}
+
+// FuzzReadFrom fuzzes ReadFrom of the empty detectors newDet returns, seeded
+// with the snapshot seed and a prefix of it: ReadFrom never panics, a failed
+// read leaves the detector empty, and after a successful one selfMatch
+// (which checks that loaded features match themselves) finds nothing wrong.
+func FuzzReadFrom[D PersisterLen](f *testing.F, seed []byte, newDet func() D, selfMatch func(t *testing.T, det D)) {
+	f.Add(seed)
+	f.Add(seed[:min(20, len(seed))])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		det := newDet()
+		if _, err := det.ReadFrom(bytes.NewReader(data)); err != nil {
+			if det.Len() != 0 {
+				t.Fatalf("failed ReadFrom left %d documents", det.Len())
+			}
+			return
+		}
+		selfMatch(t, det)
+	})
+}
