@@ -444,9 +444,6 @@ func TestCorpus(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(corpus, "manifest.tsv")); err != nil {
 		t.Skip("../shared/corpus/en-dev is not beside the repository")
 	}
-	if testing.Short() {
-		t.Skip("reads 27 MB of pages")
-	}
 	f, err := os.Open(filepath.Join(corpus, "manifest.tsv"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,4 +135,19 @@ func FuzzReadFrom[D PersisterLen](f *testing.F, seed []byte, newDet func() D, se
 		}
 		selfMatch(t, det)
 	})
+}
+
+// Unavailable stops a test that needs the server named (a program such as
+// "redis-server" or "postgresql") and cannot have it here, for the reason
+// why. It skips the test, saying why and how to run it, unless the
+// environment variable NEARDUP_REQUIRE_SERVERS lists the server (.ci/run sets
+// it for every server it has installed), in which case the test fails.
+func Unavailable(t testing.TB, server, why string) {
+	t.Helper()
+	for _, s := range strings.Split(os.Getenv("NEARDUP_REQUIRE_SERVERS"), ",") {
+		if strings.TrimSpace(s) == server {
+			t.Fatalf("%s is required here (NEARDUP_REQUIRE_SERVERS) but unavailable: %s", server, why)
+		}
+	}
+	t.Skipf("needs %s, unavailable here: %s (install it to run this test; .ci/run does, and then requires it)", server, why)
 }

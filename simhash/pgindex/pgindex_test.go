@@ -42,13 +42,13 @@ func startPostgres() func() {
 		}
 	}
 	if len(bins) == 0 {
-		noServer = "PostgreSQL is not installed (.ci/run installs Debian's postgresql)"
+		noServer = "no PostgreSQL initdb under /usr/lib/postgresql or on PATH"
 		return func() {}
 	}
 	bin := filepath.Dir(bins[len(bins)-1])
 	dir, err := os.MkdirTemp("", "pgindex-")
 	if err != nil {
-		noServer = err.Error()
+		noServer = "a temporary directory: " + err.Error()
 		return func() {}
 	}
 	run := func(name string, args ...string) *exec.Cmd { return exec.Command(filepath.Join(bin, name), args...) }
@@ -61,7 +61,7 @@ func startPostgres() func() {
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
-			noServer = err.Error()
+			noServer = "giving the data directory to the postgres user: " + err.Error()
 			return func() { os.RemoveAll(dir) }
 		}
 		run = func(name string, args ...string) *exec.Cmd {
@@ -75,7 +75,7 @@ func startPostgres() func() {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		noServer = err.Error()
+		noServer = "no free loopback port: " + err.Error()
 		return func() { os.RemoveAll(dir) }
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -83,7 +83,7 @@ func startPostgres() func() {
 	srv := run("postgres", "-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100")
 	if err := srv.Start(); err != nil {
-		noServer = err.Error()
+		noServer = "starting postgres: " + err.Error()
 		return func() { os.RemoveAll(dir) }
 	}
 	stop := func() {
@@ -120,7 +120,7 @@ func startPostgres() func() {
 func pool(t testing.TB, size int) *pgxpool.Pool {
 	t.Helper()
 	if dsn == "" {
-		t.Skip(noServer)
+		detectortest.Unavailable(t, "postgresql", noServer)
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {

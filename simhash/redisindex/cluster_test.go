@@ -18,44 +18,38 @@ import (
 
 // startCluster starts a Redis Cluster of three primaries on loopback (no
 // persistence, configuration in a temporary directory) and returns their
-// addresses; it skips the test, saying why, when redis-server or redis-cli
-// is missing or the cluster cannot be formed on this machine (none of that
-// runs code of this package).
+// addresses. When redis-server or redis-cli is missing or the cluster cannot
+// be formed on this machine (none of that runs code of this package), the
+// server is unavailable (detectortest.Unavailable).
 func startCluster(t *testing.T) []string {
 	t.Helper()
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
-		t.Skip("redis-server is not installed (.ci/run installs Debian's redis-server)")
+		detectortest.Unavailable(t, "redis-server", "redis-server is not on PATH")
 	}
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
-		t.Skip("redis-cli is not installed (Debian's redis-tools)")
+		detectortest.Unavailable(t, "redis-server", "redis-cli (Debian's redis-tools, a dependency of redis-server) is not on PATH")
 	}
 	dir := t.TempDir()
 	var addrs []string
-	for port := 30000 + int(time.Now().UnixNano()%5000); len(addrs) < 3 && port < 40000; port++ {
+	for try := 0; len(addrs) < 3 && try < 100; try++ {
 		// A node also listens on port + 10000 (the cluster bus).
-		l1, err1 := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		l2, err2 := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+10000))
-		for _, l := range []net.Listener{l1, l2} {
-			if l != nil {
-				l.Close()
-			}
-		}
-		if err1 != nil || err2 != nil {
+		port, ok := freePortPair()
+		if !ok {
 			continue
 		}
 		p := strconv.Itoa(port)
 		cmd := exec.Command(server, "--port", p, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--dir", dir)
 		if err := cmd.Start(); err != nil {
-			t.Skipf("starting a cluster node: %v", err)
+			detectortest.Unavailable(t, "redis-server", "starting a cluster node: "+err.Error())
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		addrs = append(addrs, "127.0.0.1:"+p)
 	}
 	if len(addrs) < 3 {
-		t.Skip("no free ports for three cluster nodes")
+		detectortest.Unavailable(t, "redis-server", "no three free loopback ports p with p+10000 free too")
 	}
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
@@ -68,12 +62,12 @@ func startCluster(t *testing.T) []string {
 		}
 		c.Close()
 		if !ok {
-			t.Skipf("cluster node %s did not answer", a)
+			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" did not answer")
 		}
 	}
 	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
 	if err != nil {
-		t.Skipf("redis-cli --cluster create: %v\n%s", err, out)
+		detectortest.Unavailable(t, "redis-server", fmt.Sprintf("redis-cli --cluster create: %v\n%s", err, out))
 	}
 	for _, a := range addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
@@ -87,7 +81,7 @@ func startCluster(t *testing.T) []string {
 		}
 		c.Close()
 		if !ok {
-			t.Skipf("cluster node %s never reported cluster_state:ok", a)
+			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" never reported cluster_state:ok")
 		}
 	}
 	return addrs
@@ -99,9 +93,6 @@ func startCluster(t *testing.T) []string {
 // off mid-call. Without SingleSlot a script's keys cross slots and every
 // call is an error, never a silent "new page".
 func TestCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a three-node cluster")
-	}
 	addrs := startCluster(t)
 	newClient := func() redis.Scripter {
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: 4})
@@ -135,4 +126,24 @@ func TestCluster(t *testing.T) {
 		}
 		t.Logf("without SingleSlot: %v", err)
 	})
+}
+
+// freePortPair returns a loopback port that is free, as is the port 10000
+// above it, which a cluster node uses for its bus.
+func freePortPair() (int, bool) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, false
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	defer l.Close()
+	if port+10000 > 65535 {
+		return 0, false
+	}
+	bus, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+10000))
+	if err != nil {
+		return 0, false
+	}
+	bus.Close()
+	return port, true
 }

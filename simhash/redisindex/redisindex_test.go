@@ -33,19 +33,19 @@ func TestMain(m *testing.M) {
 func startRedis() func() {
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
-		noServer = "redis-server is not installed (.ci/run installs Debian's redis-server)"
+		noServer = "redis-server is not on PATH"
 		return func() {}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		noServer = err.Error()
+		noServer = "no free loopback port: " + err.Error()
 		return func() {}
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 	if err := cmd.Start(); err != nil {
-		noServer = err.Error()
+		noServer = "starting redis-server: " + err.Error()
 		return func() {}
 	}
 	a := fmt.Sprintf("127.0.0.1:%d", port)
@@ -68,7 +68,7 @@ func startRedis() func() {
 func client(t testing.TB) (*redis.Client, string) {
 	t.Helper()
 	if addr == "" {
-		t.Skip(noServer)
+		detectortest.Unavailable(t, "redis-server", noServer)
 	}
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
 	t.Cleanup(func() { c.Close() })
