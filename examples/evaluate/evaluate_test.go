@@ -140,12 +140,8 @@ func TestSampleCorpora(t *testing.T) {
 		"zh-sample": {"recommended": 0.98, "simhash": 0.95, "cascade": 0.95, "shingle": 0.98, "editdist": 0.93, "kmodes": 0.95, "ssm": 0.95, "ssm-partitioned": 0.95},
 	}
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	fs.String("corpus", "", "") // ssm-partitioned derives its domains from it
 	all := newMethodSet(fs)
 	for corpus, methods := range floors {
-		if err := fs.Set("corpus", filepath.Join("testdata", corpus)); err != nil {
-			t.Fatal(err)
-		}
 		pages, err := readCorpus(filepath.Join("testdata", corpus), 0)
 		if err != nil {
 			t.Fatal(err)

@@ -149,7 +149,7 @@ func runTrials(ms []method, pages []page, n int) ([]result, error) {
 	for _, m := range ms {
 		for i := 1; i <= n; i++ {
 			sub := pages[:len(pages)*i/n]
-			det, err := m.new()
+			det, err := m.build(sub)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", m.name, err)
 			}

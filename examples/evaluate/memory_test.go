@@ -29,9 +29,7 @@ func BenchmarkKeptBytes(b *testing.B) {
 		}
 		raws = append(raws, ps...)
 	}
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.String("corpus", filepath.Join("testdata", "en-sample"), "") // ssm-partitioned derives its domains from it
-	all := newMethodSet(fs)
+	all := newMethodSet(flag.NewFlagSet("bench", flag.ContinueOnError))
 	for _, m := range all {
 		b.Run(m.name, func(b *testing.B) {
 			var perPage float64
@@ -45,7 +43,7 @@ func BenchmarkKeptBytes(b *testing.B) {
 
 func keptBytes(b *testing.B, m method, raws []page) float64 {
 	var pipe preprocess.Pipeline
-	det, err := m.new()
+	det, err := m.build(raws)
 	if err != nil {
 		b.Fatal(err)
 	}

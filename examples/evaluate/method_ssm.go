@@ -14,8 +14,8 @@ import (
 // within the domain × size partitions of §4 (ssm-partitioned).
 //
 // The corpora list no domains, so ssm-partitioned derives them from the
-// corpus itself: ssm.DomainsFrom clusters the first -ssmfit pages of the
-// manifest (without their labels) into -ssmk KModes clusters by their top 10
+// corpus itself: ssm.DomainsFrom clusters the first -ssmfit pages of those
+// evaluated, a prefix of the manifest (without their labels) into -ssmk KModes clusters by their top 10
 // keywords, and each domain's vocabulary is its cluster's mode, the -ssmvocab
 // keywords most frequent among the cluster's pages. Size buckets are the
 // paper's (1–64 KB, 65–128 KB, ≥ 129 KB of the raw page), and -ssmmargin
@@ -40,11 +40,11 @@ func ssmMethods(fs *flag.FlagSet) []method {
 		}
 		return ssm.New(o)
 	}
-	partitioned := func() (neardup.Detector, error) {
+	partitioned := func(pages []page) (neardup.Detector, error) {
 		if _, err := at(*cut); err != nil {
 			return nil, err
 		}
-		doms, err := corpusDomains(fs, *fit, *k, *vocab)
+		doms, err := corpusDomains(pages[:min(*fit, len(pages))], *k, *vocab)
 		if err != nil {
 			return nil, err
 		}
@@ -63,25 +63,16 @@ func ssmMethods(fs *flag.FlagSet) []method {
 			sweep: &sweep{param: "cut-off", values: values, at: at},
 		},
 		{
-			name: "ssm-partitioned",
-			doc:  "ssm within domain × size partitions (§4; -ssmk domains clustered from the first -ssmfit pages, -ssmmargin)",
-			new:  partitioned,
+			name:   "ssm-partitioned",
+			doc:    "ssm within domain × size partitions (§4; -ssmk domains clustered from the first -ssmfit pages, -ssmmargin)",
+			newFor: partitioned,
 		},
 	}
 }
 
-// corpusDomains derives k domains from the first fit pages of the corpus
-// named by the -corpus flag (ssm.DomainsFrom); pages the pipeline rejects are
-// skipped.
-func corpusDomains(fs *flag.FlagSet, fit, k, words int) ([]ssm.Domain, error) {
-	fl := fs.Lookup("corpus")
-	if fl == nil || fl.Value.String() == "" {
-		return nil, fmt.Errorf("ssm-partitioned: no -corpus to derive domains from")
-	}
-	pages, err := readCorpus(fl.Value.String(), fit)
-	if err != nil {
-		return nil, err
-	}
+// corpusDomains derives k domains from the sample pages (ssm.DomainsFrom);
+// pages the pipeline rejects are skipped.
+func corpusDomains(pages []page, k, words int) ([]ssm.Domain, error) {
 	var pipe preprocess.Pipeline
 	var sample []*neardup.Document
 	for _, p := range pages {

@@ -15,6 +15,10 @@ type method struct {
 	name string
 	doc  string
 	new  func() (neardup.Detector, error)
+	// newFor, when set, is used instead of new: a method that learns from
+	// the corpus (ssm-partitioned's domains) builds its detector from the
+	// pages about to be streamed, a prefix of the manifest.
+	newFor func(pages []page) (neardup.Detector, error)
 	// sweep, when set, names the method's main threshold, the values -sweep
 	// tries, and builds a detector at one of them (other flags as given).
 	sweep *sweep
@@ -70,8 +74,16 @@ func (ms methodSet) lookup(name string) (method, bool) {
 }
 
 // evaluate streams pages through a fresh detector of m, in order.
+// build returns a fresh detector of m for a run over pages.
+func (m method) build(pages []page) (neardup.Detector, error) {
+	if m.newFor != nil {
+		return m.newFor(pages)
+	}
+	return m.new()
+}
+
 func evaluate(m method, pages []page) (result, error) {
-	det, err := m.new()
+	det, err := m.build(pages)
 	if err != nil {
 		return result{}, err
 	}
