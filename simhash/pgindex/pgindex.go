@@ -232,16 +232,6 @@ func (det *Detector) wrap(op, id string, err error) error {
 	return fmt.Errorf("pgindex: %s: %w: %w", op, ErrPostgres, err)
 }
 
-// querier is what find needs of a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// find returns the kept pages within k bits of fp, sorted.
-func (det *Detector) find(ctx context.Context, q querier, fp simhash.Fingerprint) ([]neardup.Match, error) {
-	return det.collect(q.Query(ctx, det.sqlFind, det.findArgs(fp)...))
-}
-
 // findArgs are the arguments of sqlFind for fp.
 func (det *Detector) findArgs(fp simhash.Fingerprint) []any {
 	args := []any{int64(fp), det.k}
@@ -290,7 +280,7 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	if err != nil {
 		return nil, err
 	}
-	ms, err := det.find(ctx, det.pool, fp)
+	ms, err := det.collect(det.pool.Query(ctx, det.sqlFind, det.findArgs(fp)...))
 	if err != nil {
 		return nil, det.wrap("Match", d.ID, err)
 	}
