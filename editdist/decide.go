@@ -71,9 +71,10 @@ func (t Thresholds) resolve() (Thresholds, error) {
 }
 
 // LCC is Definition 2, the largest common number of characters of feature
-// strings of lengths n ≤ m at edit distance edit: m − edit. By Property 1
-// (m − n ≤ edit ≤ m) it lies in [0, n] (Property 2).
-func LCC(n, m, edit int) int { return m - edit }
+// strings at edit distance edit, the longer of length m: m − edit. By
+// Property 1 (m − n ≤ edit ≤ m, n the shorter length) it lies in [0, n]
+// (Property 2).
+func LCC(m, edit int) int { return m - edit }
 
 // OverlapFactors are Definition 3's LCC/n and LCC/m for feature strings
 // Sour (the shorter, length n) and Dest (length m ≥ n). They are 0 when a
@@ -117,7 +118,7 @@ func (t Thresholds) Duplicate(a, b, edit int, sameHost bool) (bool, error) {
 	if n <= 0 || edit < m-n || edit > m {
 		return false, nil
 	}
-	return r.duplicate(LCC(n, m, edit), n, m, sameHost), nil
+	return r.duplicate(LCC(m, edit), n, m, sameHost), nil
 }
 
 // maxEdit returns the largest edit distance at which feature strings of

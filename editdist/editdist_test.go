@@ -47,7 +47,7 @@ func TestDefinitions(t *testing.T) {
 		if edit < m-n || edit > m {
 			t.Errorf("Property 1: edit(%q, %q) = %d not in [m−n, m] = [%d, %d]", c.sour, c.dest, edit, m-n, m)
 		}
-		lcc := LCC(n, m, edit)
+		lcc := LCC(m, edit)
 		if lcc != m-edit || lcc < 0 || lcc > n {
 			t.Errorf("Property 2: LCC(%q, %q) = %d not in [0, n = %d]", c.sour, c.dest, lcc, n)
 		}
@@ -66,7 +66,7 @@ func TestDefinitions(t *testing.T) {
 func TestLengthOneAgainstTen(t *testing.T) {
 	sour, dest := []rune("中"), []rune("一二三四五六七八九中")
 	edit := Distance(sour, dest)
-	lcc := LCC(1, 10, edit)
+	lcc := LCC(10, edit)
 	sf, df := OverlapFactors(lcc, 1, 10)
 	if edit != 9 || lcc != 1 || sf != 1 || df != 0.1 {
 		t.Fatalf("edit %d, LCC %d, factors %v, %v; want 9, 1, 1, 0.1", edit, lcc, sf, df)
