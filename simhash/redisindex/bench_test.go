@@ -5,17 +5,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -52,12 +49,6 @@ func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
 	return det
 }
 
-// fpDoc is a document whose fingerprint is fp (its one term hashes to it
-// only by chance; the benchmark wants the cost of a call, not a match).
-func fpDoc(r *rand.Rand, id string) *neardup.Document {
-	return &neardup.Document{ID: id, Page: &preprocess.Page{Terms: []preprocess.Term{{Text: fmt.Sprint("t", r.Uint64()), Count: 1}}}}
-}
-
 // BenchmarkFleet1M measures a repository of 1,000,000 pages in a loopback
 // redis-server at k = 3: the latency of Match and of MatchOrAdd (p50 and p99
 // over the benchmark's calls, from one client), and the MatchOrAdd calls per
@@ -78,20 +69,7 @@ func BenchmarkFleet1M(b *testing.B) {
 	run := 0
 	latency := func(b *testing.B, call func(d *neardup.Document) error) {
 		run++
-		var lat []time.Duration
-		i := 0
-		for b.Loop() {
-			d := fpDoc(r, fmt.Sprint("new-", run, "-", i))
-			i++
-			start := time.Now()
-			if err := call(d); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(start))
-		}
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		detectortest.Latency(b, r, fmt.Sprint("new-", run), call)
 		b.ReportMetric(perPage, "redis-B/page")
 	}
 	b.Run("match", func(b *testing.B) {
@@ -103,29 +81,12 @@ func BenchmarkFleet1M(b *testing.B) {
 	for clients := 1; clients <= 4; clients++ {
 		b.Run(fmt.Sprint("clients=", clients), func(b *testing.B) {
 			run++
-			dets := make([]*Detector, clients)
+			dets := make([]detectortest.FleetDetector, clients)
 			for i := range dets {
 				ci, _ := client(b)
 				dets[i], _ = New(Options{Client: ci, Prefix: prefix})
 			}
-			per := b.N/clients + 1
-			b.ResetTimer()
-			var wg sync.WaitGroup
-			for w, d := range dets {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rw := rand.New(rand.NewPCG(uint64(w), uint64(run)))
-					for i := range per {
-						if _, _, err := d.MatchOrAdd(fpDoc(rw, fmt.Sprint("client-", run, "-", w, "-", i))); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			b.ReportMetric(float64(per*clients)/b.Elapsed().Seconds(), "calls/s")
+			detectortest.Throughput(b, dets, fmt.Sprint("client-", run))
 		})
 	}
 }
