@@ -151,7 +151,7 @@ func TestSampleCorpora(t *testing.T) {
 			if !ok {
 				t.Fatalf("no method %q", name)
 			}
-			r, err := evaluate(m, pages)
+			r, err := evaluate(m, pages, false)
 			if err != nil {
 				t.Fatal(err)
 			}

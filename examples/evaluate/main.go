@@ -50,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	limit := fs.Int("limit", 0, "evaluate only the first N pages of the manifest (0 = all)")
 	sweepName := fs.String("sweep", "", "sweep this method's main threshold: precision, recall and F1 at each value")
 	trials := fs.Int("trials", 0, "evaluate each method on the first 1/N, 2/N, ... N/N of the manifest (the trials of Khan et al.'s Table 5)")
+	errorsOut := fs.Bool("errors", false, "list each false positive, false negative and wrong match (page, matched or kept pages, distances) on standard error")
 	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -112,12 +113,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	var rows []result
 	for _, m := range ms {
-		r, err := evaluate(m, pages)
+		r, err := evaluate(m, pages, *errorsOut)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		if r.errors > 0 {
 			fmt.Fprintf(stderr, "evaluate: %s: %d pages could not be decided (first: %v); counted as not flagged and not kept\n", m.name, r.errors, r.firstErr)
+		}
+		if *errorsOut {
+			for _, e := range r.errs {
+				fmt.Fprintf(stderr, "%s\t%s\n", m.name, e)
+			}
 		}
 		rows = append(rows, r)
 	}
@@ -134,7 +140,7 @@ func runSweep(m method, pages []page) ([]result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s = %g: %w", m.name, m.sweep.param, v, err)
 		}
-		r := stream(fmt.Sprintf("%s %s=%g", m.name, strings.ReplaceAll(m.sweep.param, " ", "_"), v), det, pages)
+		r := stream(fmt.Sprintf("%s %s=%g", m.name, strings.ReplaceAll(m.sweep.param, " ", "_"), v), det, pages, false)
 		r.value = v
 		rows = append(rows, r)
 	}
@@ -159,7 +165,7 @@ func runTrials(ms []method, pages []page, n int) ([]result, error) {
 					dd++
 				}
 			}
-			r := stream(fmt.Sprintf("%s trial=%d/%d size=%d dd=%d", m.name, i, n, len(sub), dd), det, sub)
+			r := stream(fmt.Sprintf("%s trial=%d/%d size=%d dd=%d", m.name, i, n, len(sub), dd), det, sub, false)
 			r.value = float64(len(sub))
 			rows = append(rows, r)
 		}
