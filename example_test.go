@@ -129,4 +129,3 @@ func ExampleWindow() {
 	// page2 kept: true
 	// page3 kept: true
 }
-
