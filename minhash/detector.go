@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
@@ -106,8 +107,9 @@ func (o Options) resolve() (Options, error) {
 // Add, MatchOrAdd, Replace and Remove exclusively. The zero Detector is
 // ready to use with the default Options.
 type Detector struct {
-	opts Options
-	core detector.Lazy[feature]
+	opts     Options
+	core     detector.Lazy[feature]
+	compared atomic.Int64
 }
 
 // New returns an empty Detector configured by opts. Options out of range
@@ -128,7 +130,7 @@ func (det *Detector) build(o Options) *detector.Core[feature] {
 		Name:     "minhash",
 		Measure:  JaccardDistance,
 		Extract:  func(d *neardup.Document) (feature, error) { return extract(d, o) },
-		NewStore: func() detector.Store[feature] { return newStore(o) },
+		NewStore: func() detector.Store[feature] { return newStore(o, &det.compared) },
 		Kind:     "minhash.Detector",
 		Params:   o.params(),
 		Encode:   encodeFeature,
@@ -160,6 +162,14 @@ func (det *Detector) c() *detector.Core[feature] {
 func (det *Detector) Options() Options {
 	det.c()
 	return det.opts
+}
+
+// Comparisons returns how many kept pages the detector has compared a page
+// with (in Match, Verify, MatchOrAdd and Replace) since it was made: the
+// work the candidate index leaves.
+func (det *Detector) Comparisons() int64 {
+	det.c()
+	return det.compared.Load()
 }
 
 // Len returns the number of kept pages.

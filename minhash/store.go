@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/neardup/neardup/internal/detector"
 )
@@ -11,13 +12,14 @@ import (
 // Search and Score under its read lock, Insert and Delete under its write
 // lock.
 type store struct {
-	o       Options
-	entries []kept // by handle; a free handle has a nil page
-	exact   map[uint64]uint32
-	exacts  map[uint64][]uint32 // further pages of one exact text (Add of copies)
-	index   Index
-	hosts   map[string]int32
-	models  []hostModel
+	o        Options
+	entries  []kept // by handle; a free handle has a nil page
+	exact    map[uint64]uint32
+	exacts   map[uint64][]uint32 // further pages of one exact text (Add of copies)
+	index    Index
+	hosts    map[string]int32
+	models   []hostModel
+	compared *atomic.Int64 // kept pages compared by Search and Score, the detector's
 }
 
 // kept is a kept page: its feature, its host's model and the index keys it
@@ -28,8 +30,8 @@ type kept struct {
 	keys []uint32
 }
 
-func newStore(o Options) *store {
-	st := &store{o: o, exact: make(map[uint64]uint32), exacts: make(map[uint64][]uint32), hosts: make(map[string]int32)}
+func newStore(o Options, compared *atomic.Int64) *store {
+	st := &store{compared: compared, o: o, exact: make(map[uint64]uint32), exacts: make(map[uint64][]uint32), hosts: make(map[string]int32)}
 	st.index.init(IndexOptions{Keys: o.Keys, MaxPostings: o.MaxPostings})
 	return st
 }
@@ -108,11 +110,11 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 	fc := st.content(&f, st.model(f.host))
 	var buf [DefaultKeys * 32]uint32
 	cands := st.index.Candidates(st.index.Keys(fc.s), buf[:0])
+	st.compared.Add(int64(len(cands)))
 	for _, h := range cands {
 		if _, dup := seen[h]; dup {
 			continue
 		}
-		seen[h] = struct{}{}
 		e := &st.entries[h]
 		kc := st.content(&e.f, &st.models[e.host])
 		if d, ok := st.near(fc, st.page(&f), kc, st.page(&e.f)); ok {
@@ -127,6 +129,7 @@ func (st *store) Score(f feature, h detector.Handle) (float64, bool) {
 	if e.f.exact == f.exact {
 		return 0, true
 	}
+	st.compared.Add(1)
 	fc := st.content(&f, st.model(f.host))
 	kc := st.content(&e.f, &st.models[e.host])
 	return st.near(fc, st.page(&f), kc, st.page(&e.f))
