@@ -18,7 +18,7 @@ type method struct {
 	// newFor, when set, is used instead of new: a method that learns from
 	// the corpus (ssm-partitioned's domains) builds its detector from the
 	// pages about to be streamed, a prefix of the manifest.
-	newFor func(pages []page) (neardup.Detector, error)
+	newFor func(pages source) (neardup.Detector, error)
 	// sweep, when set, names the method's main threshold, the values -sweep
 	// tries, and builds a detector at one of them (other flags as given).
 	sweep *sweep
@@ -75,14 +75,14 @@ func (ms methodSet) lookup(name string) (method, bool) {
 
 // evaluate streams pages through a fresh detector of m, in order.
 // build returns a fresh detector of m for a run over pages.
-func (m method) build(pages []page) (neardup.Detector, error) {
+func (m method) build(pages source) (neardup.Detector, error) {
 	if m.newFor != nil {
 		return m.newFor(pages)
 	}
 	return m.new()
 }
 
-func evaluate(m method, pages []page) (result, error) {
+func evaluate(m method, pages source) (result, error) {
 	det, err := m.build(pages)
 	if err != nil {
 		return result{}, err
@@ -93,12 +93,12 @@ func evaluate(m method, pages []page) (result, error) {
 // stream offers each page to det in order and counts the outcomes: a page
 // is flagged when det matches it to a kept page (and then not kept); a
 // flagged duplicate matched to a page of another group is a wrong match.
-func stream(name string, det neardup.Detector, pages []page) result {
+func stream(name string, det neardup.Detector, pages source) result {
 	var pipe preprocess.Pipeline
-	group := make(map[string]string, len(pages))
+	group := make(map[string]string)
 	r := result{method: name}
 	start := time.Now()
-	for _, p := range pages {
+	for p := range pages.all {
 		group[p.id] = p.group
 		matched, err := step(det, &pipe, p)
 		if err != nil {
@@ -120,7 +120,7 @@ func stream(name string, det neardup.Detector, pages []page) result {
 			r.tn++
 		}
 	}
-	r.pagesPerSec = float64(len(pages)) / time.Since(start).Seconds()
+	r.pagesPerSec = float64(pages.n) / time.Since(start).Seconds()
 	return r
 }
 
