@@ -43,18 +43,21 @@
 // New validates the options; Next streams the pages in order, At gives any
 // page, All ranges over them, and WriteCorpus writes the crawl as a labelled
 // corpus directory (manifest.tsv: id, url, group, file, kind, original).
-// Page i depends on the seed, the options other than Pages, and i alone: the
-// same seed gives the same bytes in every run and Go release (the generator
-// owns its random numbers, SplitMix64), and a crawl is a prefix of every
-// longer one.
+// Page i depends on the seed, the options other than Pages, and i alone: a
+// crawl is a prefix of every longer one, and the same seed and options give
+// the same bytes in every run. The generator owns its random numbers
+// (SplitMix64), so a new Go release does not change them; the few
+// floating-point steps (host ranks, article lengths) might round
+// differently on another architecture.
 //
 // # Cost
 //
-// A page takes about 20 µs of CPU and 15 KB of allocation (a 7.5 KB page;
-// docs/BENCHMARKS.md). Nothing is kept per page: memory is the word models
-// (about 1 MB) and up to Options.HostCache host templates (about 8 KB each,
-// 1024 by default); a host evicted from the cache is built again from its
-// seed when it comes back.
+// Next's time and allocation per page are in docs/BENCHMARKS.md. Nothing
+// is kept per page: a crawl holds the word models (about 0.4 MB) and at
+// most Options.HostCache host templates (about 6 KB each, 1024 by
+// default); a host evicted from the cache is built again from its seed
+// when it comes back. A benchmark that measures a detector's heap should
+// let the crawl go (or read its baseline with the crawl warm).
 //
 // # When not to use
 //

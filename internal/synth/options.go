@@ -22,7 +22,7 @@ const (
 )
 
 // MaxPages is the largest Options.Pages.
-const MaxPages = 1 << 31
+const MaxPages = 1<<31 - 1
 
 // Options configure a generated crawl. The zero value of every field but
 // Pages means its default; a negative Duplicates, Chinese or Short means
@@ -67,7 +67,7 @@ type Options struct {
 
 	// HostCache is the number of host templates kept between pages
 	// (default 1024, at most 1<<20); a host not kept is built again from
-	// its seed. It bounds the crawl's memory (about 8 KB a host) and does
+	// its seed. It bounds the crawl's memory (about 6 KB a host) and does
 	// not change the pages.
 	HostCache int
 }

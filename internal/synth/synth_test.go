@@ -316,10 +316,12 @@ func TestHostSizes(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	nan := math.NaN()
+	tooMany := MaxPages
+	tooMany++ // negative where int has 32 bits: invalid too
 	for _, o := range []Options{
 		{},
 		{Pages: -1},
-		{Pages: MaxPages + 1},
+		{Pages: tooMany},
 		{Pages: 10, Duplicates: 0.95},
 		{Pages: 10, Duplicates: nan},
 		{Pages: 10, Chinese: 1.5},
