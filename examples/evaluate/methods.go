@@ -20,7 +20,7 @@ type method struct {
 	// newFor, when set, is used instead of new: a method that learns from
 	// the corpus (ssm-partitioned's domains) builds its detector from the
 	// pages about to be streamed, a prefix of the manifest.
-	newFor func(pages []page) (neardup.Detector, error)
+	newFor func(pages source) (neardup.Detector, error)
 	// sweep, when set, names the method's main threshold, the values -sweep
 	// tries, and builds a detector at one of them (other flags as given).
 	sweep *sweep
@@ -77,14 +77,14 @@ func (ms methodSet) lookup(name string) (method, bool) {
 
 // evaluate streams pages through a fresh detector of m, in order.
 // build returns a fresh detector of m for a run over pages.
-func (m method) build(pages []page) (neardup.Detector, error) {
+func (m method) build(pages source) (neardup.Detector, error) {
 	if m.newFor != nil {
 		return m.newFor(pages)
 	}
 	return m.new()
 }
 
-func evaluate(m method, pages []page, explain bool) (result, error) {
+func evaluate(m method, pages source, explain bool) (result, error) {
 	det, err := m.build(pages)
 	if err != nil {
 		return result{}, err
@@ -95,13 +95,13 @@ func evaluate(m method, pages []page, explain bool) (result, error) {
 // stream offers each page to det in order and counts the outcomes: a page
 // is flagged when det matches it to a kept page (and then not kept); a
 // flagged duplicate matched to a page of another group is a wrong match.
-func stream(name string, det neardup.Detector, pages []page, explain bool) result {
+func stream(name string, det neardup.Detector, pages source, explain bool) result {
 	var pipe preprocess.Pipeline
-	group := make(map[string]string, len(pages))
+	group := make(map[string]string)
 	r := result{method: name}
 	start := time.Now()
-	kept := make(map[string][]string) // group -> kept pages
-	for _, p := range pages {
+	kept := make(map[string][]string) // group -> kept pages, with explain
+	for p := range pages.all {
 		group[p.id] = p.group
 		matched, dist, err := step(det, &pipe, p)
 		if err != nil {
@@ -135,7 +135,7 @@ func stream(name string, det neardup.Detector, pages []page, explain bool) resul
 			kept[p.group] = append(kept[p.group], p.id)
 		}
 	}
-	r.pagesPerSec = float64(len(pages)) / time.Since(start).Seconds()
+	r.pagesPerSec = float64(pages.n) / time.Since(start).Seconds()
 	return r
 }
 
