@@ -326,7 +326,7 @@ func elementKind(a atom.Atom, parent openElem) (BlockKind, bool) {
 // text: one of its words is content, main, main-content, maincontent,
 // page-content, entry-content, post-content or article-body.
 func mainName(attr []byte) bool {
-	for _, tok := range bytes.Fields(attr) {
+	for tok, rest := nextField(attr); tok != nil; tok, rest = nextField(rest) {
 		if len(tok) > 16 {
 			continue
 		}
@@ -343,7 +343,7 @@ func mainName(attr []byte) bool {
 // roleKind returns the kind an ARIA role attribute names, and whether it is
 // role=main.
 func roleKind(role []byte) (BlockKind, bool) {
-	for _, r := range bytes.Fields(role) {
+	for r, rest := nextField(role); r != nil; r, rest = nextField(rest) {
 		if len(r) > 16 {
 			continue
 		}
@@ -369,7 +369,7 @@ func roleKind(role []byte) (BlockKind, bool) {
 // classKind returns the kind the first telling word of a class attribute
 // names (see BlockKind), or Content.
 func classKind(class []byte) BlockKind {
-	for _, tok := range bytes.Fields(class) {
+	for tok, rest := nextField(class); tok != nil; tok, rest = nextField(rest) {
 		if k := nameKind(tok); k != Content {
 			return k
 		}
@@ -552,6 +552,23 @@ func nextAttr(raw []byte, i int) (name, val []byte, next int) {
 		i++
 	}
 	return name, raw[start:i], i
+}
+
+// nextField returns the first space-separated word of b and the rest after
+// it; the word is nil when b has none. (bytes.Fields without allocating.)
+func nextField(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) && isTagSpace(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return nil, nil
+	}
+	j := i
+	for j < len(b) && !isTagSpace(b[j]) {
+		j++
+	}
+	return b[i:j], b[j:]
 }
 
 func isTagSpace(c byte) bool {
