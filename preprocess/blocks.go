@@ -143,7 +143,7 @@ func (st *structure) newLine() {
 		st.full = true
 		return
 	}
-	st.lines = append(st.lines, lineInfo{kind: st.top().kind})
+	st.lines = appendDoubling(st.lines, lineInfo{kind: st.top().kind})
 }
 
 // visible counts n visible bytes written to the current line.

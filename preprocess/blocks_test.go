@@ -120,7 +120,7 @@ func TestBlockKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkBlocks(t, pg, DefaultMaxTokens)
+			checkBlocks(t, pg, DefaultMaxTokens/4)
 			checkLines(t, []byte(c.in))
 			var got []line
 			for _, b := range pg.Blocks {
@@ -150,7 +150,7 @@ func TestBlocksPlainText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBlocks(t, pg, DefaultMaxTokens)
+	checkBlocks(t, pg, DefaultMaxTokens/4)
 	if len(pg.Blocks) != 2 || pg.Blocks[0].Kind != Content || pg.Blocks[1].Kind != Content {
 		t.Errorf("blocks %+v, want two Content blocks (the line without letters skipped)", pg.Blocks)
 	}
@@ -171,7 +171,7 @@ func TestBlocksTestdata(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkBlocks(t, pg, p.Options().MaxTokens)
+			checkBlocks(t, pg, p.Options().maxLines())
 			if len(pg.Blocks) < 20 {
 				t.Errorf("%s: %d blocks", f, len(pg.Blocks))
 			}

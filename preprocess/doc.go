@@ -18,7 +18,7 @@
 //	markup soup, unclosed tags                    the HTML5 tokenizer's reading of it
 //	script, style, template, comments only        ErrEmpty
 //	one huge token                                dropped beyond Options.MaxTokenLen
-//	megabytes of distinct words                   the first Options.MaxTerms counted, Tokens, Sentences, Blocks cut at Options.MaxTokens
+//	megabytes of distinct words                   the first Options.MaxTerms counted, Tokens cut at Options.MaxTokens, Sentences and Blocks at a quarter of it
 //
 // It follows the preprocessing of the seed papers: document parsing, stop-word
 // removal and stemming (Kumar and Govindarajulu §3.1), top-N keywords by frequency (Zaheer et al.

@@ -73,7 +73,7 @@ func checkPage(t *testing.T, pg *Page) {
 	if !isSupported(pg.Language) {
 		t.Fatalf("language %q", pg.Language)
 	}
-	checkBlocks(t, pg, DefaultMaxTokens)
+	checkBlocks(t, pg, DefaultMaxTokens/4)
 }
 
 func FuzzProcess(f *testing.F) {

@@ -69,7 +69,8 @@ type Options struct {
 	// DefaultMaxTokens, negative is invalid. It also bounds the other
 	// per-page lists: Tokens are drawn from the page's first 2×MaxTokens
 	// raw tokens (before stop-word removal), and Page.Sentences and
-	// Page.Blocks describe at most the first MaxTokens sentences and lines.
+	// Page.Blocks describe at most the first MaxTokens/4 sentences and
+	// lines (at least one).
 	MaxTokens int
 
 	// MaxTerms bounds the distinct words a page counts: the first MaxTerms
@@ -143,3 +144,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// maxLines is the most sentences and lines of text a page describes.
+func (o Options) maxLines() int { return max(o.MaxTokens/4, 1) }

@@ -8,7 +8,7 @@ type Page struct {
 	// list items, table cells, <br>) are kept as '\n'.
 	Text string
 	// Sentences are the sentences of Text in order, trimmed, never empty
-	// (at most Options.MaxTokens of them).
+	// (at most Options.MaxTokens/4 of them).
 	Sentences []string
 	// Tokens are the analysed tokens in document order: lower-cased,
 	// stop words removed, stemmed. Han, Kana and Hangul runs become
@@ -26,7 +26,7 @@ type Page struct {
 	// without a letter or digit (a row of "|" or "»") gives no Block; so
 	// Blocks hold every token: concatenating Tokens[prev.End:b.End] over
 	// the blocks gives Tokens. Blocks describe at most the first
-	// Options.MaxTokens lines. The Text of a Block is a sub-string of Text.
+	// Options.MaxTokens/4 lines. The Text of a Block is a sub-string of Text.
 	Blocks []Block
 	// Language is the language the page was analysed as.
 	Language Language

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Pipeline turns a fetched page into a Page: text extraction, sentence
@@ -181,10 +182,12 @@ func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Pag
 	}
 	s := p.getScratch()
 	defer p.putScratch(s)
-	if cap(s.text) < len(raw) && len(raw) > 1<<16 {
-		s.text = make([]byte, 0, len(raw)) // one allocation, not a doubling series
+	if cap(s.text) < len(raw) && len(raw) > 1<<20 {
+		// A large page: one allocation (handed to the Page by analyse
+		// when the text fills most of it), not a series of 1.25× growths.
+		s.text = make([]byte, 0, len(raw))
 	}
-	s.st.reset(p.cfg.MaxTokens)
+	s.st.reset(p.cfg.maxLines())
 	if isHTML {
 		s.text = appendHTMLText(s.text[:0], raw, &s.st)
 	} else {
@@ -242,7 +245,7 @@ func (p *Pipeline) getScratch() *scratch {
 // putScratch returns s to the pool unless one huge page made it too big to
 // keep around.
 func (p *Pipeline) putScratch(s *scratch) {
-	if cap(s.text) > 1<<20 || len(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
+	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
 		return
 	}
 	clear(s.surfs) // drop references to page strings
@@ -266,7 +269,11 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 	// About one distinct surface per 40 bytes of English text, one per 10 of
 	// Chinese; the index grows if a page has more.
 	// (at most 1<<17 at first: distinct words grow slower than pages).
-	s.surfIdx.reset(min(len(text)/8, 1<<17, maxSurfs))
+	n := min(len(text)/8, 1<<17, maxSurfs)
+	s.surfIdx.reset(n)
+	if cap(s.surfs) < n {
+		s.surfs = make([]surface, 0, n)
+	}
 	if n := min(len(text)/4, 1<<19, maxIDs); cap(s.ids) < n {
 		s.ids = make([]int32, 0, n)
 	}
@@ -309,7 +316,7 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 		before := seen
 		s.low = scanTokens(text[start:end], s.low, sink)
 		if seen > before && int(line) < maxLines {
-			s.spans = append(s.spans, lineSpan{line: line, start: int32(start), end: int32(end), ids: int32(len(s.ids))})
+			s.spans = appendDoubling(s.spans, lineSpan{line: line, start: int32(start), end: int32(end), ids: int32(len(s.ids))})
 		}
 		start = end + 1
 	}
@@ -317,13 +324,21 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 
 // analyse builds the Page from the visible text in s.text.
 func (p *Pipeline) analyse(s *scratch) *Page {
-	pg := &Page{Text: string(s.text)}
-	s.sents = appendSentences(s.sents[:0], pg.Text, s.text, p.cfg.MaxTokens)
+	pg := &Page{}
+	if cap(s.text) > 1<<20 && 2*len(s.text) >= cap(s.text) {
+		// A buffer too large to pool and mostly used: the Page takes it
+		// instead of a copy. Nothing writes to it after this point, and
+		// putScratch drops it.
+		pg.Text = unsafe.String(unsafe.SliceData(s.text), len(s.text))
+	} else {
+		pg.Text = string(s.text)
+	}
+	s.sents = appendSentences(s.sents[:0], pg.Text, s.text, p.cfg.maxLines())
 	if len(s.sents) > 0 {
 		pg.Sentences = slices.Clone(s.sents)
 	}
 
-	s.collect(pg.Text, p.cfg.MaxTerms, 2*p.cfg.MaxTokens, p.cfg.MaxTokens)
+	s.collect(pg.Text, p.cfg.MaxTerms, 2*p.cfg.MaxTokens, p.cfg.maxLines())
 	pg.Language = p.cfg.Language
 	if pg.Language == "" {
 		pg.Language = detect(s.surfs)
@@ -336,6 +351,9 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 	stopOn := !p.cfg.KeepStopWords
 	kept := 0
 	s.termIdx.reset(len(s.surfs))
+	if cap(s.terms) < len(s.surfs) {
+		s.terms = make([]Term, 0, len(s.surfs))
+	}
 	for i := range s.surfs {
 		sf := &s.surfs[i]
 		sf.term = -1
@@ -428,6 +446,9 @@ type termKey struct {
 // compareTerms).
 func (s *scratch) sortedTerms() []Term {
 	s.order = s.order[:0]
+	if cap(s.order) < len(s.terms) {
+		s.order = make([]termKey, 0, len(s.terms))
+	}
 	for i, t := range s.terms {
 		s.order = append(s.order, termKey{^uint64(t.Count), textPrefix(t.Text), i})
 	}
@@ -499,7 +520,7 @@ func appendSentences(dst []string, text string, b []byte, max int) []string {
 		if len(tok) > 0 {
 			off := cap(b) - cap(tok)
 			if sen := text[off : off+len(tok)]; hasAlnum(sen) {
-				dst = append(dst, sen)
+				dst = appendDoubling(dst, sen)
 			}
 		}
 		rest = rest[adv:]
@@ -614,3 +635,15 @@ func looksLikeHTML(raw []byte) bool {
 }
 
 var htmlMarkers = [...]string{"<html", "<head", "<body", "<!doctype", "<p>", "<p ", "<div", "<br", "<title", "<meta", "<table", "<span", "<a href", "<li>", "<h1", "<h2", "<script", "<style"}
+
+// appendDoubling is append that doubles a full slice's capacity, where
+// append grows a large slice by a quarter at a time (allocating some five
+// times the final size in all).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		t := make([]T, len(s), max(2*cap(s), 64))
+		copy(t, s)
+		s = t
+	}
+	return append(s, v)
+}

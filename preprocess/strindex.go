@@ -33,6 +33,9 @@ func (x *strIndex) reset(n int) {
 	}
 	clear(x.keys) // drop references to page strings
 	x.keys, x.hashes = x.keys[:0], x.hashes[:0]
+	if cap(x.keys) < n {
+		x.keys, x.hashes = make([]string, 0, n), make([]uint64, 0, n)
+	}
 }
 
 // len returns the number of strings in x.
