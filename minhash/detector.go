@@ -14,13 +14,14 @@ import (
 
 // Defaults of Options, chosen on the labelled corpora (docs/BENCHMARKS.md).
 const (
-	DefaultContentDistance = 0.62
-	DefaultPageDistance    = 0.5
-	DefaultContentGuard    = 0.9
-	DefaultTemplatePages   = 3
-	DefaultSketchSize      = 128
-	DefaultPageSketchSize  = 128
-	DefaultShingleWidth    = 4
+	DefaultContentDistance  = 0.62
+	DefaultPageDistance     = 0.5
+	DefaultContentGuard     = 0.9
+	DefaultHostPageDistance = 0.6
+	DefaultTemplatePages    = 3
+	DefaultSketchSize       = 128
+	DefaultPageSketchSize   = 128
+	DefaultShingleWidth     = 4
 )
 
 // MaxSketchSize is the largest SketchSize and PageSketchSize.
@@ -44,6 +45,13 @@ type Options struct {
 	// closer than ContentGuard (so that two pages of one heavy template with
 	// different content are not). Zero means the defaults.
 	PageDistance, ContentGuard float64
+	// HostPageDistance: two pages of one host are near-duplicates only when
+	// their whole pages are closer than this too. Pages of one site share
+	// its template, so two of them far apart as wholes differ in what their
+	// markup calls page furniture (a table of contents, a list of links)
+	// however close their remaining content. Zero means
+	// DefaultHostPageDistance; 1 turns the rule off.
+	HostPageDistance float64
 	// TemplatePages is the number of kept pages of a host a block must be
 	// in to count as the host's template; zero means DefaultTemplatePages,
 	// negative turns the per-host template model off.
@@ -69,7 +77,8 @@ func (o Options) resolve() (Options, error) {
 	def(&o.ContentDistance, DefaultContentDistance)
 	def(&o.PageDistance, DefaultPageDistance)
 	def(&o.ContentGuard, DefaultContentGuard)
-	for _, x := range []float64{o.ContentDistance, o.PageDistance, o.ContentGuard} {
+	def(&o.HostPageDistance, DefaultHostPageDistance)
+	for _, x := range []float64{o.ContentDistance, o.PageDistance, o.ContentGuard, o.HostPageDistance} {
 		if !(x > 0 && x <= 1) {
 			return o, fmt.Errorf("minhash: Options: distance %v not in (0, 1]: %w", x, neardup.ErrInvalidOption)
 		}
@@ -145,6 +154,7 @@ func (o Options) params() []snapshot.Param {
 		{Name: "ContentDistance", Value: f(o.ContentDistance)},
 		{Name: "PageDistance", Value: f(o.PageDistance)},
 		{Name: "ContentGuard", Value: f(o.ContentGuard)},
+		{Name: "HostPageDistance", Value: f(o.HostPageDistance)},
 		{Name: "TemplatePages", Value: i(o.TemplatePages)},
 		{Name: "Sketch", Value: fmt.Sprintf("%d/%dx%d", o.SketchSize, o.PageSketchSize, o.ShingleWidth)},
 		{Name: "Index", Value: fmt.Sprintf("%d/%d", o.Keys, o.MaxPostings)},
@@ -314,10 +324,14 @@ type Explanation struct {
 	// ContentHashes and KeptContentHashes are the sizes of the two content
 	// sketches compared (after the template is taken out).
 	ContentHashes, KeptContentHashes int
+	// ContentShare and KeptContentShare are the shares of the two pages'
+	// tokens that their markup leaves as content (0 to 1).
+	ContentShare, KeptContentShare float64
 	// Rule is "exact" (the same text), "content" (contents closer than
 	// ContentDistance), "page" (whole pages closer than PageDistance and
 	// contents closer than ContentGuard), or "" when the pages are not
-	// near-duplicates.
+	// near-duplicates ("host" when they would be but are pages of one host
+	// whose whole pages are not closer than HostPageDistance).
 	Rule string
 }
 
@@ -327,7 +341,7 @@ func (e Explanation) String() string {
 	if rule == "" {
 		rule = "not near"
 	}
-	return fmt.Sprintf("content %.3f (%d/%d hashes), page %.3f: %s", e.Content, e.ContentHashes, e.KeptContentHashes, e.Page, rule)
+	return fmt.Sprintf("content %.3f (%d/%d hashes, share %.2f/%.2f), page %.3f: %s", e.Content, e.ContentHashes, e.KeptContentHashes, e.ContentShare, e.KeptContentShare, e.Page, rule)
 }
 
 // Explain compares d with the page kept under id, whether or not they are

@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"unicode"
@@ -24,6 +25,7 @@ type feature struct {
 	content Sketch
 	tags    []uint8  // tags[i]: index in blocks of the block of content[i]
 	blocks  []uint32 // the distinct block keys of content's hashes, ascending
+	share   uint8    // the content's share of the page's tokens, in 1/255
 }
 
 // minContentTokens is the least content, in tokens, that a page's content
@@ -52,8 +54,29 @@ type textBlock struct {
 	tokens    []string
 }
 
-// blocksOf returns the blocks of p with their analysed tokens.
+// blocksOf returns the blocks of p with their analysed tokens. A page made
+// without Blocks (a Page built by hand) is read as one block per line.
 func blocksOf(p *preprocess.Page) []textBlock {
+	if len(p.Blocks) == 0 {
+		return linesOf(p)
+	}
+	blocks := make([]textBlock, 0, len(p.Blocks))
+	start := 0
+	for _, b := range p.Blocks {
+		end := min(b.End, len(p.Tokens))
+		toks := p.Tokens[start:max(start, end)]
+		start = max(start, end)
+		k, ok := blockKey(b.Text)
+		if !ok {
+			continue
+		}
+		blocks = append(blocks, textBlock{key: k, furniture: isFurniture(b), tokens: toks})
+	}
+	return blocks
+}
+
+// linesOf returns the lines of p's text as blocks, tokenised.
+func linesOf(p *preprocess.Page) []textBlock {
 	var blocks []textBlock
 	var toks []string
 	for line := range strings.Lines(p.Text) {
@@ -103,6 +126,7 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 			}
 		}
 	}
+	f.share = uint8(255 * cb.Tokens() / max(pb.Tokens(), 1))
 	var tags []uint32
 	f.content, tags = cb.Tagged()
 	if len(f.page) == 0 {
@@ -152,4 +176,14 @@ func blockKey(text string) (uint32, bool) {
 	}
 	x := xxhash.Sum64(b)
 	return uint32(x ^ x>>32), true
+}
+
+var zzMode = os.Getenv("ZZMODE")
+
+func isFurniture(b preprocess.Block) bool {
+	switch zzMode {
+	case "nonav":
+		return b.Kind != preprocess.Content && b.Kind != preprocess.Navigation
+	}
+	return b.Kind != preprocess.Content
 }

@@ -86,15 +86,41 @@ func (st *store) page(f *feature) sample {
 	return sample{f.page, threshold(f.page, st.o.PageSketchSize)}
 }
 
+// contentDistance returns the distance of two pages' contents: of each
+// content with the other's, and — for two pages whose markup disagrees on
+// what is content, so that one's content is the other's whole page — of
+// each content with the other's whole page, the smallest.
+func contentDistance(c1, p1, c2, p2 sample) float64 {
+	return min(distance(c1, c2), distance(c1, p2), distance(p1, c2))
+}
+
 // distance estimates the Jaccard distance of the sets two samples come from.
 func distance(a, b sample) float64 { return distanceT(a.s, b.s, a.t, b.t) }
 
 // near returns the distance of two pages, given their content (as derived)
-// and page sketches, and whether they are near-duplicates.
-func (st *store) near(c1, p1, c2, p2 sample) (float64, bool) {
-	c := distance(c1, c2)
+// and page sketches and whether they are of one host, and whether they are
+// near-duplicates.
+func (st *store) near(c1, p1, c2, p2 sample, sameHost bool) (float64, bool) {
+	c := contentDistance(c1, p1, c2, p2)
 	p := distance(p1, p2)
-	return min(c, p), c < st.o.ContentDistance || p < st.o.PageDistance && c < st.o.ContentGuard
+	r := st.rule(c, p, sameHost)
+	return min(c, p), r == "content" || r == "page"
+}
+
+// rule names the rule that makes pages at content distance c and page
+// distance p near-duplicates, or returns "" (or "host", see Explanation).
+func (st *store) rule(c, p float64, sameHost bool) string {
+	r := ""
+	switch {
+	case c < st.o.ContentDistance:
+		r = "content"
+	case p < st.o.PageDistance && c < st.o.ContentGuard:
+		r = "page"
+	}
+	if r != "" && sameHost && p >= st.o.HostPageDistance {
+		return "host"
+	}
+	return r
 }
 
 func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
@@ -117,7 +143,7 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 		}
 		e := &st.entries[h]
 		kc := st.content(&e.f, &st.models[e.host])
-		if d, ok := st.near(fc, st.page(&f), kc, st.page(&e.f)); ok {
+		if d, ok := st.near(fc, st.page(&f), kc, st.page(&e.f), f.host == e.f.host); ok {
 			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: d})
 		}
 	}
@@ -132,7 +158,7 @@ func (st *store) Score(f feature, h detector.Handle) (float64, bool) {
 	st.compared.Add(1)
 	fc := st.content(&f, st.model(f.host))
 	kc := st.content(&e.f, &st.models[e.host])
-	return st.near(fc, st.page(&f), kc, st.page(&e.f))
+	return st.near(fc, st.page(&f), kc, st.page(&e.f), f.host == e.f.host)
 }
 
 func (st *store) Feature(h detector.Handle) feature { return st.entries[h].f }
@@ -241,14 +267,11 @@ func (st *store) explain(f *feature, h detector.Handle) Explanation {
 	e := &st.entries[h]
 	fc := st.content(f, st.model(f.host))
 	kc := st.content(&e.f, &st.models[e.host])
-	x := Explanation{Content: distance(fc, kc), Page: distance(st.page(f), st.page(&e.f)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s)}
-	switch {
-	case f.exact == e.f.exact:
+	x := Explanation{Content: contentDistance(fc, st.page(f), kc, st.page(&e.f)), Page: distance(st.page(f), st.page(&e.f)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s),
+		ContentShare: float64(f.share) / 255, KeptContentShare: float64(e.f.share) / 255}
+	x.Rule = st.rule(x.Content, x.Page, f.host == e.f.host)
+	if f.exact == e.f.exact {
 		x.Rule = "exact"
-	case x.Content < st.o.ContentDistance:
-		x.Rule = "content"
-	case x.Page < st.o.PageDistance && x.Content < st.o.ContentGuard:
-		x.Rule = "page"
 	}
 	return x
 }
