@@ -118,14 +118,16 @@ type structure struct {
 	lines    []lineInfo
 	stack    []openElem
 	maxLines int
-	full     bool // maxLines reached: visible text is no longer counted
-	inLink   bool // inside <a href>
-	newLink  bool // inside <a href> that has shown no text yet
+	full     bool      // maxLines reached: visible text is no longer counted
+	kind     BlockKind // top().kind, kept at hand for visible
+	inLink   bool      // inside <a href>
+	newLink  bool      // inside <a href> that has shown no text yet
 }
 
 func (st *structure) reset(maxLines int) {
 	st.lines, st.stack = st.lines[:0], st.stack[:0]
 	st.maxLines, st.full, st.inLink, st.newLink = maxLines, false, false, false
+	st.kind = Content
 }
 
 // top returns the innermost tracked element, or a zero openElem (Content,
@@ -143,7 +145,7 @@ func (st *structure) newLine() {
 		st.full = true
 		return
 	}
-	st.lines = appendDoubling(st.lines, lineInfo{kind: st.top().kind})
+	st.lines = appendDoubling(st.lines, lineInfo{kind: st.kind})
 }
 
 // visible counts n visible bytes written to the current line.
@@ -152,7 +154,7 @@ func (st *structure) visible(n int) {
 		return
 	}
 	l := &st.lines[len(st.lines)-1]
-	if k := st.top().kind; k != l.kind && (k == Content || l.kind == Content) {
+	if k := st.kind; k != l.kind && (k == Content || l.kind == Content) {
 		l.kind = Content // text of the page and furniture on one line
 	}
 	l.vis += int32(n)
@@ -214,6 +216,7 @@ func (st *structure) start(a atom.Atom, raw []byte, selfClosing bool) {
 	}
 	if len(st.stack) < maxStack {
 		st.stack = append(st.stack, e)
+		st.kind = e.kind
 	}
 }
 
@@ -250,6 +253,7 @@ func (st *structure) finish() {
 func (st *structure) pop() {
 	e := st.stack[len(st.stack)-1]
 	st.stack = st.stack[:len(st.stack)-1]
+	st.kind = st.top().kind
 	lines := st.lines[min(int(e.firstLine), len(st.lines)):]
 	switch {
 	case e.list && e.kind == Content && !e.main:
