@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -242,4 +243,29 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecode measures the decoding step as the Pipeline runs it on the
+// real UTF-8 pages of testdata: without a Content-Type, and with a
+// "text/html; charset=utf-8" one.
+func BenchmarkDecode(b *testing.B) {
+	for _, bc := range []struct{ name, file, ct string }{
+		{"en-85KB", "testdata/postgresql-functions-datetime.html", ""},
+		{"en-85KB-header", "testdata/postgresql-functions-datetime.html", "text/html; charset=utf-8"},
+		{"zh-50KB", "testdata/debian-reference-virtualized-system.zh.html", ""},
+	} {
+		raw, err := os.ReadFile(bc.file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := decode(raw, bc.ct, true, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
