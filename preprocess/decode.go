@@ -150,11 +150,14 @@ func decode(raw []byte, contentType string, html, all bool) ([]byte, Charset, er
 		case utf8.Valid(raw):
 			enc, cs = textunicode.UTF8, Charset{"utf-8", "default"}
 		default:
-			cs = detectCharset(raw)
-			enc, _ = htmlindex.Get(cs.Name)
+			cs = Charset{}
 		}
 		if err := binaryData(raw, cs.Name); err != nil {
 			return nil, cs, err
+		}
+		if enc == nil { // checked for binary data first: detection is slow on it
+			cs = detectCharset(raw)
+			enc, _ = htmlindex.Get(cs.Name)
 		}
 		out = decodeWith(enc, raw)
 	}
@@ -277,6 +280,9 @@ func singleByte(raw []byte, e encoding.Encoding, cs Charset, meta bool) (encodin
 			return textunicode.UTF8, cs
 		}
 		return textunicode.UTF8, Charset{"utf-8", "detected"}
+	}
+	if binaryData(raw, cs.Name) != nil {
+		return e, cs // refused later; detection is slow on binary data
 	}
 	sample := raw[:min(len(raw), 64<<10)]
 	best, bestScore := detectScore(sample)
