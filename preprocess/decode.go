@@ -39,10 +39,10 @@ type Charset struct {
 //   - a contentType (an HTTP Content-Type value such as "text/html;
 //     charset=Shift_JIS", "" when unknown) whose media type is not a text
 //     type, whatever the bytes look like. Text types are text/*, */html,
-//     */xml, */json, */*+xml, */*+json (application/xhtml+xml,
-//     application/rss+xml, image/svg+xml, application/ld+json, ...) and
-//     application/javascript and application/ecmascript (with their x-
-//     forms). An empty or unparsable contentType, and the types that say
+//     */xml, */json, the subtypes ending in +xml or +json
+//     (application/xhtml+xml, application/rss+xml, image/svg+xml,
+//     application/ld+json, ...), application/javascript and
+//     application/ecmascript (and their x- forms). An empty or unparsable contentType, and the types that say
 //     nothing (application/octet-stream, binary/octet-stream,
 //     application/unknown, unknown/unknown, */*), leave the decision to the
 //     bytes. Any other media type (image/*, application/pdf,

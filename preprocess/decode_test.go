@@ -188,11 +188,17 @@ func TestDecodeControlsAndBinary(t *testing.T) {
 	for i := range bin {
 		bin[i] = byte(i * 7919 >> 3)
 	}
-	if _, err := p.Process(bin); !errors.Is(err, ErrInvalidUTF8) {
-		t.Errorf("binary data: err = %v, want ErrInvalidUTF8", err)
+	if _, err := p.Process(bin); !errors.Is(err, ErrNotText) || !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("binary data: err = %v, want ErrNotText", err)
 	}
-	if _, _, err := Decode([]byte("\x00\x01\x02\x03\x04\x05"), "", false); !errors.Is(err, ErrInvalidUTF8) {
+	if _, _, err := Decode([]byte("\x00\x01\x02\x03\x04\x05"), "", false); !errors.Is(err, ErrNotText) {
 		t.Errorf("control characters only: err = %v", err)
+	}
+	// Bytes that look like text but that even the best encoding found
+	// cannot decode are ErrInvalidUTF8, not ErrNotText (rare: the legacy
+	// single-byte encodings decode every byte).
+	if _, cs, err := Decode([]byte("p\xb8\xf2\xc0\x7f"), "", true); !errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNotText) {
+		t.Errorf("undecodable: %v, err = %v, want ErrInvalidUTF8 alone", cs, err)
 	}
 }
 

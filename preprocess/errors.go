@@ -11,7 +11,9 @@ var (
 	ErrEmpty = errors.New("preprocess: no visible text")
 
 	// ErrInvalidUTF8 reports input that cannot be read as text: more than
-	// MaxUndecodable of it cannot be decoded in the encoding Decode chose.
+	// MaxUndecodable of it cannot be decoded in the encoding Decode chose
+	// (rare on its own, since the legacy single-byte encodings decode every
+	// byte: a few bytes that no encoding reads well).
 	// Every error wrapping ErrNotText matches ErrInvalidUTF8 too, so code
 	// that tests for ErrInvalidUTF8 alone still refuses every page that is
 	// not text; test for ErrNotText first to tell the two apart.
