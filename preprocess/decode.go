@@ -72,8 +72,10 @@ type Charset struct {
 // Standard's (ISO-8859-1 and US-ASCII read as Windows-1252, GBK as GB18030,
 // as browsers do).
 //
-// A declaration is checked against the page. A multi-byte encoding that
-// fails on much of the page gives way to detection. A single-byte one
+// A declaration is checked against the page. A UTF-16 charset in
+// contentType is passed over when the page has no byte-order mark and does
+// not look like UTF-16. A multi-byte encoding that fails on much of the
+// page gives way to detection. A single-byte one
 // (ISO-8859-x, Windows-125x, KOI8, ...: every byte decodes to something, so
 // failures do not show) gives way, when it comes from contentType, to a
 // <meta> charset that names another encoding and decodes the page cleanly;
@@ -225,7 +227,9 @@ func declared(raw []byte, label string, html bool) (encoding.Encoding, Charset) 
 	case bytes.HasPrefix(raw, []byte("\xFE\xFF")):
 		return textunicode.UTF16(textunicode.BigEndian, textunicode.ExpectBOM), Charset{"utf-16be", "bom"}
 	}
-	if e, name := lookup(label, true); e != nil {
+	if e, name := lookup(label, true); e != nil && (!strings.HasPrefix(name, "utf-16") || looksUTF16(raw)) {
+		// (A UTF-16 header on a page without a byte-order mark that does
+		// not look like UTF-16 is passed over.)
 		if isSingleByte(e) {
 			return singleByte(raw, e, Charset{name, "header"}, html)
 		}

@@ -331,9 +331,9 @@ func TestDecodeRepeatingPattern(t *testing.T) {
 	}
 }
 
-// The charset Decode reports for a wrong single-byte header says what
-// overruled it.
-func TestDecodeSingleByteSources(t *testing.T) {
+// The charset Decode reports for a wrong single-byte or UTF-16 header says
+// what overruled it.
+func TestDecodeWrongHeaderSources(t *testing.T) {
 	gbkMeta := encode(t, simplifiedchinese.GBK, htmlPage(`<meta charset="gbk">`, zhHans))
 	gbk := encode(t, simplifiedchinese.GBK, htmlPage("", zhHans))
 	if utf8.Valid(gbk) {
@@ -353,6 +353,11 @@ func TestDecodeSingleByteSources(t *testing.T) {
 		{encode(t, charmap.KOI8R, htmlPage(`<meta charset="koi8-r">`, ru)), "text/html; charset=windows-1251", "koi8-r", "meta"},
 		{encode(t, charmap.Windows1251, htmlPage(`<meta charset="iso-8859-1">`, ru)), "", "windows-1251", "detected"},
 		{encode(t, textunicode.UTF16(textunicode.LittleEndian, textunicode.IgnoreBOM), htmlPage("", ko)), latin1, "utf-16le", "detected"},
+		// a UTF-16 header on a page that is not UTF-16 is passed over
+		{[]byte(htmlPage("", zhHans)), "text/html; charset=utf-16le", "utf-8", "default"},
+		{[]byte(htmlPage(`<meta charset="utf-8">`, en)), "text/html; charset=utf-16", "utf-8", "meta"},
+		{gbk, "text/html; charset=utf-16be", "gb18030", "detected"},
+		{encode(t, textunicode.UTF16(textunicode.BigEndian, textunicode.IgnoreBOM), htmlPage("", ru)), "text/html; charset=utf-16be", "utf-16be", "header"},
 	} {
 		_, cs, err := Decode(c.raw, c.ct, true)
 		if err != nil || cs.Name != c.name || cs.Source != c.from {

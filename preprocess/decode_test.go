@@ -295,13 +295,14 @@ func FuzzDecode(f *testing.F) {
 }
 
 // BenchmarkDecode measures the decoding step as the Pipeline runs it on the
-// real UTF-8 pages of testdata: without a Content-Type, and with a
-// "text/html; charset=utf-8" one.
+// real UTF-8 pages of testdata: without a Content-Type, with a
+// "text/html; charset=utf-8" one, and with a wrong "charset=ISO-8859-1".
 func BenchmarkDecode(b *testing.B) {
 	for _, bc := range []struct{ name, file, ct string }{
 		{"en-85KB", "testdata/postgresql-functions-datetime.html", ""},
 		{"en-85KB-header", "testdata/postgresql-functions-datetime.html", "text/html; charset=utf-8"},
 		{"zh-50KB", "testdata/debian-reference-virtualized-system.zh.html", ""},
+		{"zh-50KB-latin1-header", "testdata/debian-reference-virtualized-system.zh.html", "text/html; charset=ISO-8859-1"},
 	} {
 		raw, err := os.ReadFile(bc.file)
 		if err != nil {

@@ -90,11 +90,25 @@ var magics = [...]magic{
 	{0, "\x00\x01\x00\x00\x00", "TrueType"},
 }
 
+// magicStart tells the first bytes of the signatures at offset 0 of
+// magics and of those binaryFormat tests by code.
+var magicStart = func() (t [256]bool) {
+	for _, m := range magics {
+		if m.off == 0 {
+			t[m.sig[0]] = true
+		}
+	}
+	for _, c := range []byte("R\x00BIxM") {
+		t[c] = true
+	}
+	return t
+}()
+
 // binaryFormat returns the name of the binary format whose magic number raw
 // starts with, or "".
 func binaryFormat(raw []byte) string {
-	if len(raw) < 2 {
-		return ""
+	if len(raw) < 2 || !magicStart[raw[0]] && !(len(raw) >= 262 && string(raw[257:262]) == "ustar") {
+		return "" // the common case: a page starts with '<', a letter, ...
 	}
 	for _, m := range magics {
 		if len(raw) >= m.off+len(m.sig) && string(raw[m.off:m.off+len(m.sig)]) == m.sig {
