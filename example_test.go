@@ -129,36 +129,3 @@ func ExampleWindow() {
 	// page2 kept: true
 	// page3 kept: true
 }
-
-// The recommended detector needs no tuning: it learns each site's template
-// as pages arrive and compares what is left.
-func ExampleRecommended() {
-	det, err := neardup.NewRecommended(neardup.RecommendedOptions{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	var pipe preprocess.Pipeline
-	story := `<p>Glaciers store snow that falls on their high plateau year after year, and the snow is buried and slowly compressed into ice.</p>
-<p>Tiny bubbles of air trapped between the grains preserve samples of the ancient atmosphere for hundreds of thousands of years.</p>
-<p>Scientists drill long cores and measure the oxygen isotopes of each layer to estimate the temperature when the snow fell.</p>`
-	for _, p := range []struct{ url, html string }{
-		{"https://news.example/glaciers", "<nav>Home | World | Science</nav>" + story + "<footer>Fetched Monday</footer>"},
-		{"https://mirror.example/ice", "<div>Start | Archive | About us</div>" + story + "<p>Sponsored: the best winter boots of the year.</p>"},
-	} {
-		d, err := neardup.NewDocument(&pipe, p.url, p.url, []byte(p.html))
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		matches, added, _ := det.MatchOrAdd(d)
-		if added {
-			fmt.Println("kept", p.url)
-		} else {
-			fmt.Printf("drop %s: near-duplicate of %s\n", p.url, matches[0].ID)
-		}
-	}
-	// Output:
-	// kept https://news.example/glaciers
-	// drop https://mirror.example/ice: near-duplicate of https://news.example/glaciers
-}

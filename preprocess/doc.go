@@ -18,6 +18,7 @@
 //	markup soup, unclosed tags                    the HTML5 tokenizer's reading of it
 //	script, style, template, comments only        ErrEmpty
 //	one huge token                                dropped beyond Options.MaxTokenLen
+//	megabytes of distinct words                   the first Options.MaxTerms counted, Tokens cut at Options.MaxTokens, Sentences and Blocks at a quarter of it
 //
 // It follows the preprocessing of the seed papers: document parsing, stop-word
 // removal and stemming (Kumar and Govindarajulu §3.1), top-N keywords by frequency (Zaheer et al.
@@ -56,6 +57,9 @@
 //     golang.org/x/net/html Tokenizer; script, style, noscript, template,
 //     iframe, title and comments dropped; entities decoded; white space
 //     collapsed; block elements become '\n'. No visible text gives ErrEmpty.
+//     While extracting, the Pipeline follows the element stack to tell
+//     what each line is (Page.Blocks: Content, Navigation, Header, Footer,
+//     Aside, Form; see BlockKind).
 //  5. Sentences (ScanSentences, a bufio.SplitFunc): . ! ? and 。！？ and the
 //     other Unicode sentence terminators, line breaks; abbreviations,
 //     decimals and section numbers do not split. Sentences without a letter
@@ -77,6 +81,9 @@
 //     are memoised in a bounded cache owned by the Pipeline.
 //  10. Terms: distinct tokens with counts, count descending then text
 //     ascending; Page.Top(n) gives the top-n keywords.
+//  11. Blocks: each line of the text holding a letter or digit, with the
+//     range of Tokens it holds and its BlockKind, so that a detector can
+//     weigh or skip page furniture without tokenising the text again.
 //
 // # Defaults
 //

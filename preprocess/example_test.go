@@ -63,3 +63,28 @@ func ExampleScanSentences() {
 	// "你好。"
 	// "世界！"
 }
+
+func ExamplePage_blocks() {
+	var p preprocess.Pipeline
+	page, err := p.ProcessHTML([]byte(`<header><a href="/">Example News</a></header>
+<nav><ul><li><a href="/">Home</a><li><a href="/world">World</a><li><a href="/sport">Sport</a></ul></nav>
+<main><h1>Crawlers revisit pages</h1><p>A crawler downloads pages daily.</p></main>
+<footer>Copyright Example News</footer>`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	start := 0
+	for _, b := range page.Blocks {
+		fmt.Printf("%-10s %q %q\n", b.Kind, b.Text, page.Tokens[start:b.End])
+		start = b.End
+	}
+	// Output:
+	// header     "Example News" ["exampl" "news"]
+	// navigation "Home" ["home"]
+	// navigation "World" ["world"]
+	// navigation "Sport" ["sport"]
+	// content    "Crawlers revisit pages" ["crawler" "revisit" "page"]
+	// content    "A crawler downloads pages daily." ["crawler" "download" "page" "daili"]
+	// footer     "Copyright Example News" ["copyright" "exampl" "news"]
+}

@@ -25,6 +25,14 @@ var fuzzSeeds = []string{
 	"a\u2028b\u00a0c\u200bd\u00ade",
 }
 
+// blockSeeds exercise the block structure (FuzzProcess only: the golden
+// digests cover fuzzSeeds).
+var blockSeeds = []string{
+	"<body class=x><header role=banner>H</header><nav class='menu'><ul><li><a href=/>a</a><li><a href=/b>b</a><li><a href=c>c</a></ul></nav>" +
+		"<main><article><header>T</header><p>x <a href=y>y</a></p></article></main><aside id=sidebar>s</aside><form role=search>q</form><footer>f",
+	"<div class=\"toc sidebar-left\" id=main-nav><span class=breadcrumb>a</span> b</div></div></span><table class=navheader><tr><td>p<td>n</table>",
+}
+
 // checkPage verifies the invariants every Page holds.
 func checkPage(t *testing.T, pg *Page) {
 	t.Helper()
@@ -65,14 +73,19 @@ func checkPage(t *testing.T, pg *Page) {
 	if !isSupported(pg.Language) {
 		t.Fatalf("language %q", pg.Language)
 	}
+	checkBlocks(t, pg, DefaultMaxTokens/4)
 }
 
 func FuzzProcess(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
+	for _, s := range blockSeeds {
+		f.Add([]byte(s))
+	}
 	var p Pipeline
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkLines(t, raw)
 		for _, process := range []func([]byte) (*Page, error){p.Process, p.ProcessHTML, p.ProcessText} {
 			pg, err := process(raw)
 			if err != nil {

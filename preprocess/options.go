@@ -24,6 +24,9 @@ const (
 	// 1.5 MB of English text (the pages of the labelled corpora have 600 on
 	// average and 20,000 at most).
 	DefaultMaxTokens = 1 << 18
+	// DefaultMaxTerms is Options.MaxTerms when it is 0: 1<<16 distinct
+	// words, some ten times the most a page of the labelled corpora has.
+	DefaultMaxTerms = 1 << 16
 	// DefaultStemCacheSize is the number of stems a Pipeline remembers per
 	// language when Options.StemCacheSize is 0.
 	DefaultStemCacheSize = 1 << 16
@@ -63,8 +66,22 @@ type Options struct {
 	// MaxTokens bounds Page.Tokens: a page's first MaxTokens analysed
 	// tokens are kept in order, the rest only counted in Page.Terms, so that
 	// a page of megabytes does not cost a string header per word; 0 means
-	// DefaultMaxTokens, negative is invalid.
+	// DefaultMaxTokens, negative is invalid. It also bounds the other
+	// per-page lists: Tokens are drawn from the page's first 2×MaxTokens
+	// raw tokens (before stop-word removal), and Page.Sentences and
+	// Page.Blocks describe at most the first MaxTokens/4 sentences and
+	// lines (at least one).
 	MaxTokens int
+
+	// MaxTerms bounds the distinct words a page counts: the first MaxTerms
+	// distinct raw tokens of a page (lower-cased words and CJK n-grams,
+	// before stop-word removal and stemming) are counted wherever they
+	// occur; a token first seen after that is dropped from Tokens, Terms
+	// and the block token ranges. So Page.Terms has at most MaxTerms
+	// entries, and an 8 MB page of random words or characters costs tens
+	// of megabytes, not gigabytes. 0 means DefaultMaxTerms, negative is
+	// invalid.
+	MaxTerms int
 
 	// StemCacheSize bounds the per-language memo of stems kept by the
 	// Pipeline (entries per language); 0 means DefaultStemCacheSize and a
@@ -106,6 +123,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxTokens == 0 {
 		o.MaxTokens = DefaultMaxTokens
 	}
+	if o.MaxTerms < 0 {
+		return o, fmt.Errorf("%w: MaxTerms %d < 0", ErrInvalidOption, o.MaxTerms)
+	}
+	if o.MaxTerms == 0 {
+		o.MaxTerms = DefaultMaxTerms
+	}
 	if o.StemCacheSize == 0 {
 		o.StemCacheSize = DefaultStemCacheSize
 	}
@@ -121,3 +144,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// maxLines is the most sentences and lines of text a page describes.
+func (o Options) maxLines() int { return max(o.MaxTokens/4, 1) }

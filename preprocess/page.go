@@ -7,7 +7,8 @@ type Page struct {
 	// Text is the visible text. Block-level boundaries (paragraphs, headings,
 	// list items, table cells, <br>) are kept as '\n'.
 	Text string
-	// Sentences are the sentences of Text in order, trimmed, never empty.
+	// Sentences are the sentences of Text in order, trimmed, never empty
+	// (at most Options.MaxTokens/4 of them).
 	Sentences []string
 	// Tokens are the analysed tokens in document order: lower-cased,
 	// stop words removed, stemmed. Han, Kana and Hangul runs become
@@ -16,8 +17,17 @@ type Page struct {
 	Tokens []string
 	// Terms are the distinct analysed tokens of the whole page with their
 	// counts (beyond MaxTokens too), sorted by count descending, then by
-	// text ascending (a deterministic tie-break).
+	// text ascending (a deterministic tie-break). Words first seen after
+	// the page's first Options.MaxTerms distinct words are not counted.
 	Terms []Term
+	// Blocks are the lines of Text in order (its block-level elements, or
+	// the paragraphs of plain text), each with the range of Tokens it holds
+	// and what the markup marks it as (Content, Navigation, ...). A line
+	// without a letter or digit (a row of "|" or "»") gives no Block; so
+	// Blocks hold every token: concatenating Tokens[prev.End:b.End] over
+	// the blocks gives Tokens. Blocks describe at most the first
+	// Options.MaxTokens/4 lines. The Text of a Block is a sub-string of Text.
+	Blocks []Block
 	// Language is the language the page was analysed as.
 	Language Language
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Pipeline turns a fetched page into a Page: text extraction, sentence
@@ -81,7 +82,7 @@ const Version = 1
 // Settings returns a canonical description of what gives p's pages their
 // features: Version and the options that change a page's tokens or terms
 // (Language, KeepStopWords, NoStem, ExtraStopWords, MinTokenLen,
-// MaxTokenLen, MaxTokens). MaxBytes and StemCacheSize are left out: they
+// MaxTokenLen, MaxTokens, and MaxTerms when it is not the default). MaxBytes and StemCacheSize are left out: they
 // change which pages are accepted and how fast, not what an accepted page
 // gives. Two Pipelines with equal Settings give equal Pages.
 // neardup.WithSettings records it in a detector's snapshots.
@@ -94,8 +95,12 @@ func (p *Pipeline) Settings() string {
 	extra := slices.Clone(o.ExtraStopWords)
 	slices.Sort(extra)
 	extra = slices.Compact(extra)
+	maxTerms := "" // left out at its default, so that older settings still match
+	if o.MaxTerms != DefaultMaxTerms {
+		maxTerms = fmt.Sprintf(" maxterms=%d", o.MaxTerms)
+	}
 	return fmt.Sprintf("preprocess v%d language=%s stopwords=%t stem=%t extra=%q mintokenlen=%d maxtokenlen=%d maxtokens=%d",
-		Version, lang, !o.KeepStopWords, !o.NoStem, extra, o.MinTokenLen, o.MaxTokenLen, o.MaxTokens)
+		Version, lang, !o.KeepStopWords, !o.NoStem, extra, o.MinTokenLen, o.MaxTokenLen, o.MaxTokens) + maxTerms
 }
 
 type inputMode uint8
@@ -177,8 +182,14 @@ func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Pag
 	}
 	s := p.getScratch()
 	defer p.putScratch(s)
+	if cap(s.text) < len(raw) && len(raw) > 1<<20 {
+		// A large page: one allocation (handed to the Page by analyse
+		// when the text fills most of it), not a series of 1.25× growths.
+		s.text = make([]byte, 0, len(raw))
+	}
+	s.st.reset(p.cfg.maxLines())
 	if isHTML {
-		s.text = AppendHTMLText(s.text[:0], raw)
+		s.text = appendHTMLText(s.text[:0], raw, &s.st)
 	} else {
 		s.text = AppendPlainText(s.text[:0], raw)
 	}
@@ -197,8 +208,17 @@ type scratch struct {
 	terms []Term    // by term id (= id in termIdx)
 	sents []string
 	order []termKey
+	spans []lineSpan // the lines of the text that hold raw tokens
+	st    structure  // what the markup says of each line (HTML only)
 	// surfIdx interns surface texts, termIdx term texts.
 	surfIdx, termIdx *strIndex
+}
+
+// lineSpan is a line of a page's text that holds at least one raw token.
+type lineSpan struct {
+	line       int32 // index of the line in the text (0 for the first)
+	start, end int32 // byte offsets of the line in the text
+	ids        int32 // len(scratch.ids) after the line's tokens
 }
 
 // surface is one distinct raw token of a page (lower-cased, before stop-word
@@ -225,54 +245,100 @@ func (p *Pipeline) getScratch() *scratch {
 // putScratch returns s to the pool unless one huge page made it too big to
 // keep around.
 func (p *Pipeline) putScratch(s *scratch) {
-	if cap(s.text) > 1<<20 || len(s.surfs) > 1<<15 {
+	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
 		return
 	}
 	clear(s.surfs) // drop references to page strings
 	clear(s.terms)
 	clear(s.sents)
 	s.text, s.low, s.ids, s.surfs, s.terms, s.sents = s.text[:0], s.low[:0], s.ids[:0], s.surfs[:0], s.terms[:0], s.sents[:0]
+	s.spans = s.spans[:0]
+	s.st.reset(0)
 	s.surfIdx.reset(0)
 	s.termIdx.reset(0)
 	p.pool.Put(s)
 }
 
-// collect runs the tokenizer over text, recording distinct surfaces and the
-// token sequence. Surface strings are sub-strings of text when possible, so
-// the same word is one string however often it occurs.
-func (s *scratch) collect(text string) {
+// collect runs the tokenizer over text line by line, recording distinct
+// surfaces, the token sequence and the lines holding tokens. Surface strings
+// are sub-strings of text when possible, so the same word is one string
+// however often it occurs. At most maxSurfs distinct surfaces are recorded
+// (a token first seen after that is skipped), at most maxIDs tokens and
+// maxLines lines. (A token never spans lines: '\n' separates tokens.)
+func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 	// About one distinct surface per 40 bytes of English text, one per 10 of
 	// Chinese; the index grows if a page has more.
 	// (at most 1<<17 at first: distinct words grow slower than pages).
-	s.surfIdx.reset(min(len(text)/8, 1<<17))
-	if n := min(len(text)/4, 1<<19); cap(s.ids) < n {
+	n := min(len(text)/8, 1<<17, maxSurfs)
+	s.surfIdx.reset(n)
+	if cap(s.surfs) < n {
+		s.surfs = make([]surface, 0, n)
+	}
+	if n := min(len(text)/4, 1<<19, maxIDs); cap(s.ids) < n {
 		s.ids = make([]int32, 0, n)
 	}
-	s.low = scanTokens(text, s.low, func(tok string, low []byte, kind tokenKind, runes int) {
+	seen := 0 // tokens seen, recorded or not
+	sink := func(tok string, low []byte, kind tokenKind, runes int) {
+		seen++
 		var id int32
 		var added bool
-		if tok != "" {
+		switch {
+		case len(s.surfs) >= maxSurfs:
+			if tok != "" {
+				id = s.surfIdx.lookup(tok)
+			} else {
+				id = s.surfIdx.lookupBytes(low)
+			}
+			if id < 0 {
+				return
+			}
+		case tok != "":
 			id, added = s.surfIdx.find(tok)
-		} else {
+		default:
 			id, added = s.surfIdx.findBytes(low)
 		}
 		if added {
 			s.surfs = append(s.surfs, surface{text: s.surfIdx.keys[id], kind: kind, runes: int32(runes)})
 		}
 		s.surfs[id].count++
-		s.ids = append(s.ids, id)
-	})
+		if len(s.ids) < maxIDs {
+			s.ids = append(s.ids, id)
+		}
+	}
+	line := int32(0)
+	for start := 0; start < len(text); line++ {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		before := seen
+		s.low = scanTokens(text[start:end], s.low, sink)
+		if seen > before && int(line) < maxLines {
+			s.spans = appendDoubling(s.spans, lineSpan{line: line, start: int32(start), end: int32(end), ids: int32(len(s.ids))})
+		}
+		start = end + 1
+	}
 }
 
 // analyse builds the Page from the visible text in s.text.
 func (p *Pipeline) analyse(s *scratch) *Page {
-	pg := &Page{Text: string(s.text)}
-	s.sents = appendSentences(s.sents[:0], pg.Text, s.text)
+	pg := &Page{}
+	if cap(s.text) > 1<<20 && 2*len(s.text) >= cap(s.text) {
+		// A buffer too large to pool and mostly used: the Page takes it
+		// instead of a copy. Nothing writes to it after this point, and
+		// putScratch drops it.
+		pg.Text = unsafe.String(unsafe.SliceData(s.text), len(s.text))
+	} else {
+		pg.Text = string(s.text)
+	}
+	s.sents = appendSentences(s.sents[:0], pg.Text, s.text, p.cfg.maxLines())
 	if len(s.sents) > 0 {
 		pg.Sentences = slices.Clone(s.sents)
 	}
 
-	s.collect(pg.Text)
+	s.collect(pg.Text, p.cfg.MaxTerms, 2*p.cfg.MaxTokens, p.cfg.maxLines())
 	pg.Language = p.cfg.Language
 	if pg.Language == "" {
 		pg.Language = detect(s.surfs)
@@ -285,6 +351,9 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 	stopOn := !p.cfg.KeepStopWords
 	kept := 0
 	s.termIdx.reset(len(s.surfs))
+	if cap(s.terms) < len(s.surfs) {
+		s.terms = make([]Term, 0, len(s.surfs))
+	}
 	for i := range s.surfs {
 		sf := &s.surfs[i]
 		sf.term = -1
@@ -332,7 +401,36 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 		}
 		pg.Terms = s.sortedTerms()
 	}
+	pg.Blocks = s.blocks(pg)
 	return pg
+}
+
+// blocks returns the Blocks of pg from s.spans, the token ranges found by
+// walking s.ids again as analyse did to fill pg.Tokens.
+func (s *scratch) blocks(pg *Page) []Block {
+	if len(s.spans) == 0 {
+		return nil
+	}
+	blocks := make([]Block, len(s.spans))
+	lines := s.st.lines
+	k, n := 0, 0 // next raw token, tokens of pg.Tokens passed
+	for i, sp := range s.spans {
+		for ; k < int(sp.ids) && n < len(pg.Tokens); k++ {
+			if s.surfs[s.ids[k]].term >= 0 {
+				n++
+			}
+		}
+		b := Block{Text: pg.Text[sp.start:sp.end], End: n}
+		if int(sp.line) < len(lines) {
+			l := lines[sp.line]
+			b.Kind = l.kind
+			if l.vis > 0 {
+				b.Links = float32(l.linkVis) / float32(l.vis)
+			}
+		}
+		blocks[i] = b
+	}
+	return blocks
 }
 
 // termKey is a sort key of one term: count descending, then text ascending,
@@ -348,6 +446,9 @@ type termKey struct {
 // compareTerms).
 func (s *scratch) sortedTerms() []Term {
 	s.order = s.order[:0]
+	if cap(s.order) < len(s.terms) {
+		s.order = make([]termKey, 0, len(s.terms))
+	}
 	for i, t := range s.terms {
 		s.order = append(s.order, termKey{^uint64(t.Count), textPrefix(t.Text), i})
 	}
@@ -407,10 +508,11 @@ func (p *Pipeline) stem(si int, w string) string {
 }
 
 // appendSentences appends the sentences of text (whose bytes are b) as
-// sub-strings of text, skipping those without a letter or digit.
-func appendSentences(dst []string, text string, b []byte) []string {
+// sub-strings of text, skipping those without a letter or digit, until dst
+// holds max.
+func appendSentences(dst []string, text string, b []byte, max int) []string {
 	rest := b
-	for len(rest) > 0 {
+	for len(rest) > 0 && len(dst) < max {
 		adv, tok, _ := ScanSentences(rest, true)
 		if adv <= 0 {
 			break
@@ -418,7 +520,7 @@ func appendSentences(dst []string, text string, b []byte) []string {
 		if len(tok) > 0 {
 			off := cap(b) - cap(tok)
 			if sen := text[off : off+len(tok)]; hasAlnum(sen) {
-				dst = append(dst, sen)
+				dst = appendDoubling(dst, sen)
 			}
 		}
 		rest = rest[adv:]
@@ -503,7 +605,7 @@ func detect(surfs []surface) Language {
 // Options.Language is "" (see Pipeline for the rule).
 func DetectLanguage(text string) Language {
 	s := newScratch()
-	s.collect(text)
+	s.collect(text, DefaultMaxTerms, 0, 0)
 	return detect(s.surfs)
 }
 
@@ -533,3 +635,15 @@ func looksLikeHTML(raw []byte) bool {
 }
 
 var htmlMarkers = [...]string{"<html", "<head", "<body", "<!doctype", "<p>", "<p ", "<div", "<br", "<title", "<meta", "<table", "<span", "<a href", "<li>", "<h1", "<h2", "<script", "<style"}
+
+// appendDoubling is append that doubles a full slice's capacity, where
+// append grows a large slice by a quarter at a time (allocating some five
+// times the final size in all).
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		t := make([]T, len(s), max(2*cap(s), 64))
+		copy(t, s)
+		s = t
+	}
+	return append(s, v)
+}

@@ -4,7 +4,7 @@ import "testing"
 
 func TestSettings(t *testing.T) {
 	var zero Pipeline
-	def, _ := New(Options{MaxBytes: 1 << 10, StemCacheSize: -1})
+	def, _ := New(Options{MaxBytes: 1 << 10, StemCacheSize: -1, MaxTerms: DefaultMaxTerms})
 	if zero.Settings() != def.Settings() {
 		t.Errorf("MaxBytes and StemCacheSize changed Settings: %q, %q", zero.Settings(), def.Settings())
 	}
@@ -18,7 +18,7 @@ func TestSettings(t *testing.T) {
 		t.Errorf("the same stop words in another order or case: %q, %q", a.Settings(), b.Settings())
 	}
 	seen := map[string]bool{zero.Settings(): true}
-	for _, o := range []Options{{Language: "en"}, {KeepStopWords: true}, {NoStem: true}, {ExtraStopWords: []string{"x"}}, {MinTokenLen: 3}, {MaxTokenLen: 32}, {MaxTokens: 100}} {
+	for _, o := range []Options{{Language: "en"}, {KeepStopWords: true}, {NoStem: true}, {ExtraStopWords: []string{"x"}}, {MinTokenLen: 3}, {MaxTokenLen: 32}, {MaxTokens: 100}, {MaxTerms: 100}} {
 		p, err := New(o)
 		if err != nil {
 			t.Fatal(err)

@@ -33,6 +33,9 @@ func (x *strIndex) reset(n int) {
 	}
 	clear(x.keys) // drop references to page strings
 	x.keys, x.hashes = x.keys[:0], x.hashes[:0]
+	if cap(x.keys) < n {
+		x.keys, x.hashes = make([]string, 0, n), make([]uint64, 0, n)
+	}
 }
 
 // len returns the number of strings in x.
@@ -93,5 +96,37 @@ func (x *strIndex) grow() {
 			i = (i + 1) & mask
 		}
 		x.slots[i] = h>>32<<32 | uint64(id+1)
+	}
+}
+
+// lookup returns the id of s, or -1 when s is not in x.
+func (x *strIndex) lookup(s string) int32 {
+	h := maphash.String(x.seed, s)
+	mask := uint64(len(x.slots) - 1)
+	tag := h >> 32
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := x.slots[i]
+		if v == 0 {
+			return -1
+		}
+		if v>>32 == tag && x.keys[uint32(v)-1] == s {
+			return int32(uint32(v) - 1)
+		}
+	}
+}
+
+// lookupBytes is lookup for a key held in a byte slice.
+func (x *strIndex) lookupBytes(b []byte) int32 {
+	h := maphash.Bytes(x.seed, b)
+	mask := uint64(len(x.slots) - 1)
+	tag := h >> 32
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := x.slots[i]
+		if v == 0 {
+			return -1
+		}
+		if v>>32 == tag && x.keys[uint32(v)-1] == string(b) {
+			return int32(uint32(v) - 1)
+		}
 	}
 }

@@ -29,7 +29,13 @@ import (
 // The appended text never starts or ends with white space and never holds two
 // consecutive separators.
 func AppendHTMLText(dst, src []byte) []byte {
-	w := textWriter{buf: dst, start: len(dst)}
+	return appendHTMLText(dst, src, nil)
+}
+
+// appendHTMLText is AppendHTMLText that also describes each line of the
+// appended text in st when st is not nil.
+func appendHTMLText(dst, src []byte, st *structure) []byte {
+	w := textWriter{buf: dst, start: len(dst), st: st}
 	z := html.NewTokenizer(bytes.NewReader(src))
 	var (
 		skipText  bool // the next text token is the content of a dropped raw-text element
@@ -41,6 +47,9 @@ func AppendHTMLText(dst, src []byte) []byte {
 		switch tt {
 		case html.ErrorToken:
 			// io.EOF: reading from memory has no other error.
+			if st != nil {
+				st.finish()
+			}
 			return w.buf
 		case html.TextToken:
 			if skipText || skipDepth > 0 {
@@ -68,6 +77,9 @@ func AppendHTMLText(dst, src []byte) []byte {
 			if skipDepth > 0 {
 				continue
 			}
+			if st != nil {
+				st.start(a, z.Raw(), tt == html.SelfClosingTagToken)
+			}
 			if isBlock(a) {
 				w.brk = true
 			} else if isSpacer(a) {
@@ -86,8 +98,13 @@ func AppendHTMLText(dst, src []byte) []byte {
 					preDepth--
 				}
 			}
-			if isBlock(a) && skipDepth == 0 {
-				w.brk = true
+			if skipDepth == 0 {
+				if isBlock(a) {
+					w.brk = true
+				}
+				if st != nil {
+					st.end(a)
+				}
 			}
 		default: // comments, doctype
 			skipText = false
@@ -180,9 +197,10 @@ func isSpacer(a atom.Atom) bool {
 // never starts or ends with one.
 type textWriter struct {
 	buf   []byte
-	start int  // len(buf) when writing began: nothing before it is ours
-	space bool // a ' ' is pending
-	brk   bool // a '\n' is pending (wins over space)
+	start int        // len(buf) when writing began: nothing before it is ours
+	space bool       // a ' ' is pending
+	brk   bool       // a '\n' is pending (wins over space)
+	st    *structure // when not nil, told of every line and visible run
 }
 
 // sep writes the pending separator, if any, before a visible character.
@@ -190,9 +208,14 @@ func (w *textWriter) sep() {
 	if len(w.buf) > w.start {
 		if w.brk {
 			w.buf = append(w.buf, '\n')
+			if w.st != nil {
+				w.st.newLine()
+			}
 		} else if w.space {
 			w.buf = append(w.buf, ' ')
 		}
+	} else if w.st != nil {
+		w.st.newLine() // the first line
 	}
 	w.brk, w.space = false, false
 }
@@ -221,6 +244,9 @@ func (w *textWriter) write(s []byte, pre bool) {
 		if j > i {
 			w.sep()
 			w.buf = append(w.buf, s[i:j]...)
+			if w.st != nil {
+				w.st.visible(j - i)
+			}
 			i = j
 			continue
 		}
@@ -239,6 +265,9 @@ func (w *textWriter) write(s []byte, pre bool) {
 		case r == utf8.RuneError && size == 1:
 			w.sep()
 			w.buf = utf8.AppendRune(w.buf, utf8.RuneError)
+			if w.st != nil {
+				w.st.visible(3)
+			}
 		case r == 0xAD || r == 0xFEFF: // soft hyphen, BOM / zero-width no-break space
 		case r == 0x2028 || r == 0x2029:
 			w.brk = true

@@ -193,6 +193,8 @@ func TestNewInvalidOptions(t *testing.T) {
 		{Language: "de"},
 		{MinTokenLen: -1},
 		{MaxTokenLen: -2},
+		{MaxTokens: -1},
+		{MaxTerms: -1},
 		{MinTokenLen: 10, MaxTokenLen: 5},
 		{ExtraStopWords: []string{""}},
 		{ExtraStopWords: []string{"\xff"}},

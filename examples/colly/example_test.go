@@ -7,7 +7,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -21,7 +21,7 @@ func ExampleAttach() {
 	}))
 	defer srv.Close()
 
-	det, _ := neardup.NewRecommended(neardup.RecommendedOptions{})
+	det, _ := minhash.New(minhash.Options{})
 	pipe, _ := preprocess.New(preprocess.Options{})
 	c := colly.NewCollector()
 	Attach(c, det, pipe, func(v Verdict) { fmt.Println(v.Kept, v.Of != nil) })

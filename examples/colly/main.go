@@ -26,6 +26,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -120,7 +121,7 @@ func run(args []string, out io.Writer) error {
 	if err != nil || start.Host == "" {
 		return fmt.Errorf("start URL %q: want an absolute URL", fl.Arg(0))
 	}
-	det, err := neardup.NewRecommended(neardup.RecommendedOptions{})
+	det, err := minhash.New(minhash.Options{})
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/editdist"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
@@ -114,8 +115,8 @@ type detector interface {
 
 func newDetector(method string) (detector, error) {
 	switch method {
-	case "recommended":
-		return neardup.NewRecommended(neardup.RecommendedOptions{})
+	case "minhash", "recommended":
+		return minhash.New(minhash.Options{})
 	case "shingle":
 		return shingle.New(shingle.Options{})
 	case "simhash":

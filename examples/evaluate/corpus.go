@@ -6,10 +6,69 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/neardup/neardup/internal/synth"
 )
+
+// source is the pages of an evaluation, n of them in order: all yields them
+// afresh on each call, from a manifest read into memory or from a generated
+// crawl generated again, which is never held in memory.
+type source struct {
+	name string // for plot titles
+	n    int
+	all  iter.Seq[page]
+}
+
+// pagesSource is a source over pages in memory.
+func pagesSource(name string, pages []page) source {
+	return source{name: name, n: len(pages), all: slices.Values(pages)}
+}
+
+// syntheticSource is the first n pages of the crawl internal/synth
+// generates from seed (its defaults otherwise).
+func syntheticSource(n int, seed int64) (source, error) {
+	opts := synth.Options{Seed: seed, Pages: n}
+	if _, err := synth.New(opts); err != nil {
+		return source{}, err
+	}
+	all := func(yield func(page) bool) {
+		c, err := synth.New(opts)
+		if err != nil {
+			return // validated above
+		}
+		for p, ok := c.Next(); ok; p, ok = c.Next() {
+			if !yield(page{id: p.ID, url: p.URL, group: p.GroupLabel(), raw: p.HTML, dup: p.Duplicate()}) {
+				return
+			}
+		}
+	}
+	return source{name: fmt.Sprintf("synthetic-%d-seed%d", n, seed), n: n, all: all}, nil
+}
+
+// prefix is the first n pages of s.
+func (s source) prefix(n int) source {
+	n = min(n, s.n)
+	all := func(yield func(page) bool) {
+		i := 0
+		for p := range s.all {
+			if i == n || !yield(p) {
+				return
+			}
+			i++
+		}
+	}
+	return source{name: s.name, n: n, all: all}
+}
+
+// head collects the first n pages of s.
+func (s source) head(n int) []page {
+	return slices.Collect(s.prefix(n).all)
+}
 
 // page is one manifest row with its bytes and its label.
 type page struct {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/synth"
 )
 
 // writeCorpus makes a small labeled corpus: three distinct articles, a copy of
@@ -151,7 +153,7 @@ func TestSampleCorpora(t *testing.T) {
 			if !ok {
 				t.Fatalf("no method %q", name)
 			}
-			r, err := evaluate(m, pages)
+			r, err := evaluate(m, pagesSource(corpus, pages), false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,5 +210,50 @@ func TestWrongMatch(t *testing.T) {
 	}
 	if q := r.recall(); q != 8.0/11 {
 		t.Errorf("recall %v", q)
+	}
+}
+
+// -synthetic streams a generated crawl: every near-duplicate of the crawl is
+// counted once (tp, fn or wrong), and bad -synthetic values are errors.
+func TestSynthetic(t *testing.T) {
+	const n = 300
+	var out, errs bytes.Buffer
+	if err := run([]string{"-synthetic", fmt.Sprint(n), "-seed", "3", "-methods", "simhash,ssm-partitioned", "-tsv"}, &out, &errs); err != nil {
+		t.Fatalf("%v\n%s", err, errs.String())
+	}
+	c, err := synth.New(synth.Options{Seed: 3, Pages: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dups := 0
+	for p := range c.All() {
+		if p.Duplicate() {
+			dups++
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	for _, line := range lines[1:] {
+		cols := strings.Split(line, "\t")
+		var tp, fp, tn, fn, wrong int
+		fmt.Sscan(strings.Join(cols[1:5], " "), &tp, &fp, &tn, &fn)
+		fmt.Sscan(cols[11], &wrong)
+		if tp+fn+wrong != dups || tp+fp+tn+fn+wrong != n {
+			t.Errorf("%s: tp %d fp %d tn %d fn %d wrong %d, want %d near-duplicates in %d pages", cols[0], tp, fp, tn, fn, wrong, dups, n)
+		}
+	}
+	out.Reset()
+	if err := run([]string{"-synthetic", "200", "-methods", "simhash", "-trials", "2", "-tsv"}, &out, &errs); err != nil || !strings.Contains(out.String(), "trial=2/2 size=200 ") {
+		t.Errorf("-synthetic with -trials: %v\n%s", err, out.String())
+	}
+	for _, bad := range [][]string{
+		{"-synthetic", "-5"},
+		{"-synthetic", "10", "-corpus", writeCorpus(t)},
+	} {
+		if err := run(bad, &out, &errs); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
 	}
 }

@@ -5,6 +5,7 @@
 //	go run ./examples/evaluate -corpus DIR [-methods recommended,simhash,cascade,shingle] [-tsv]
 //	go run ./examples/evaluate -corpus DIR -sweep METHOD [-plot FILE.svg]
 //	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
+//	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]
 //
 // DIR holds manifest.tsv (header line: id, url, group, file) and the pages it
 // names (a file ending in .gz is gunzipped). Pages are streamed in manifest
@@ -22,6 +23,12 @@
 // -trials N evaluates the methods on the first 1/N, 2/N, ... of the manifest
 // (as Khan et al.'s Table 5 varies the dataset size). Every flag's default
 // is the package's own default.
+//
+// -synthetic N evaluates on the first N pages of a generated crawl
+// (internal/synth at its defaults and -seed: long-tail hosts with heavy
+// templates, 15 % near-duplicates) instead of -corpus; the pages are
+// generated as they are streamed, again for each method, and never held
+// in memory.
 package main
 
 import (
@@ -43,27 +50,40 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evaluate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	corpus := fs.String("corpus", "", "corpus directory holding manifest.tsv (required)")
+	corpus := fs.String("corpus", "", "corpus directory holding manifest.tsv (this or -synthetic)")
+	synthetic := fs.Int("synthetic", 0, "evaluate on the first N pages of a generated crawl instead of -corpus")
+	seed := fs.Int64("seed", 1, "with -synthetic: the generated crawl's seed")
 	all := newMethodSet(fs)
 	methods := fs.String("methods", "simhash,cascade", "comma-separated methods: "+strings.Join(all.names(), ","))
 	tsv := fs.Bool("tsv", false, "print tab-separated values")
 	limit := fs.Int("limit", 0, "evaluate only the first N pages of the manifest (0 = all)")
 	sweepName := fs.String("sweep", "", "sweep this method's main threshold: precision, recall and F1 at each value")
 	trials := fs.Int("trials", 0, "evaluate each method on the first 1/N, 2/N, ... N/N of the manifest (the trials of Khan et al.'s Table 5)")
+	errorsOut := fs.Bool("errors", false, "list each false positive, false negative and wrong match (page, matched or kept pages, distances) on standard error")
 	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *corpus == "" {
+	if (*corpus == "") == (*synthetic == 0) {
 		fs.Usage()
-		return fmt.Errorf("-corpus is required")
+		return fmt.Errorf("one of -corpus and -synthetic is required")
 	}
 	if *plotFile != "" && *sweepName == "" && *trials == 0 {
 		return fmt.Errorf("-plot needs -sweep or -trials")
 	}
-	pages, err := readCorpus(*corpus, *limit)
-	if err != nil {
-		return err
+	var pages source
+	if *synthetic != 0 {
+		p, err := syntheticSource(*synthetic, *seed)
+		if err != nil {
+			return fmt.Errorf("-synthetic %d: %w", *synthetic, err)
+		}
+		pages = p
+	} else {
+		p, err := readCorpus(*corpus, *limit)
+		if err != nil {
+			return err
+		}
+		pages = pagesSource(filepath.Base(*corpus), p)
 	}
 	report := func(rows []result) {
 		if *tsv {
@@ -83,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		report(rows)
 		if *plotFile != "" {
-			return plotSweep(*plotFile, m, filepath.Base(*corpus), rows)
+			return plotSweep(*plotFile, m, pages.name, rows)
 		}
 		return nil
 	}
@@ -106,18 +126,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		report(rows)
 		if *plotFile != "" {
-			return plotTrials(*plotFile, ms, filepath.Base(*corpus), rows)
+			return plotTrials(*plotFile, ms, pages.name, rows)
 		}
 		return nil
 	}
 	var rows []result
 	for _, m := range ms {
-		r, err := evaluate(m, pages)
+		r, err := evaluate(m, pages, *errorsOut)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		if r.errors > 0 {
 			fmt.Fprintf(stderr, "evaluate: %s: %d pages could not be decided (first: %v); counted as not flagged and not kept\n", m.name, r.errors, r.firstErr)
+		}
+		if *errorsOut {
+			for _, e := range r.errs {
+				fmt.Fprintf(stderr, "%s\t%s\n", m.name, e)
+			}
 		}
 		rows = append(rows, r)
 	}
@@ -127,14 +152,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 // runSweep evaluates m at each value of its main threshold; each row's
 // method is "name param=value".
-func runSweep(m method, pages []page) ([]result, error) {
+func runSweep(m method, pages source) ([]result, error) {
 	var rows []result
 	for _, v := range m.sweep.values() {
 		det, err := m.sweep.at(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s = %g: %w", m.name, m.sweep.param, v, err)
 		}
-		r := stream(fmt.Sprintf("%s %s=%g", m.name, strings.ReplaceAll(m.sweep.param, " ", "_"), v), det, pages)
+		r := stream(fmt.Sprintf("%s %s=%g", m.name, strings.ReplaceAll(m.sweep.param, " ", "_"), v), det, pages, false)
 		r.value = v
 		rows = append(rows, r)
 	}
@@ -144,23 +169,18 @@ func runSweep(m method, pages []page) ([]result, error) {
 // runTrials evaluates every method on growing prefixes of the manifest, as
 // Khan et al.'s Table 5 does with growing subsets; each row's method is
 // "name trial=i/n size=S dd=D" (S pages, D of them duplicates).
-func runTrials(ms []method, pages []page, n int) ([]result, error) {
+func runTrials(ms []method, pages source, n int) ([]result, error) {
 	var rows []result
 	for _, m := range ms {
 		for i := 1; i <= n; i++ {
-			sub := pages[:len(pages)*i/n]
+			sub := pages.prefix(pages.n * i / n)
 			det, err := m.build(sub)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", m.name, err)
 			}
-			dd := 0
-			for _, p := range sub {
-				if p.dup {
-					dd++
-				}
-			}
-			r := stream(fmt.Sprintf("%s trial=%d/%d size=%d dd=%d", m.name, i, n, len(sub), dd), det, sub)
-			r.value = float64(len(sub))
+			r := stream(m.name, det, sub, false)
+			r.method = fmt.Sprintf("%s trial=%d/%d size=%d dd=%d", m.name, i, n, sub.n, r.tp+r.fn+r.wrong)
+			r.value = float64(sub.n)
 			rows = append(rows, r)
 		}
 	}

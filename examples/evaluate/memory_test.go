@@ -43,7 +43,7 @@ func BenchmarkKeptBytes(b *testing.B) {
 
 func keptBytes(b *testing.B, m method, raws []page) float64 {
 	var pipe preprocess.Pipeline
-	det, err := m.build(raws)
+	det, err := m.build(pagesSource("samples", raws))
 	if err != nil {
 		b.Fatal(err)
 	}

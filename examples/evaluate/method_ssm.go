@@ -40,11 +40,11 @@ func ssmMethods(fs *flag.FlagSet) []method {
 		}
 		return ssm.New(o)
 	}
-	partitioned := func(pages []page) (neardup.Detector, error) {
+	partitioned := func(pages source) (neardup.Detector, error) {
 		if _, err := at(*cut); err != nil {
 			return nil, err
 		}
-		doms, err := corpusDomains(pages[:min(*fit, len(pages))], *k, *vocab)
+		doms, err := corpusDomains(pages.head(*fit), *k, *vocab)
 		if err != nil {
 			return nil, err
 		}

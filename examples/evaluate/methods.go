@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -18,7 +20,7 @@ type method struct {
 	// newFor, when set, is used instead of new: a method that learns from
 	// the corpus (ssm-partitioned's domains) builds its detector from the
 	// pages about to be streamed, a prefix of the manifest.
-	newFor func(pages []page) (neardup.Detector, error)
+	newFor func(pages source) (neardup.Detector, error)
 	// sweep, when set, names the method's main threshold, the values -sweep
 	// tries, and builds a detector at one of them (other flags as given).
 	sweep *sweep
@@ -43,7 +45,7 @@ type family func(fs *flag.FlagSet) []method
 
 // families lists every family, in the order -methods lists their methods.
 func families() []family {
-	return []family{recommendedMethods, seed000Methods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}
+	return []family{minhashMethods, seed000Methods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}
 }
 
 // methodSet is the methods of every family, registered on one FlagSet.
@@ -75,32 +77,33 @@ func (ms methodSet) lookup(name string) (method, bool) {
 
 // evaluate streams pages through a fresh detector of m, in order.
 // build returns a fresh detector of m for a run over pages.
-func (m method) build(pages []page) (neardup.Detector, error) {
+func (m method) build(pages source) (neardup.Detector, error) {
 	if m.newFor != nil {
 		return m.newFor(pages)
 	}
 	return m.new()
 }
 
-func evaluate(m method, pages []page) (result, error) {
+func evaluate(m method, pages source, explain bool) (result, error) {
 	det, err := m.build(pages)
 	if err != nil {
 		return result{}, err
 	}
-	return stream(m.name, det, pages), nil
+	return stream(m.name, det, pages, explain), nil
 }
 
 // stream offers each page to det in order and counts the outcomes: a page
 // is flagged when det matches it to a kept page (and then not kept); a
 // flagged duplicate matched to a page of another group is a wrong match.
-func stream(name string, det neardup.Detector, pages []page) result {
+func stream(name string, det neardup.Detector, pages source, explain bool) result {
 	var pipe preprocess.Pipeline
-	group := make(map[string]string, len(pages))
+	group := make(map[string]string)
 	r := result{method: name}
 	start := time.Now()
-	for _, p := range pages {
+	kept := make(map[string][]string) // group -> kept pages, with explain
+	for p := range pages.all {
 		group[p.id] = p.group
-		matched, err := step(det, &pipe, p)
+		matched, dist, err := step(det, &pipe, p)
 		if err != nil {
 			r.errors++
 			if r.firstErr == nil {
@@ -119,17 +122,29 @@ func stream(name string, det neardup.Detector, pages []page) result {
 		default:
 			r.tn++
 		}
+		switch {
+		case !explain || matched != "" && p.dup && group[matched] == p.group:
+		case matched != "" && p.dup:
+			r.errs = append(r.errs, fmt.Sprintf("wrong\t%s\t%s\t%.3f\t%s\tgroup %s, kept %s", p.id, matched, dist, distances(det, &pipe, p, []string{matched}), p.group, strings.Join(kept[p.group], " ")))
+		case matched != "":
+			r.errs = append(r.errs, fmt.Sprintf("fp\t%s\t%s\t%.3f\t%s", p.id, matched, dist, distances(det, &pipe, p, []string{matched})))
+		case p.dup:
+			r.errs = append(r.errs, fmt.Sprintf("fn\t%s\t%s\t%s", p.id, strings.Join(kept[p.group], " "), distances(det, &pipe, p, kept[p.group])))
+		}
+		if explain && matched == "" && err == nil {
+			kept[p.group] = append(kept[p.group], p.id)
+		}
 	}
-	r.pagesPerSec = float64(len(pages)) / time.Since(start).Seconds()
+	r.pagesPerSec = float64(pages.n) / time.Since(start).Seconds()
 	return r
 }
 
 // step preprocesses p and offers it to det: it returns the kept page det
 // matched p to, or "" when p is new (and kept).
-func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (string, error) {
+func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (string, float64, error) {
 	d, err := neardup.NewDocument(pipe, p.id, p.url, p.raw)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	var ms []neardup.Match
 	if ma, ok := det.(neardup.MatchAdder); ok {
@@ -138,7 +153,36 @@ func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (string, erro
 		err = det.Add(d)
 	}
 	if len(ms) > 0 {
-		return ms[0].ID, err
+		return ms[0].ID, ms[0].Score, err
 	}
-	return "", err
+	return "", 0, err
+}
+
+// explainer is a detector that can say how far a page is from a kept one
+// whatever the verdict (minhash.Detector).
+type explainer interface {
+	Explain(d *neardup.Document, id string) (minhash.Explanation, error)
+}
+
+// distances says how far p is from each of the kept pages ids, when det can
+// tell.
+func distances(det neardup.Detector, pipe *preprocess.Pipeline, p page, ids []string) string {
+	ex, ok := det.(explainer)
+	if !ok {
+		return ""
+	}
+	d, err := neardup.NewDocument(pipe, p.id, p.url, p.raw)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, id := range ids {
+		e, err := ex.Explain(d, id)
+		s := e.String()
+		if err != nil {
+			s = err.Error()
+		}
+		out = append(out, id+": "+s)
+	}
+	return strings.Join(out, "; ")
 }

@@ -13,6 +13,7 @@ type result struct {
 	wrong          int // duplicates matched to a page of another group
 	errors         int
 	firstErr       error
+	errs           []string // with -errors: one line per false positive, false negative and wrong match
 	pagesPerSec    float64
 	value          float64 // the swept threshold, or a trial's size
 }

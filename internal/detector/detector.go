@@ -371,6 +371,19 @@ func (c *Core[F]) Read(f func(s Store[F])) {
 	f(c.store)
 }
 
+// Inspect calls f with the store and the handle of the kept id under the
+// read lock, and reports whether id is kept (f is not called when it is
+// not). f must not keep the store nor call back into the Core.
+func (c *Core[F]) Inspect(id string, f func(s Store[F], h Handle)) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	h, ok := c.ids[id]
+	if ok {
+		f(c.store, h)
+	}
+	return ok
+}
+
 // WriteTo writes a snapshot of the kept documents to w: the Kind and Params,
 // then each kept ID with its feature, in handle order. The IDs
 // and features are copied under the read lock and written after it, so a

@@ -1,4 +1,4 @@
-package neardup_test
+package minhash_test
 
 import (
 	"errors"
@@ -12,30 +12,30 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
 
-func TestRecommendedConformance(t *testing.T) {
+func TestConformance(t *testing.T) {
 	for _, sc := range []detectortest.Script{detectortest.Latin, detectortest.Han} {
 		t.Run(fmt.Sprint("script", sc), func(t *testing.T) {
 			detectortest.Run(t, detectortest.Suite{
-				New:     func() (neardup.Detector, error) { return neardup.NewRecommended(neardup.RecommendedOptions{}) },
+				New:     func() (neardup.Detector, error) { return minhash.New(minhash.Options{}) },
 				Groups:  detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 11, Script: sc}),
-				Measure: neardup.JaccardDistance,
+				Measure: minhash.JaccardDistance,
 				Other: func() (neardup.Detector, error) {
-					return neardup.NewRecommended(neardup.RecommendedOptions{ContentDistance: 0.3})
+					return minhash.New(minhash.Options{ContentDistance: 0.3})
 				},
-				Zero:     new(neardup.Recommended),
-				ZeroErrs: true,
+				Zero: new(minhash.Detector),
 			})
 		})
 	}
 }
 
-func TestRecommendedOptions(t *testing.T) {
-	for _, o := range []neardup.RecommendedOptions{{ContentDistance: -0.1}, {PageDistance: 1.5}, {ContentGuard: -1}} {
-		if _, err := neardup.NewRecommended(o); !errors.Is(err, neardup.ErrInvalidOption) {
-			t.Errorf("NewRecommended(%+v): err = %v, want ErrInvalidOption", o, err)
+func TestOptions(t *testing.T) {
+	for _, o := range []minhash.Options{{ContentDistance: -0.1}, {PageDistance: 1.5}, {ContentGuard: -1}, {SketchSize: -1}, {PageSketchSize: minhash.MaxSketchSize + 1}, {ShingleWidth: 17}, {Keys: -2}, {Keys: 200}} {
+		if _, err := minhash.New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
 		}
 	}
 }
@@ -61,8 +61,8 @@ func page(site, article string) []byte {
 // template with different articles are not near-duplicates, a page that is
 // only template matches none of them, and a copy of an article in another
 // site's template is a near-duplicate.
-func TestRecommendedTemplates(t *testing.T) {
-	r, _ := neardup.NewRecommended(neardup.RecommendedOptions{})
+func TestTemplates(t *testing.T) {
+	r, _ := minhash.New(minhash.Options{})
 	var pipe preprocess.Pipeline
 	rng := rand.New(rand.NewPCG(8, 9))
 	vocab := make([]string, 3000)
@@ -111,8 +111,8 @@ func TestRecommendedTemplates(t *testing.T) {
 	}
 }
 
-// BenchmarkPage8MB preprocesses an 8 MB page and offers it to a Recommended
-// detector under a 56 MiB soft memory limit (debug.SetMemoryLimit), and
+// BenchmarkPage8MB preprocesses an 8 MB page and offers it to a minhash
+// Detector under a 56 MiB soft memory limit (debug.SetMemoryLimit), and
 // reports the largest heap seen above the page itself (sampled every
 // millisecond): the memory one enormous page costs.
 //
@@ -155,7 +155,7 @@ func BenchmarkPage8MB(b *testing.B) {
 				}
 			}
 		}()
-		det, _ := neardup.NewRecommended(neardup.RecommendedOptions{})
+		det, _ := minhash.New(minhash.Options{})
 		d, err := neardup.NewDocument(pipe, "big", "https://big.example/", raw)
 		if err != nil {
 			b.Fatal(err)

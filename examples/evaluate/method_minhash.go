@@ -1,0 +1,36 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+)
+
+// minhashMethods is the library's recommended detector (package minhash):
+// MinHash sketches of each page's content (less its site's template blocks)
+// and of the whole page. "recommended" is the same method under its earlier
+// name.
+func minhashMethods(fs *flag.FlagSet) []method {
+	rc := fs.Float64("rc", minhash.DefaultContentDistance, "minhash: content distance below which pages are near-duplicates")
+	rp := fs.Float64("rp", minhash.DefaultPageDistance, "minhash: whole-page distance below which pages are near-duplicates (with -rg)")
+	rg := fs.Float64("rg", minhash.DefaultContentGuard, "minhash: content distance a whole-page match must also be below")
+	rt := fs.Int("rt", 0, "minhash: kept pages of a host a block must be in to be template (0 = default, -1 = no template model)")
+	rk := fs.Int("rk", 0, "minhash: hashes kept of a page's content (0 = default)")
+	rpk := fs.Int("rpk", 0, "minhash: hashes kept of the whole page (0 = default)")
+	rkeys := fs.Int("rkeys", 0, "minhash: index keys per page (0 = default)")
+	at := func(c float64) (neardup.Detector, error) {
+		return minhash.New(minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
+			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys})
+	}
+	m := method{
+		name: "minhash",
+		doc:  "MinHash sketches of content (site templates discounted) and whole page",
+		new:  func() (neardup.Detector, error) { return at(*rc) },
+		sweep: &sweep{param: "content distance", at: at,
+			values: fixed(0.4, 0.45, 0.5, 0.55, 0.6, 0.62, 0.65, 0.7, 0.75, 0.8)},
+	}
+	alias := m
+	alias.name, alias.doc = "recommended", "the minhash method under its earlier name"
+	return []method{m, alias}
+}

@@ -1,0 +1,52 @@
+// Package minhash finds near-duplicate web pages by the Jaccard similarity
+// of their word shingles, estimated from MinHash sketches, with each site's
+// template discounted. Its Detector is the library's recommended detector:
+// it needs no tuning and takes pages whose near-duplicates differ by site
+// templates, ads, timestamps, edits or a few sentences.
+//
+// # Sketches
+//
+// A Sketch is a bottom-k MinHash sketch (A. Z. Broder, "On the resemblance
+// and containment of documents", 1997; the bottom-k form of E. Cohen and
+// H. Kaplan, 2007): the k smallest distinct 32-bit hashes of a set's
+// elements, built in one pass by a Builder from tokens (their w-token
+// shingles are the elements) or from element hashes. Jaccard estimates the
+// similarity of two sets from their sketches; an Index files sketches
+// under their smallest hashes so that a query is compared only with the
+// sketches that share one. Records that are not web pages — titles, product
+// rows, log lines — are sketched, compared and indexed the same way.
+//
+// # The detector
+//
+// For each page the Detector keeps two sketches of 4-token shingles of the
+// page's analysed tokens (preprocess.Page.Tokens): of the whole page, and of
+// its content — the blocks its markup does not mark as navigation, header,
+// footer or sidebar, with the block each hash came from. The content of a
+// page is its content sketch less the blocks that are template on its host:
+// in the content sketches of TemplatePages (3) kept pages of the host. The
+// template model counts kept pages only, so offering a page again, or a
+// near-duplicate that is not kept, teaches it nothing, and it is rebuilt
+// from the kept pages when a snapshot is read.
+//
+// Two pages are near-duplicates when their contents are closer than
+// ContentDistance (0.62, in Jaccard distance), or their whole pages closer
+// than PageDistance (0.5) and their contents closer than ContentGuard
+// (0.9). A page with the same text as a kept one is found through a hash;
+// other candidates through an Index of each kept page's eight smallest
+// content hashes in which a hash shared by more than 256 pages stops being
+// a key, so the pages a new page is compared with do not grow with the
+// repository (docs/BENCHMARKS.md has the measurements at 10⁴–10⁶ pages).
+// When a block becomes template on a host, the host's kept pages holding it
+// are filed again under their new content.
+//
+// Match.Score is the smaller of the content and page distances (Measure
+// JaccardDistance); Explain gives both and the rule that decided.
+//
+// # When not to use it
+//
+// Pages of a few words (titles, one-line records) have too few shingles for
+// 4-token shingling: sketch them with a Builder of width 1 or 2 instead.
+// The detector compares text, not meaning: a translation or a paraphrase is
+// not a near-duplicate. A fleet of crawlers sharing one repository needs a
+// backend that keeps the index outside the process.
+package minhash

@@ -1,0 +1,78 @@
+package minhash_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// The recommended detector needs no tuning: it learns each site's template
+// as pages arrive and compares what is left.
+func ExampleDetector() {
+	det, err := minhash.New(minhash.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var pipe preprocess.Pipeline
+	story := `<p>Glaciers store snow that falls on their high plateau year after year, and the snow is buried and slowly compressed into ice.</p>
+<p>Tiny bubbles of air trapped between the grains preserve samples of the ancient atmosphere for hundreds of thousands of years.</p>
+<p>Scientists drill long cores and measure the oxygen isotopes of each layer to estimate the temperature when the snow fell.</p>`
+	for _, p := range []struct{ url, html string }{
+		{"https://news.example/glaciers", "<nav>Home | World | Science</nav>" + story + "<footer>Fetched Monday</footer>"},
+		{"https://mirror.example/ice", "<div>Start | Archive | About us</div>" + story + "<p>Sponsored: the best winter boots of the year.</p>"},
+	} {
+		d, err := neardup.NewDocument(&pipe, p.url, p.url, []byte(p.html))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		matches, added, _ := det.MatchOrAdd(d)
+		if added {
+			fmt.Println("kept", p.url)
+		} else {
+			fmt.Printf("drop %s: near-duplicate of %s\n", p.url, matches[0].ID)
+		}
+	}
+	// Output:
+	// kept https://news.example/glaciers
+	// drop https://mirror.example/ice: near-duplicate of https://news.example/glaciers
+}
+
+// Records that are not web pages — product titles here — are sketched as
+// sets of words and compared by their estimated Jaccard similarity.
+func ExampleJaccard() {
+	words := func(s string) []string { return strings.Fields(strings.ToLower(s)) }
+	a := minhash.Of(words("Acme cordless drill 18V with two batteries and charger"), 64, 1)
+	b := minhash.Of(words("Acme 18V cordless drill with charger and two batteries"), 64, 1)
+	c := minhash.Of(words("Garden hose 25 m with spray nozzle"), 64, 1)
+	fmt.Printf("%.2f %.2f\n", minhash.Jaccard(a, b, 64), minhash.Jaccard(a, c, 64))
+	// Output: 1.00 0.07
+}
+
+// An Index files sketches under their smallest hashes, so that a query is
+// compared only with the sketches that share one: the candidates.
+func ExampleIndex() {
+	lines := []string{
+		"connection reset by peer while reading response header from upstream",
+		"disk quota exceeded for user backup on volume data",
+		"connection reset by peer while reading response body from upstream",
+	}
+	var idx minhash.Index // the zero Index uses the default options
+	sketches := make([]minhash.Sketch, len(lines))
+	for i, l := range lines {
+		sketches[i] = minhash.Of(strings.Fields(l), 128, 2)
+		if i < 2 {
+			idx.Insert(uint32(i), idx.Keys(sketches[i]))
+		}
+	}
+	q := sketches[2]
+	for _, id := range idx.Candidates(idx.Keys(q), nil) {
+		fmt.Printf("candidate %d: Jaccard %.2f\n", id, minhash.Jaccard(q, sketches[id], 128))
+	}
+	// Output:
+	// candidate 0: Jaccard 0.64
+}

@@ -1,0 +1,155 @@
+package minhash
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// feature is what a Detector computes once per document: the hash of its
+// text, the sketch of the whole page, and the sketch of its content (the
+// blocks its markup does not mark as navigation, header, footer or
+// sidebar) with the block each content hash came from.
+type feature struct {
+	host    string
+	exact   uint64
+	page    Sketch
+	content Sketch
+	tags    []uint8  // tags[i]: index in blocks of the block of content[i]
+	blocks  []uint32 // the distinct block keys of content's hashes, ascending
+}
+
+// minContentTokens is the least content, in tokens, that a page's content
+// sketch is made of; a page with less (a page that is all navigation, say)
+// has its whole text as content.
+const minContentTokens = 20
+
+// minContentHashes is the least a content sketch keeps when the host's
+// template is taken out of it; with less, the page is compared by the
+// content it was sketched with.
+const minContentHashes = 24
+
+type featureKey struct{ page, content, w int }
+
+// extract returns d's feature, computed once per Document and sketch sizes.
+func extract(d *neardup.Document, o Options) (feature, error) {
+	return neardup.Feature(d, featureKey{o.PageSketchSize, o.SketchSize, o.ShingleWidth}, func(d *neardup.Document) (feature, error) {
+		return featureOf(d, o)
+	})
+}
+
+// textBlock is one block of a page with its tokens.
+type textBlock struct {
+	key       uint32
+	furniture bool
+	tokens    []string
+}
+
+// blocksOf returns the blocks of p with their analysed tokens.
+func blocksOf(p *preprocess.Page) []textBlock {
+	var blocks []textBlock
+	var toks []string
+	for line := range strings.Lines(p.Text) {
+		k, ok := blockKey(line)
+		if !ok {
+			continue
+		}
+		start := len(toks)
+		toks = preprocess.AppendTokens(toks, line)
+		j := start
+		for _, t := range toks[start:] {
+			if !preprocess.IsStopWord(p.Language, t) {
+				toks[j] = t
+				j++
+			}
+		}
+		toks = toks[:j]
+		blocks = append(blocks, textBlock{key: k, tokens: toks[start:j:j]})
+	}
+	return blocks
+}
+
+func featureOf(d *neardup.Document, o Options) (feature, error) {
+	blocks := blocksOf(d.Page)
+	if len(blocks) == 0 {
+		return feature{}, fmt.Errorf("minhash: document %q has no text: %w", d.ID, neardup.ErrNoFeatures)
+	}
+	f := feature{host: d.Host, exact: xxhash.Sum64String(d.Page.Text)}
+	pb, cb := NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)
+	for i, blk := range blocks {
+		cb.SetTag(uint32(i))
+		for _, t := range blk.tokens {
+			th := xxhash.Sum64String(t)
+			pb.AddHash(th)
+			if !blk.furniture {
+				cb.AddHash(th)
+			}
+		}
+	}
+	f.page = pb.Sketch()
+	if cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens() {
+		cb.Reset()
+		for i, blk := range blocks {
+			cb.SetTag(uint32(i))
+			for _, t := range blk.tokens {
+				cb.Add(t)
+			}
+		}
+	}
+	var tags []uint32
+	f.content, tags = cb.Tagged()
+	if len(f.page) == 0 {
+		return feature{}, fmt.Errorf("minhash: document %q has no words: %w", d.ID, neardup.ErrNoFeatures)
+	}
+	for _, t := range tags {
+		f.blocks = append(f.blocks, blocks[t].key)
+	}
+	slices.Sort(f.blocks)
+	f.blocks = slices.Clip(slices.Compact(f.blocks))
+	f.tags = make([]uint8, len(tags))
+	for i, t := range tags {
+		j, _ := slices.BinarySearch(f.blocks, blocks[t].key)
+		f.tags[i] = uint8(j)
+	}
+	return f, nil
+}
+
+// blockKey returns the key of a block of text as the template model compares
+// blocks: lower-cased, white space collapsed, digits as 0 (so "Page 3 of
+// 12" and "Page 4 of 12" are one block); false for a block with no letter
+// or digit.
+func blockKey(text string) (uint32, bool) {
+	var buf [256]byte
+	b := buf[:0]
+	space, any := false, false
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsDigit(r):
+			r = '0'
+			any = true
+		case unicode.IsLetter(r):
+			r = unicode.ToLower(r)
+			any = true
+		}
+		if space && len(b) > 0 {
+			b = append(b, ' ')
+		}
+		space = false
+		b = utf8.AppendRune(b, r)
+	}
+	if !any {
+		return 0, false
+	}
+	x := xxhash.Sum64(b)
+	return uint32(x ^ x>>32), true
+}

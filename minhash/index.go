@@ -1,0 +1,207 @@
+package minhash
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/neardup/neardup"
+)
+
+// Defaults of IndexOptions.
+const (
+	// DefaultKeys is IndexOptions.Keys when it is zero.
+	DefaultKeys = 8
+	// DefaultMaxPostings is IndexOptions.MaxPostings when it is zero.
+	DefaultMaxPostings = 256
+)
+
+// IndexOptions configures an Index. The zero value selects the defaults.
+type IndexOptions struct {
+	// Keys is the number of a sketch's smallest hashes it is filed under
+	// (Index.Keys); zero means DefaultKeys.
+	Keys int
+	// MaxPostings bounds the sketches filed under one key: a key filed
+	// under more stops being a key (it is dropped and never searched
+	// again), so that the hashes of text that many sets share — a site's
+	// template, boilerplate, a common phrase — cannot make every query
+	// compare with a growing part of the index. Zero means
+	// DefaultMaxPostings; negative means no bound.
+	MaxPostings int
+}
+
+// Index finds, among the sketches it files, those that may be near a query
+// sketch: each sketch is filed under its Keys smallest hashes, and the
+// candidates of a query are the sketches that share one of its keys. Two sets
+// of Jaccard similarity J have the same smallest hash with probability J, so
+// with Keys keys a near pair is almost always found; a candidate still has to
+// be compared (Jaccard) to be a match.
+//
+// The work of a query is bounded by Keys × MaxPostings whatever the number of
+// sketches filed; a pair of sets found only through keys that have been
+// dropped is missed (the cost of the bound, measured in the package
+// documentation's BENCHMARKS reference).
+//
+// Sketches are named by the caller's uint32 IDs (row numbers, handles). The
+// zero Index is ready to use with the default options. An Index is not safe
+// for concurrent use: callers serialise Insert and Remove with Candidates.
+type Index struct {
+	keys, maxPostings int
+	lists             map[uint32]posting
+	nodes             []node
+	free              int32 // first free node, or -1
+	filed, stopped    int
+}
+
+// posting is the list of one key: its first node, and how many nodes it
+// has (stoppedList for a key that passed MaxPostings).
+type posting struct {
+	head, n int32
+}
+
+const stoppedList = -1
+
+// node is one sketch filed under a key.
+type node struct {
+	id   uint32
+	next int32 // -1 ends the list
+}
+
+// NewIndex returns an empty Index. It returns an error wrapping
+// neardup.ErrInvalidOption for a negative Keys.
+func NewIndex(opts IndexOptions) (*Index, error) {
+	if opts.Keys < 0 {
+		return nil, fmt.Errorf("minhash: IndexOptions.Keys = %d < 0: %w", opts.Keys, neardup.ErrInvalidOption)
+	}
+	x := &Index{}
+	x.init(opts)
+	return x, nil
+}
+
+func (x *Index) init(opts IndexOptions) {
+	x.keys, x.maxPostings = opts.Keys, opts.MaxPostings
+	if x.keys == 0 {
+		x.keys = DefaultKeys
+	}
+	if x.maxPostings == 0 {
+		x.maxPostings = DefaultMaxPostings
+	}
+	x.lists = make(map[uint32]posting)
+	x.free = -1
+}
+
+func (x *Index) ready() {
+	if x.lists == nil {
+		x.init(IndexOptions{})
+	}
+}
+
+// Keys returns the keys a sketch is filed under: its first (smallest)
+// hashes, at most IndexOptions.Keys of them. The slice shares s's memory.
+func (x *Index) Keys(s Sketch) []uint32 {
+	x.ready()
+	return s[:min(len(s), x.keys)]
+}
+
+// Insert files id under keys (normally Keys of its sketch).
+func (x *Index) Insert(id uint32, keys []uint32) {
+	x.ready()
+	for _, k := range keys {
+		p, ok := x.lists[k]
+		if !ok {
+			p.head = -1
+		}
+		if p.n == stoppedList {
+			continue
+		}
+		if x.maxPostings > 0 && int(p.n) >= x.maxPostings {
+			x.freeList(p.head)
+			x.lists[k] = posting{head: -1, n: stoppedList}
+			x.stopped++
+			continue
+		}
+		n := x.newNode()
+		x.filed++
+		x.nodes[n] = node{id: id, next: p.head}
+		x.lists[k] = posting{head: n, n: p.n + 1}
+	}
+}
+
+// Remove takes id out of the lists of keys (the keys it was filed under).
+// Keys it is not filed under are ignored.
+func (x *Index) Remove(id uint32, keys []uint32) {
+	x.ready()
+	for _, k := range keys {
+		p, ok := x.lists[k]
+		if !ok || p.n == stoppedList {
+			continue
+		}
+		prev := int32(-1)
+		for n := p.head; n >= 0; prev, n = n, x.nodes[n].next {
+			if x.nodes[n].id != id {
+				continue
+			}
+			if prev < 0 {
+				p.head = x.nodes[n].next
+			} else {
+				x.nodes[prev].next = x.nodes[n].next
+			}
+			x.nodes[n] = node{next: x.free}
+			x.free = n
+			x.filed--
+			p.n--
+			break
+		}
+		if p.n == 0 {
+			delete(x.lists, k)
+		} else {
+			x.lists[k] = p
+		}
+	}
+}
+
+// Candidates appends to dst, once each and ascending, the IDs filed under
+// any of keys, and returns the extended slice. It appends at most
+// len(keys) × MaxPostings IDs.
+func (x *Index) Candidates(keys []uint32, dst []uint32) []uint32 {
+	if x.lists == nil {
+		return dst
+	}
+	n := len(dst)
+	for _, k := range keys {
+		p, ok := x.lists[k]
+		if !ok {
+			continue
+		}
+		for i := p.head; i >= 0; i = x.nodes[i].next {
+			dst = append(dst, x.nodes[i].id)
+		}
+	}
+	slices.Sort(dst[n:])
+	return append(dst[:n], slices.Compact(dst[n:])...)
+}
+
+// Len returns the number of (key, ID) entries filed.
+func (x *Index) Len() int { return x.filed }
+
+// Stopped returns the number of keys dropped for passing MaxPostings.
+func (x *Index) Stopped() int { return x.stopped }
+
+func (x *Index) newNode() int32 {
+	if x.free >= 0 {
+		n := x.free
+		x.free = x.nodes[n].next
+		return n
+	}
+	x.nodes = append(x.nodes, node{})
+	return int32(len(x.nodes) - 1)
+}
+
+func (x *Index) freeList(n int32) {
+	for n >= 0 {
+		next := x.nodes[n].next
+		x.nodes[n] = node{next: x.free}
+		x.free = n
+		x.filed--
+		n = next
+	}
+}

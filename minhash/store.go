@@ -1,0 +1,254 @@
+package minhash
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/neardup/neardup/internal/detector"
+)
+
+// store keeps the features of the kept pages by handle, the per-host
+// template model, the exact-text map and the candidate index. Core calls
+// Search and Score under its read lock, Insert and Delete under its write
+// lock.
+type store struct {
+	o        Options
+	entries  []kept // by handle; a free handle has a nil page
+	exact    map[uint64]uint32
+	exacts   map[uint64][]uint32 // further pages of one exact text (Add of copies)
+	index    Index
+	hosts    map[string]int32
+	models   []hostModel
+	compared *atomic.Int64 // kept pages compared by Search and Score, the detector's
+}
+
+// kept is a kept page: its feature, its host's model and the index keys it
+// is filed under.
+type kept struct {
+	f    feature
+	host int32
+	keys []uint32
+}
+
+func newStore(o Options, compared *atomic.Int64) *store {
+	st := &store{compared: compared, o: o, exact: make(map[uint64]uint32), exacts: make(map[uint64][]uint32), hosts: make(map[string]int32)}
+	st.index.init(IndexOptions{Keys: o.Keys, MaxPostings: o.MaxPostings})
+	return st
+}
+
+// model returns the template model of host, or nil.
+func (st *store) model(host string) *hostModel {
+	if i, ok := st.hosts[host]; ok {
+		return &st.models[i]
+	}
+	return nil
+}
+
+// sample is a sketch with the largest hash it speaks for: it holds every
+// hash of its set up to t.
+type sample struct {
+	s Sketch
+	t uint32
+}
+
+// content returns f's content sketch less the blocks that are template on
+// its host (m, possibly nil) now. A sketch left with fewer than
+// minContentHashes hashes is returned whole.
+func (st *store) content(f *feature, m *hostModel) sample {
+	whole := sample{f.content, threshold(f.content, st.o.SketchSize)}
+	if m == nil || st.o.TemplatePages < 0 || len(m.keys) == 0 {
+		return whole
+	}
+	var tmpl [256]bool
+	any := false
+	for i, b := range f.blocks {
+		if m.count(b) >= uint32(st.o.TemplatePages) {
+			tmpl[i], any = true, true
+		}
+	}
+	if !any {
+		return whole
+	}
+	c := make(Sketch, 0, len(f.content))
+	for i, h := range f.content {
+		if !tmpl[f.tags[i]] {
+			c = append(c, h)
+		}
+	}
+	if len(c) < minContentHashes {
+		return whole
+	}
+	return sample{c, whole.t}
+}
+
+// page returns f's page sketch as a sample.
+func (st *store) page(f *feature) sample {
+	return sample{f.page, threshold(f.page, st.o.PageSketchSize)}
+}
+
+// distance estimates the Jaccard distance of the sets two samples come from.
+func distance(a, b sample) float64 { return distanceT(a.s, b.s, a.t, b.t) }
+
+// near returns the distance of two pages, given their content (as derived)
+// and page sketches, and whether they are near-duplicates.
+func (st *store) near(c1, p1, c2, p2 sample) (float64, bool) {
+	c := distance(c1, c2)
+	p := distance(p1, p2)
+	return min(c, p), c < st.o.ContentDistance || p < st.o.PageDistance && c < st.o.ContentGuard
+}
+
+func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
+	seen := make(map[uint32]struct{})
+	if h, ok := st.exact[f.exact]; ok {
+		seen[h] = struct{}{}
+		dst = append(dst, detector.Found{H: detector.Handle(h), Dist: 0})
+		for _, h := range st.exacts[f.exact] {
+			seen[h] = struct{}{}
+			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: 0})
+		}
+	}
+	fc := st.content(&f, st.model(f.host))
+	var buf [DefaultKeys * 32]uint32
+	cands := st.index.Candidates(st.index.Keys(fc.s), buf[:0])
+	st.compared.Add(int64(len(cands)))
+	for _, h := range cands {
+		if _, dup := seen[h]; dup {
+			continue
+		}
+		e := &st.entries[h]
+		kc := st.content(&e.f, &st.models[e.host])
+		if d, ok := st.near(fc, st.page(&f), kc, st.page(&e.f)); ok {
+			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: d})
+		}
+	}
+	return dst
+}
+
+func (st *store) Score(f feature, h detector.Handle) (float64, bool) {
+	e := &st.entries[h]
+	if e.f.exact == f.exact {
+		return 0, true
+	}
+	st.compared.Add(1)
+	fc := st.content(&f, st.model(f.host))
+	kc := st.content(&e.f, &st.models[e.host])
+	return st.near(fc, st.page(&f), kc, st.page(&e.f))
+}
+
+func (st *store) Feature(h detector.Handle) feature { return st.entries[h].f }
+
+func (st *store) Insert(h detector.Handle, f feature) error {
+	if int(h) >= len(st.entries) {
+		st.entries = append(st.entries, make([]kept, int(h)+1-len(st.entries))...)
+	}
+	hi, ok := st.hosts[f.host]
+	if !ok {
+		hi = int32(len(st.models))
+		st.hosts[f.host] = hi
+		st.models = append(st.models, hostModel{name: f.host})
+	}
+	m := &st.models[hi]
+	var changed []uint32
+	if st.o.TemplatePages >= 0 {
+		changed = m.add(f.blocks, uint32(st.o.TemplatePages), nil)
+		m.prune(maxHostBlocks)
+	}
+	m.pages = append(m.pages, uint32(h))
+	e := &st.entries[h]
+	*e = kept{f: f, host: hi}
+	e.keys = slices.Clone(st.index.Keys(st.content(&e.f, m).s))
+	st.index.Insert(uint32(h), e.keys)
+	if x, ok := st.exact[f.exact]; ok {
+		st.exacts[f.exact] = append(st.exacts[f.exact], x)
+	}
+	st.exact[f.exact] = uint32(h)
+	st.rekey(m, changed, uint32(h))
+	return nil
+}
+
+func (st *store) Delete(h detector.Handle) error {
+	e := &st.entries[h]
+	m := &st.models[e.host]
+	var changed []uint32
+	if st.o.TemplatePages >= 0 {
+		changed = m.remove(e.f.blocks, uint32(st.o.TemplatePages), nil)
+	}
+	if i := slices.Index(m.pages, uint32(h)); i >= 0 {
+		m.pages[i] = m.pages[len(m.pages)-1]
+		m.pages = m.pages[:len(m.pages)-1]
+	}
+	st.index.Remove(uint32(h), e.keys)
+	st.dropExact(e.f.exact, uint32(h))
+	*e = kept{}
+	st.rekey(m, changed, uint32(h))
+	return nil
+}
+
+func (st *store) dropExact(x uint64, h uint32) {
+	more := st.exacts[x]
+	if st.exact[x] == h {
+		if len(more) == 0 {
+			delete(st.exact, x)
+			return
+		}
+		st.exact[x] = more[len(more)-1]
+		more = more[:len(more)-1]
+	} else if i := slices.Index(more, h); i >= 0 {
+		more = slices.Delete(more, i, i+1)
+	}
+	if len(more) == 0 {
+		delete(st.exacts, x)
+	} else {
+		st.exacts[x] = more
+	}
+}
+
+// rekey files again, under the keys of their content as derived now, the
+// kept pages of m's host (other than skip) that hold a block in changed:
+// blocks that have just become template, or stopped being template, on the
+// host. So the index follows a kept page whose content is derived anew.
+func (st *store) rekey(m *hostModel, changed []uint32, skip uint32) {
+	if len(changed) == 0 {
+		return
+	}
+	for _, h := range m.pages {
+		if h == skip {
+			continue
+		}
+		e := &st.entries[h]
+		hit := false
+		for _, b := range changed {
+			if _, ok := slices.BinarySearch(e.f.blocks, b); ok {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		keys := st.index.Keys(st.content(&e.f, m).s)
+		if slices.Equal(keys, e.keys) {
+			continue
+		}
+		st.index.Remove(h, e.keys)
+		e.keys = append(e.keys[:0], keys...)
+		st.index.Insert(h, e.keys)
+	}
+}
+
+// explain compares f with the page kept under h.
+func (st *store) explain(f *feature, h detector.Handle) Explanation {
+	e := &st.entries[h]
+	fc := st.content(f, st.model(f.host))
+	kc := st.content(&e.f, &st.models[e.host])
+	x := Explanation{Content: distance(fc, kc), Page: distance(st.page(f), st.page(&e.f)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s)}
+	switch {
+	case f.exact == e.f.exact:
+		x.Rule = "exact"
+	case x.Content < st.o.ContentDistance:
+		x.Rule = "content"
+	case x.Page < st.o.PageDistance && x.Content < st.o.ContentGuard:
+		x.Rule = "page"
+	}
+	return x
+}
