@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 	textunicode "golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -21,9 +22,8 @@ const MaxUndecodable = 0.3
 
 // MaxControl is the largest share of a page's bytes that may be control
 // characters other than white space (NUL, the other C0 codes but ESC) before
-// the page is taken for binary data and rejected with ErrInvalidUTF8; below
-// it, each becomes a space. Text has none or a few; UTF-16 is told apart
-// first.
+// the page is taken for binary data and rejected with ErrNotText; below it,
+// each becomes a space. Text has none or a few; UTF-16 is told apart first.
 const MaxControl = 0.1
 
 // Charset tells how Decode read a page: the WHATWG name of the encoding and
@@ -33,26 +33,64 @@ type Charset struct {
 	Source string // "bom", "header" (Content-Type), "meta", "detected" or "default"
 }
 
-// Decode returns raw as UTF-8, and how it was read. The encoding is, in
-// order: the byte-order mark (UTF-8, UTF-16LE, UTF-16BE); the charset of
-// contentType (an HTTP Content-Type value such as "text/html;
-// charset=Shift_JIS", "" when unknown); for HTML (html true), a charset
+// Decode returns raw as UTF-8, and how it was read.
+//
+// First it refuses what is not text, with an error wrapping ErrNotText:
+//   - a contentType (an HTTP Content-Type value such as "text/html;
+//     charset=Shift_JIS", "" when unknown) whose media type is not a text
+//     type, whatever the bytes look like. Text types are text/*, */html,
+//     */xml, */json, the subtypes ending in +xml or +json
+//     (application/xhtml+xml, application/rss+xml, image/svg+xml,
+//     application/ld+json, ...), application/javascript and
+//     application/ecmascript (and their x- forms). An empty or unparsable contentType, and the types that say
+//     nothing (application/octet-stream, binary/octet-stream,
+//     application/unknown, unknown/unknown, */*), leave the decision to the
+//     bytes. Any other media type (image/*, application/pdf,
+//     application/zip, ...) is refused.
+//   - bytes that start with the magic number of a binary format: PDF, gzip,
+//     zip, zlib, compress, zstd, bzip2, xz, 7z, RAR, LZ4, tar, PNG, JPEG,
+//     GIF, WebP, TIFF, BMP, ICO, JPEG 2000/XL, MP4/QuickTime/HEIF,
+//     Matroska/WebM, Ogg, FLAC, MP3, WAV, AVI, MIDI, fonts, ELF, Mach-O,
+//     Windows executables, WebAssembly, Java class, OLE, SQLite, ...
+//   - bytes that are not valid UTF-8 and read as binary data: more than
+//     MaxControl control bytes, compressed or random data (byte entropy
+//     close to 8 bits over a sample of 512 bytes or more), a short pattern
+//     repeated, or, for UTF-16, implausible characters (unpaired
+//     surrogates, controls, private use and unassigned code points). Valid
+//     UTF-8 is binary only by its control bytes.
+//
+// The encoding is then, in order: the byte-order mark (UTF-8, UTF-16LE,
+// UTF-16BE); the charset of contentType; for HTML (html true), a charset
 // declared in a <meta> element in the first 1024 bytes; UTF-8 when raw is
-// valid UTF-8; and otherwise the most plausible of the encodings of the
-// web's legacy pages (GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R,
-// Windows-1251, Windows-1252), judged by how few bytes each fails to decode
-// and how much the text reads like its language; UTF-16 without a mark is
-// told by its zero bytes.
-// A declared encoding that fails on much of the page gives way to the same
-// detection. Labels are the WHATWG Encoding Standard's (ISO-8859-1 and
-// US-ASCII read as Windows-1252, GBK as GB18030, as browsers do).
+// valid UTF-8; UTF-16 without a mark, told by its zero bytes (mostly Latin
+// text: markup, digits, spaces) or by its characters (CJK text: no unpaired
+// surrogates, controls or private use, and common Han, kana or Hangul); and
+// otherwise the most plausible of the encodings of the web's legacy pages
+// (GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R, Windows-1251,
+// Windows-1252), judged by how few bytes each fails to decode and how much
+// the text reads like its language. Labels are the WHATWG Encoding
+// Standard's (ISO-8859-1 and US-ASCII read as Windows-1252, GBK as GB18030,
+// as browsers do).
+//
+// A declaration is checked against the page. A UTF-16 charset in
+// contentType is passed over when the page has no byte-order mark and does
+// not look like UTF-16. A multi-byte encoding that fails on much of the
+// page gives way to detection. A single-byte one
+// (ISO-8859-x, Windows-125x, KOI8, ...: every byte decodes to something, so
+// failures do not show) gives way, when it comes from contentType, to a
+// <meta> charset that names another encoding and decodes the page cleanly;
+// and, from either, to UTF-8 when the page is valid UTF-8 with multi-byte
+// characters, to UTF-16 when it looks like UTF-16, and to the detected
+// encoding when that reads clearly more like its language than the
+// declared one does. So a server's default "charset=ISO-8859-1" does not
+// turn a Chinese, Russian or Korean page into mojibake, where a browser
+// would follow the header.
 //
 // Bytes that cannot be decoded become U+FFFD and control characters (NUL
 // included) other than white space become spaces, so one stray byte or a
-// page cut in mid-character costs a character, not the page. A page of which
-// more than MaxUndecodable cannot be decoded, or more than MaxControl of
-// whose bytes are control characters, is binary data: Decode returns an
-// error wrapping ErrInvalidUTF8.
+// page cut in mid-character costs a character, not the page. A page of
+// which more than MaxUndecodable cannot be decoded is not text in the
+// encoding chosen: Decode returns an error wrapping ErrInvalidUTF8.
 func Decode(raw []byte, contentType string, html bool) ([]byte, Charset, error) {
 	return decode(raw, contentType, html, true)
 }
@@ -61,25 +99,46 @@ func Decode(raw []byte, contentType string, html bool) ([]byte, Charset, error) 
 // Pipeline's text extraction reads the other control characters as spaces
 // itself, and skips the pass).
 func decode(raw []byte, contentType string, html, all bool) ([]byte, Charset, error) {
-	enc, cs := declared(raw, contentType, html)
-	if enc == textunicode.UTF8 || enc == nil && !looksUTF16(raw) {
+	label := ""
+	if contentType != "" {
+		mt, params, err := mime.ParseMediaType(contentType)
+		if mt != "" && !textMediaType(mt) {
+			return nil, Charset{}, fmt.Errorf("%w: media type %s", ErrNotText, mt)
+		}
+		if err == nil {
+			label = params["charset"]
+		}
+	}
+	if f := binaryFormat(raw); f != "" {
+		return nil, Charset{}, fmt.Errorf("%w: %s data", ErrNotText, f)
+	}
+	enc, cs := declared(raw, label, html)
+	if enc == textunicode.UTF8 || enc == nil && !utf16ByZeros(raw) {
 		// The common case: UTF-8, declared or not, and valid.
 		body := bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
 		if utf8.Valid(body) {
-			if enc == nil {
-				cs = Charset{"utf-8", "default"}
+			share := controlShare(body)
+			switch {
+			case share <= MaxControl:
+				if enc == nil {
+					cs = Charset{"utf-8", "default"}
+				}
+				if !all && bytes.IndexByte(body, 0) < 0 {
+					return body, cs, nil
+				}
+				return clean(body), cs, nil
+			case enc != nil || !looksUTF16(raw):
+				// (UTF-16 of an alphabet just above ASCII, Cyrillic say, is
+				// valid UTF-8 full of control bytes.)
+				return nil, cs, fmt.Errorf("%w: %.0f%% of the page are control bytes", ErrNotText, 100*share)
 			}
-			if share := controlShare(body); share > MaxControl {
-				return nil, cs, fmt.Errorf("%w: %.0f%% of the page are control bytes (binary data?)", ErrInvalidUTF8, 100*share)
-			}
-			if !all && bytes.IndexByte(body, 0) < 0 {
-				return body, cs, nil
-			}
-			return clean(body), cs, nil
 		}
 	}
 	var out []byte
 	if enc != nil {
+		if err := binaryData(raw, cs.Name); err != nil {
+			return nil, cs, err
+		}
 		out = decodeWith(enc, raw)
 		if wrongShare(enc, raw, out) > maxWrong {
 			enc = nil // a wrong declaration: detect instead
@@ -87,31 +146,79 @@ func decode(raw []byte, contentType string, html, all bool) ([]byte, Charset, er
 	}
 	if enc == nil {
 		order, isUTF16 := utf16Order(raw)
-		if !isUTF16 {
-			if share := controlShare(raw); share > MaxControl {
-				return nil, Charset{}, fmt.Errorf("%w: %.0f%% of the page are control bytes (binary data?)", ErrInvalidUTF8, 100*share)
-			}
+		switch {
+		case isUTF16:
+			enc, cs = textunicode.UTF16(order, textunicode.IgnoreBOM), Charset{utf16Name(order), "detected"}
+		case utf8.Valid(raw):
+			enc, cs = textunicode.UTF8, Charset{"utf-8", "default"}
+		default:
+			cs = Charset{}
 		}
-		if isUTF16 {
-			enc, cs = textunicode.UTF16(order, textunicode.IgnoreBOM), Charset{"utf-16" + map[textunicode.Endianness]string{textunicode.LittleEndian: "le", textunicode.BigEndian: "be"}[order], "detected"}
-			out = decodeWith(enc, raw)
-		} else if utf8.Valid(raw) {
-			out, cs = raw, Charset{"utf-8", "default"}
-		} else {
+		if err := binaryData(raw, cs.Name); err != nil {
+			return nil, cs, err
+		}
+		if enc == nil { // checked for binary data first: detection is slow on it
 			cs = detectCharset(raw)
-			e, _ := htmlindex.Get(cs.Name)
-			out = decodeWith(e, raw)
+			enc, _ = htmlindex.Get(cs.Name)
 		}
+		out = decodeWith(enc, raw)
 	}
 	if bad := undecodable(out); bad > MaxUndecodable {
-		return nil, cs, fmt.Errorf("%w: %.0f%% of the page cannot be decoded as %s (binary data?)", ErrInvalidUTF8, 100*bad, cs.Name)
+		return nil, cs, fmt.Errorf("%w: %.0f%% of the page cannot be decoded as %s", ErrInvalidUTF8, 100*bad, cs.Name)
 	}
 	return clean(out), cs, nil
 }
 
-// declared returns the encoding raw declares (by its byte-order mark,
-// contentType or, for HTML, a <meta> charset), or nil.
-func declared(raw []byte, contentType string, html bool) (encoding.Encoding, Charset) {
+func utf16Name(order textunicode.Endianness) string {
+	if order == textunicode.BigEndian {
+		return "utf-16be"
+	}
+	return "utf-16le"
+}
+
+// binaryData returns an error wrapping ErrNotText when raw, to be decoded in
+// the encoding name, is binary data rather than text (see Decode), or nil.
+func binaryData(raw []byte, name string) error {
+	sample := raw[:min(len(raw), 4<<10)]
+	if strings.HasPrefix(name, "utf-16") {
+		order := textunicode.LittleEndian
+		if name == "utf-16be" {
+			order = textunicode.BigEndian
+		}
+		sample = bytes.TrimPrefix(bytes.TrimPrefix(sample, []byte("\xFF\xFE")), []byte("\xFE\xFF"))
+		if bad, _ := utf16Plausibility(sample, order); bad > maxImplausible {
+			return fmt.Errorf("%w: %.0f%% of the page are implausible as UTF-16", ErrNotText, 100*bad)
+		}
+		if periodic(sample) {
+			return fmt.Errorf("%w: a repeated pattern", ErrNotText)
+		}
+		return nil
+	}
+	if share := controlShare(sample); share > MaxControl {
+		return fmt.Errorf("%w: %.0f%% of the page are control bytes", ErrNotText, 100*share)
+	}
+	if compressed(sample) {
+		return fmt.Errorf("%w: compressed or random data", ErrNotText)
+	}
+	if !isASCII(sample) && periodic(sample) {
+		return fmt.Errorf("%w: a repeated pattern", ErrNotText)
+	}
+	return nil
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// declared returns the encoding raw declares (by its byte-order mark, the
+// Content-Type charset label or, for HTML, a <meta> charset), or nil, with
+// a single-byte declaration checked by singleByte.
+func declared(raw []byte, label string, html bool) (encoding.Encoding, Charset) {
 	switch {
 	case bytes.HasPrefix(raw, []byte("\xEF\xBB\xBF")):
 		return textunicode.UTF8, Charset{"utf-8", "bom"}
@@ -120,19 +227,73 @@ func declared(raw []byte, contentType string, html bool) (encoding.Encoding, Cha
 	case bytes.HasPrefix(raw, []byte("\xFE\xFF")):
 		return textunicode.UTF16(textunicode.BigEndian, textunicode.ExpectBOM), Charset{"utf-16be", "bom"}
 	}
-	if contentType != "" {
-		if _, params, err := mime.ParseMediaType(contentType); err == nil {
-			if e, name := lookup(params["charset"], true); e != nil {
-				return e, Charset{name, "header"}
-			}
+	if e, name := lookup(label, true); e != nil && (!strings.HasPrefix(name, "utf-16") || looksUTF16(raw)) {
+		// (A UTF-16 header on a page without a byte-order mark that does
+		// not look like UTF-16 is passed over.)
+		if isSingleByte(e) {
+			return singleByte(raw, e, Charset{name, "header"}, html)
 		}
+		return e, Charset{name, "header"}
 	}
 	if html {
 		if e, name := lookup(metaCharset(raw), false); e != nil {
+			if isSingleByte(e) {
+				return singleByte(raw, e, Charset{name, "meta"}, false)
+			}
 			return e, Charset{name, "meta"}
 		}
 	}
 	return nil, Charset{}
+}
+
+// isSingleByte reports whether e is a single-byte encoding (ISO-8859-x,
+// Windows-125x, KOI8, IBM866, Mac): one that decodes every byte to some
+// character, so that a wrong one shows no failures.
+func isSingleByte(e encoding.Encoding) bool {
+	_, ok := e.(*charmap.Charmap)
+	return ok
+}
+
+// maxClean is the share of a page's non-ASCII characters a <meta> charset
+// may fail to decode and still overrule a single-byte Content-Type charset.
+const maxClean = 0.01
+
+// singleByteMargin is how much better than a declared single-byte encoding
+// the detected one must score (see detectCharset) to overrule it.
+const singleByteMargin = 0.2
+
+// singleByte checks the single-byte encoding e that cs declares against
+// raw (see Decode) and returns the encoding to decode raw with: e, the
+// <meta> charset (with meta true, for a Content-Type declaration), UTF-8,
+// or nil to detect the encoding. For a page of ASCII, which every
+// single-byte encoding of the web decodes as UTF-8 does, it returns UTF-8
+// under cs's name, to take the fast path.
+func singleByte(raw []byte, e encoding.Encoding, cs Charset, meta bool) (encoding.Encoding, Charset) {
+	if meta {
+		if m, name := lookup(metaCharset(raw), false); m != nil && name != cs.Name {
+			if isSingleByte(m) || wrongShare(m, raw, decodeWith(m, raw)) <= maxClean {
+				return m, Charset{name, "meta"}
+			}
+		}
+	}
+	if looksUTF16(raw) {
+		return nil, Charset{}
+	}
+	if utf8.Valid(raw) {
+		if isASCII(raw) {
+			return textunicode.UTF8, cs
+		}
+		return textunicode.UTF8, Charset{"utf-8", "detected"}
+	}
+	if binaryData(raw, cs.Name) != nil {
+		return e, cs // refused later; detection is slow on binary data
+	}
+	sample := raw[:min(len(raw), 64<<10)]
+	best, bestScore := detectScore(sample)
+	if best != cs.Name && bestScore > charsetScore(e, judgeFor(cs.Name), sample)+singleByteMargin {
+		return nil, Charset{}
+	}
+	return e, cs
 }
 
 // lookup returns the encoding of a WHATWG label and its canonical name, or
@@ -161,11 +322,39 @@ func looksUTF16(raw []byte) bool {
 	return ok
 }
 
+// maxImplausible is the largest share of a UTF-16 page's code units that may
+// be implausible in text (see utf16Plausibility).
+const maxImplausible = 0.02
+
+// minPlausible is the smallest share of the code units of UTF-16 without a
+// byte-order mark and without the zero bytes of mostly Latin text that must
+// be ASCII text, alphabetic letters or common CJK characters (see
+// utf16Plausibility).
+const minPlausible = 0.3
+
 // utf16Order reports whether raw looks like UTF-16 without a byte-order
-// mark, and its byte order: most of a page's characters are ASCII (markup,
-// spaces, digits), and in UTF-16 each has a zero byte beside it, all on the
-// same side; other text has few zero bytes.
+// mark, and its byte order. Most of a page's characters are often ASCII
+// (markup, spaces, digits), and in UTF-16 each has a zero byte beside it,
+// all on the same side, while other text has few zero bytes; the order the
+// zero bytes tell must decode to plausible characters. A page without that
+// pattern (CJK text, or Cyrillic, Greek, ... text with little markup) is
+// UTF-16 in the order that decodes to plausible characters, a good share of
+// them ASCII, letters of the alphabets below U+2000 or common Han, kana or
+// Hangul, when it is not valid UTF-8 and has zero bytes on one side only. A
+// short pattern repeated is not UTF-16.
 func utf16Order(raw []byte) (textunicode.Endianness, bool) {
+	return utf16Detect(raw, true)
+}
+
+// utf16ByZeros is looksUTF16 by the zero bytes only: the cheap test.
+func utf16ByZeros(raw []byte) bool {
+	_, ok := utf16Detect(raw, false)
+	return ok
+}
+
+// utf16Detect is utf16Order; with checkChars false it does not look for
+// UTF-16 without the zero bytes of mostly Latin text.
+func utf16Detect(raw []byte, checkChars bool) (textunicode.Endianness, bool) {
 	sample := raw[:min(len(raw), 4096)&^1]
 	if len(sample) < 16 {
 		return textunicode.LittleEndian, false
@@ -180,13 +369,94 @@ func utf16Order(raw []byte) (textunicode.Endianness, bool) {
 		}
 	}
 	half := len(sample) / 2
+	order, zeros := textunicode.LittleEndian, false
 	switch {
 	case odd > half*3/10 && even < half/20:
-		return textunicode.LittleEndian, true
+		zeros = true
 	case even > half*3/10 && odd < half/20:
-		return textunicode.BigEndian, true
+		order, zeros = textunicode.BigEndian, true
 	}
-	return textunicode.LittleEndian, false
+	if zeros {
+		bad, _ := utf16Plausibility(sample, order)
+		return order, bad <= maxImplausible && !periodic(sample)
+	}
+	if !checkChars {
+		return order, false
+	}
+	if min(even, odd) > half/20 || validUTF8Sample(sample) && controlShare(sample) <= MaxControl {
+		return order, false
+	}
+	badLE, goodLE := utf16Plausibility(sample, textunicode.LittleEndian)
+	badBE, goodBE := utf16Plausibility(sample, textunicode.BigEndian)
+	bad, good := badLE, goodLE
+	if goodBE > goodLE {
+		order, bad, good = textunicode.BigEndian, badBE, goodBE
+	}
+	return order, bad <= maxImplausible && good >= minPlausible && !periodic(sample)
+}
+
+// validUTF8Sample reports whether sample, the first bytes of a page, is
+// valid UTF-8 but for a character cut at its end.
+func validUTF8Sample(sample []byte) bool {
+	for cut := 0; cut < utf8.UTFMax && cut <= len(sample); cut++ {
+		if utf8.Valid(sample[:len(sample)-cut]) {
+			return true
+		}
+	}
+	return false
+}
+
+// utf16Plausibility decodes sample as UTF-16 in order and returns the share
+// of its characters that are implausible in text (unpaired surrogates,
+// control characters other than white space, private use, noncharacters,
+// unassigned code points) and the share that are ASCII text, letters below
+// U+2000 (Latin, Greek, Cyrillic, Hebrew, Arabic, Indic, Thai, ...) or
+// common Han, kana or Hangul. In the wrong byte order, ASCII and those
+// letters become characters of U+2000 and above.
+func utf16Plausibility(sample []byte, order textunicode.Endianness) (bad, good float64) {
+	n, nbad, ngood := 0, 0, 0
+	unit := func(i int) rune {
+		if order == textunicode.BigEndian {
+			return rune(sample[i])<<8 | rune(sample[i+1])
+		}
+		return rune(sample[i+1])<<8 | rune(sample[i])
+	}
+	for i := 0; i+1 < len(sample); i += 2 {
+		n++
+		r := unit(i)
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			if i+3 >= len(sample) {
+				continue // cut in mid-pair
+			}
+			if lo := unit(i + 2); lo >= 0xDC00 && lo < 0xE000 {
+				i += 2 // a pair: a supplementary character
+				continue
+			}
+			nbad++
+		case r >= 0xDC00 && r < 0xE000:
+			nbad++
+		case r < 0x80:
+			if isControl(r) {
+				nbad++
+			} else {
+				ngood++
+			}
+		case r < 0xA0, r >= 0xE000 && r < 0xF900, r >= 0xFDD0 && r < 0xFDF0, r >= 0xFFFE:
+			nbad++
+		case r < 0x2000 && unicode.IsLetter(r), commonHanSet[r] || r >= 0x3041 && r <= 0x30FF || commonHangulSet[r]:
+			ngood++
+		case !unicode.IsGraphic(r) && !unicode.Is(unicode.Cf, r):
+			nbad++
+		}
+		if float64(nbad) > maxImplausible*float64(len(sample)/2) {
+			break // implausible whatever follows
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(nbad) / float64(n), float64(ngood) / float64(n)
 }
 
 // metaCharset returns the charset a <meta charset> or <meta http-equiv
@@ -351,53 +621,98 @@ var candidates = [...]struct {
 	{"windows-1252", latin1Letter},
 }
 
-// detectCharset returns the most plausible encoding of raw, which is not valid
-// UTF-8 and declares none: for each candidate, the share of the first 64 KB
-// it decodes, times the share of the decoded non-ASCII characters that its
-// language test accepts; the best product wins, earlier candidates on ties.
+// detectCharset returns the most plausible encoding of raw, which is not
+// valid UTF-8 and declares none (see detectScore).
 func detectCharset(raw []byte) Charset {
-	sample := raw[:min(len(raw), 64<<10)]
+	name, _ := detectScore(raw[:min(len(raw), 64<<10)])
+	return Charset{name, "detected"}
+}
+
+// detectScore returns the most plausible of the candidates for sample and its
+// score (see charsetScore); earlier candidates win ties.
+func detectScore(sample []byte) (string, float64) {
 	best, bestScore := "windows-1252", -1.0
 	for _, c := range candidates {
 		e, err := htmlindex.Get(c.name)
 		if err != nil {
 			continue
 		}
-		text := decodeWith(e, sample)
-		n, bad, counted, hits := 0, 0, 0, 0
-		prev := ' '
-		for _, r := range string(text) {
-			n++
-			p := prev
-			prev = r
-			if r == utf8.RuneError || isControl(r) {
-				bad++
-				continue
-			}
-			if r < 0x80 {
-				continue
-			}
-			if cnt, hit := c.judge(p, r); cnt {
-				counted++
-				if hit {
-					hits++
-				}
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		score := 1 - float64(bad)/float64(n)
-		if counted > 0 {
-			score *= 0.5 + 0.5*float64(hits)/float64(counted)
-		} else {
-			score *= 0.5
-		}
-		if score > bestScore {
+		if score := charsetScore(e, c.judge, sample); score > bestScore {
 			best, bestScore = c.name, score
 		}
 	}
-	return Charset{best, "detected"}
+	return best, bestScore
+}
+
+// charsetScore returns how plausible sample is in the encoding e, from 0 to
+// 1: the share of sample e decodes (not to U+FFFD or a control character),
+// times 0.5 plus half the share of the decoded non-ASCII characters that
+// judge accepts (0.5 when it counts none).
+func charsetScore(e encoding.Encoding, judge func(prev, r rune) (counts, hit bool), sample []byte) float64 {
+	text := decodeWith(e, sample)
+	n, bad, counted, hits := 0, 0, 0, 0
+	prev := ' '
+	for _, r := range string(text) {
+		n++
+		p := prev
+		prev = r
+		if r == utf8.RuneError || isControl(r) {
+			bad++
+			continue
+		}
+		if r < 0x80 {
+			continue
+		}
+		if cnt, hit := judge(p, r); cnt {
+			counted++
+			if hit {
+				hits++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	score := 1 - float64(bad)/float64(n)
+	if counted > 0 {
+		score *= 0.5 + 0.5*float64(hits)/float64(counted)
+	} else {
+		score *= 0.5
+	}
+	return score
+}
+
+// judgeFor returns the language test of plausibility for the single-byte
+// encoding name: a candidate's own, lowerCyrillic for the Cyrillic ones,
+// nonLatinLetter for Greek, Hebrew, Arabic and Thai, and latinLetter for
+// the others.
+func judgeFor(name string) func(prev, r rune) (bool, bool) {
+	for _, c := range candidates {
+		if c.name == name {
+			return c.judge
+		}
+	}
+	switch name {
+	case "ibm866", "iso-8859-5", "koi8-u", "x-mac-cyrillic":
+		return lowerCyrillic
+	case "iso-8859-6", "windows-1256", "iso-8859-7", "windows-1253",
+		"iso-8859-8", "iso-8859-8-i", "windows-1255", "windows-874":
+		return nonLatinLetter
+	}
+	return latinLetter
+}
+
+// latinLetter counts every non-ASCII character; a hit is a Latin letter
+// after an ASCII letter or a space (latin1Letter for all Latin alphabets).
+func latinLetter(prev, r rune) (bool, bool) {
+	return true, unicode.Is(unicode.Latin, r) && (isASCIILetter(prev) || prev == ' ')
+}
+
+// nonLatinLetter counts every non-ASCII character; a hit is a letter of
+// another script than Latin, lower case when the script has cases, not
+// after an ASCII letter.
+func nonLatinLetter(prev, r rune) (bool, bool) {
+	return true, unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) && !unicode.IsUpper(r) && !isASCIILetter(prev)
 }
 
 // commonHanSet holds the 500 most frequent characters of Chinese text, in
@@ -432,8 +747,17 @@ func judgeJapanese(_, r rune) (bool, bool) {
 // frequent Hangul syllables (EUC-KR reads most byte pairs of other CJK
 // encodings as some syllable, rarely a frequent one).
 func judgeKorean(_, r rune) (bool, bool) {
-	return true, strings.ContainsRune(commonHangul, r)
+	return true, commonHangulSet[r]
 }
+
+// commonHangulSet holds the syllables of commonHangul.
+var commonHangulSet = func() map[rune]bool {
+	m := make(map[rune]bool)
+	for _, r := range commonHangul {
+		m[r] = true
+	}
+	return m
+}()
 
 const commonHangul = "이는다의가에을를고하기지서한로으사리도어있수대자아시인나적게정해거보주우것그상일들전제부라만면내경요원과공와성동국화되장문소스여구미까마연없생위조오개및신세관니유발저모중식계선실같러함했음던비법분치드말진결간행회물방업현학체단많습"
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"mime"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -186,11 +188,17 @@ func TestDecodeControlsAndBinary(t *testing.T) {
 	for i := range bin {
 		bin[i] = byte(i * 7919 >> 3)
 	}
-	if _, err := p.Process(bin); !errors.Is(err, ErrInvalidUTF8) {
-		t.Errorf("binary data: err = %v, want ErrInvalidUTF8", err)
+	if _, err := p.Process(bin); !errors.Is(err, ErrNotText) || !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("binary data: err = %v, want ErrNotText", err)
 	}
-	if _, _, err := Decode([]byte("\x00\x01\x02\x03\x04\x05"), "", false); !errors.Is(err, ErrInvalidUTF8) {
+	if _, _, err := Decode([]byte("\x00\x01\x02\x03\x04\x05"), "", false); !errors.Is(err, ErrNotText) {
 		t.Errorf("control characters only: err = %v", err)
+	}
+	// Bytes that look like text but that even the best encoding found
+	// cannot decode are ErrInvalidUTF8, not ErrNotText (rare: the legacy
+	// single-byte encodings decode every byte).
+	if _, cs, err := Decode([]byte("p\xb8\xf2\xc0\x7f"), "", true); !errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNotText) {
+		t.Errorf("undecodable: %v, err = %v, want ErrInvalidUTF8 alone", cs, err)
 	}
 }
 
@@ -213,12 +221,29 @@ type failing struct{}
 
 func (failing) Read([]byte) (int, error) { return 0, fmt.Errorf("connection reset") }
 
+// FuzzDecode checks that Decode never panics, returns valid UTF-8 without
+// control characters or an error wrapping ErrNotText or ErrInvalidUTF8, and
+// that ErrNotText is consistent: a media type that is not text, or a magic
+// number in front, always gives it; a text media type without a charset, or
+// one that says nothing, gives what no Content-Type gives; the Pipeline
+// refuses what Decode refuses.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("<p>caf\xe9</p>"), "")
 	f.Add([]byte("\xFF\xFEh\x00i\x00"), "")
 	f.Add([]byte("<meta charset=shift_jis>\x82\xa0"), "")
 	f.Add([]byte("abc\x00def"), "text/plain; charset=koi8-r")
 	f.Add([]byte("\x81\x40\x81"), "text/html; charset=gbk")
+	f.Add([]byte("%PDF-1.4\n1 0 obj"), "application/pdf")
+	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00"), "text/html")
+	f.Add([]byte("\xff\xd8\xff\xe0\x00\x10JFIF"), "")
+	f.Add([]byte("<p>\xd5\xe2\xca\xc7</p>"), "text/html; charset=ISO-8859-1")
+	f.Add([]byte("<meta charset=gbk><p>\xd5\xe2\xca\xc7</p>"), "text/html; charset=windows-1252")
+	f.Add([]byte("<p>\xe4\xb8\xad\xe6\x96\x87</p>"), "text/html; charset=iso-8859-1")
+	f.Add([]byte("\x11\x80\x87\x65\x2f\x66\x2c\x00\x6d\x8b\xd5\x8b\x02\x30"), "")
+	f.Add(bytes.Repeat([]byte{0xAB, 0x00}, 64), "")
+	f.Add([]byte("<p>x</p>"), "image/png")
+	f.Add([]byte("<p>x</p>"), "application/octet-stream")
+	var p Pipeline
 	f.Fuzz(func(t *testing.T, raw []byte, ct string) {
 		if len(raw) > 1<<16 {
 			return
@@ -228,18 +253,69 @@ func FuzzDecode(f *testing.F) {
 			if !errors.Is(err, ErrInvalidUTF8) {
 				t.Fatalf("error %v is not ErrInvalidUTF8", err)
 			}
-			return
+		} else {
+			if !utf8.Valid(out) {
+				t.Fatalf("Decode(%q) = %q (%v): not valid UTF-8", raw, out, cs)
+			}
+			if len(out) > 4*len(raw)+16 {
+				t.Fatalf("Decode grew %d bytes into %d", len(raw), len(out))
+			}
+			for _, r := range string(out) {
+				if isControl(r) {
+					t.Fatalf("Decode(%q) left control %U", raw, r)
+				}
+			}
 		}
-		if !utf8.Valid(out) {
-			t.Fatalf("Decode(%q) = %q (%v): not valid UTF-8", raw, out, cs)
+		notText := errors.Is(err, ErrNotText)
+		if mt, _, perr := mime.ParseMediaType(ct); perr == nil && !textMediaType(mt) && !notText {
+			t.Fatalf("Decode(%q, %q) = %v: media type %s is not text", raw, ct, err, mt)
 		}
-		if len(out) > 4*len(raw)+16 {
-			t.Fatalf("Decode grew %d bytes into %d", len(raw), len(out))
+		if _, _, err := Decode(append([]byte("%PDF-"), raw...), "", true); !errors.Is(err, ErrNotText) {
+			t.Fatalf("a PDF: %v", err)
 		}
-		for _, r := range string(out) {
-			if isControl(r) {
-				t.Fatalf("Decode(%q) left control %U", raw, r)
+		if _, _, err := Decode(append([]byte("\xff\xd8\xff"), raw...), "text/html", false); !errors.Is(err, ErrNotText) {
+			t.Fatalf("a JPEG: %v", err)
+		}
+		_, cs0, err0 := Decode(raw, "", true)
+		for _, same := range []string{"text/html", "application/octet-stream"} {
+			out1, cs1, err1 := Decode(raw, same, true)
+			if cs1 != cs0 || (err1 == nil) != (err0 == nil) || errors.Is(err1, ErrNotText) != errors.Is(err0, ErrNotText) {
+				t.Fatalf("Decode(%q) as %q = %v, %v; without a Content-Type %v, %v", raw, same, cs1, err1, cs0, err0)
+			}
+			if ct == "" && err == nil && !bytes.Equal(out1, out) {
+				t.Fatalf("Decode(%q) as %q differs", raw, same)
+			}
+		}
+		if len(raw) > 0 {
+			if _, perr := p.ProcessHTML(raw); errors.Is(perr, ErrNotText) != errors.Is(err0, ErrNotText) {
+				t.Fatalf("ProcessHTML(%q) = %v; Decode %v", raw, perr, err0)
 			}
 		}
 	})
+}
+
+// BenchmarkDecode measures the decoding step as the Pipeline runs it on the
+// real UTF-8 pages of testdata: without a Content-Type, with a
+// "text/html; charset=utf-8" one, and with a wrong "charset=ISO-8859-1".
+func BenchmarkDecode(b *testing.B) {
+	for _, bc := range []struct{ name, file, ct string }{
+		{"en-85KB", "testdata/postgresql-functions-datetime.html", ""},
+		{"en-85KB-header", "testdata/postgresql-functions-datetime.html", "text/html; charset=utf-8"},
+		{"zh-50KB", "testdata/debian-reference-virtualized-system.zh.html", ""},
+		{"zh-50KB-latin1-header", "testdata/debian-reference-virtualized-system.zh.html", "text/html; charset=ISO-8859-1"},
+	} {
+		raw, err := os.ReadFile(bc.file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := decode(raw, bc.ct, true, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

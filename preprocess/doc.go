@@ -34,14 +34,25 @@
 //  2. HTML or text: Process sniffs (a leading tag or a common tag in the first
 //     KiB means HTML); ProcessHTML and ProcessText skip the sniffing, and
 //     ProcessContent takes it from the HTTP Content-Type.
-//  3. Decoding (Decode): the byte-order mark, then the Content-Type charset
-//     (ProcessContent, ProcessReader), then a <meta> charset, then UTF-8 when
-//     the page is valid UTF-8, else the most plausible legacy encoding
-//     (GB18030/GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R, Windows-1251,
-//     Windows-1252; UTF-16 without a mark by its zero bytes). Undecodable
-//     bytes become U+FFFD, NUL and other control characters spaces; binary
-//     data (more than MaxControl control bytes or MaxUndecodable
-//     undecodable characters) gives ErrInvalidUTF8.
+//  3. Decoding (Decode): first what is not text is refused with ErrNotText
+//     (which errors.Is also matches to ErrInvalidUTF8): a Content-Type whose
+//     media type is not a text type (text/*, */html, */xml, */json, *+xml,
+//     *+json, JavaScript; an empty, unparsable or application/octet-stream
+//     one leaves it to the bytes), the magic number of a binary format (PDF,
+//     gzip, zip, PNG, JPEG, ...), compressed or random data, more than
+//     MaxControl control bytes, UTF-16 that decodes to implausible
+//     characters. Then the encoding: the byte-order mark, then the
+//     Content-Type charset (ProcessContent, ProcessReader), then a <meta>
+//     charset, then UTF-8 when the page is valid UTF-8, then UTF-16 without
+//     a mark (by its zero bytes, or by its characters for CJK text), else the
+//     most plausible legacy encoding (GB18030/GBK, Big5, Shift_JIS, EUC-JP,
+//     EUC-KR, KOI8-R, Windows-1251, Windows-1252). A declared single-byte
+//     charset (ISO-8859-1, Windows-125x, KOI8, ...) that the page belies
+//     gives way to a clean <meta> charset, UTF-8, UTF-16 or detection; a
+//     multi-byte one that fails on much of the page, to detection.
+//     Undecodable bytes become U+FFFD, NUL and other control characters
+//     spaces; a page more than MaxUndecodable of which cannot be decoded
+//     gives ErrInvalidUTF8.
 //  4. Visible text (AppendHTMLText, AppendPlainText): the streaming
 //     golang.org/x/net/html Tokenizer; script, style, noscript, template,
 //     iframe, title and comments dropped; entities decoded; white space

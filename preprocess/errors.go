@@ -10,9 +10,22 @@ var (
 	// style, comments and markup are removed.
 	ErrEmpty = errors.New("preprocess: no visible text")
 
-	// ErrInvalidUTF8 reports input that is not valid UTF-8 (and, for HTML,
-	// declares no charset that the pipeline can decode cheaply).
+	// ErrInvalidUTF8 reports input that cannot be read as text: more than
+	// MaxUndecodable of it cannot be decoded in the encoding Decode chose
+	// (rare on its own, since the legacy single-byte encodings decode every
+	// byte: a few bytes that no encoding reads well).
+	// Every error wrapping ErrNotText matches ErrInvalidUTF8 too, so code
+	// that tests for ErrInvalidUTF8 alone still refuses every page that is
+	// not text; test for ErrNotText first to tell the two apart.
 	ErrInvalidUTF8 = errors.New("preprocess: invalid UTF-8")
+
+	// ErrNotText reports input that is not text at all, whatever its bytes
+	// could be decoded as: a Content-Type whose media type is not a text
+	// type (see Decode), the magic number of a binary format (PDF, gzip,
+	// JPEG, ...), compressed or random data, more than MaxControl control
+	// bytes, or UTF-16 that decodes to implausible characters.
+	// errors.Is(err, ErrInvalidUTF8) is also true for it.
+	ErrNotText error = notText{}
 
 	// ErrTooLarge reports input longer than Options.MaxBytes.
 	ErrTooLarge = errors.New("preprocess: page too large")
@@ -20,3 +33,13 @@ var (
 	// ErrInvalidOption reports an Options value that New rejects.
 	ErrInvalidOption = errors.New("preprocess: invalid option")
 )
+
+// notText is ErrNotText's type: a comparable value that is also
+// ErrInvalidUTF8 for errors.Is.
+type notText struct{}
+
+func (notText) Error() string { return "preprocess: not text" }
+
+// Is makes errors.Is(ErrNotText, ErrInvalidUTF8) true: binary data was
+// reported as ErrInvalidUTF8 before ErrNotText existed.
+func (notText) Is(target error) bool { return target == ErrInvalidUTF8 }
