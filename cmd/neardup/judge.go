@@ -2,18 +2,29 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"strconv"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 )
+
+// inputs yields the pages of every source in order.
+func inputs(srcs []source, o readOptions) iter.Seq[item] {
+	return func(yield func(item) bool) {
+		for _, s := range srcs {
+			if !readSource(s, o, yield) {
+				return
+			}
+		}
+	}
+}
 
 // deduper reads pages with workers goroutines and judges them in input
 // order.
@@ -23,11 +34,13 @@ type deduper struct {
 	workers int
 	verbose bool
 	log     io.Writer
-	groups  *groups
+	emit    *emitter
+	out     *pageWriter       // nil without -out
+	ids     map[string]string // id → where the run first met it
 
-	start                                  time.Time
-	pages, kept, known, dups, skip, failed int
-	bytes                                  int64
+	start                                           time.Time
+	pages, kept, known, dups, refused, skip, failed int
+	bytes                                           int64
 }
 
 // prepared is an item after preprocessing, numbered in input order.
@@ -38,7 +51,7 @@ type prepared struct {
 	err error
 }
 
-func (d *deduper) run(ctx context.Context, in iter.Seq[item], tick <-chan time.Time) error {
+func (d *deduper) run(ctx context.Context, in iter.Seq[item], prog *progress) error {
 	d.start = time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -74,6 +87,9 @@ func (d *deduper) run(ctx context.Context, in iter.Seq[item], tick <-chan time.T
 	}
 	go func() { wg.Wait(); close(done) }()
 
+	tick, stop := prog.ticker()
+	defer stop()
+	defer prog.finish(d)
 	// Judge in input order: hold pages that arrive early.
 	held := make(map[int]prepared)
 	next := 0
@@ -82,7 +98,7 @@ func (d *deduper) run(ctx context.Context, in iter.Seq[item], tick <-chan time.T
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick:
-			fmt.Fprintln(d.log, d.progress())
+			prog.show(d)
 		case p, ok := <-done:
 			if !ok {
 				return nil
@@ -95,7 +111,9 @@ func (d *deduper) run(ctx context.Context, in iter.Seq[item], tick <-chan time.T
 				}
 				delete(held, next)
 				next++
-				d.judge(q)
+				if err := d.judge(q); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -116,46 +134,85 @@ func (d *deduper) prepare(p *prepared) {
 	}
 }
 
-// judge decides one page, in input order.
-func (d *deduper) judge(p prepared) {
+// judge decides one page, in input order. Its verdict is final: it is
+// written at once and never revised. It returns an error only when an
+// output cannot be written.
+func (d *deduper) judge(p prepared) error {
 	it := p.it
 	switch {
 	case it.Skip != "":
 		d.skip++
 		d.say("skipped %s: %s", it.ID, it.Skip)
-		return
-	case it.Err != nil:
+		return nil
+	case it.Err != nil && failed(it.Err):
 		d.failed++
-		fmt.Fprintf(d.log, "error %s: %v\n", it.ID, it.Err)
-		return
+		fmt.Fprintf(d.log, "error: %v\n", it.Err)
+		return nil
+	}
+	if first, ok := d.ids[it.ID]; ok {
+		d.failed++
+		fmt.Fprintf(d.log, "error: %s: %v: %q (first at %s)\n", it.Where, errReusedID, it.ID, first)
+		return nil
+	}
+	d.ids[it.ID] = it.Where
+	if it.Err == nil {
+		it.Err = p.err
+	}
+	if it.Err != nil {
+		d.refused++
+		fmt.Fprintf(d.log, "refused %s (%s): %v\n", it.ID, it.Where, it.Err)
+		return nil
 	}
 	d.pages++
 	d.bytes += int64(len(it.Body))
-	if p.err != nil {
-		d.failed++
-		fmt.Fprintf(d.log, "error %s: %v\n", it.ID, p.err)
-		return
-	}
-	// A page kept under this id (by an earlier run, or earlier in this
-	// input) that has not changed is known; a changed one replaces it.
+	// A page kept under this id by an earlier run that has not changed is
+	// known (the known-page idiom); a changed one replaces it.
 	if ms, err := d.det.Verify(p.doc, []neardup.Match{{ID: it.ID}}); err == nil && len(ms) == 1 {
 		d.known++
 		d.say("known %s", it.ID)
-		return
+		return d.keep(it, p.doc)
 	}
-	ms, kept, err := d.det.Replace(p.doc)
+	// A page that nearly duplicates a kept one is judged by Match, which
+	// changes nothing: offering it again, in this run or the next, teaches
+	// the detector nothing (minhash's template model learns only from the
+	// pages it keeps), so its verdict does not drift from run to run. A
+	// changed page that now duplicates another one is forgotten, as Replace
+	// would.
+	ms, err := d.det.Match(p.doc)
+	ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == it.ID })
+	kept := false
+	if err == nil && len(ms) == 0 {
+		ms, kept, err = d.det.Replace(p.doc)
+	} else if err == nil {
+		if r, ok := d.det.(neardup.Remover); ok {
+			if rerr := r.Remove(it.ID); rerr != nil && !errors.Is(rerr, neardup.ErrUnknownID) {
+				err = rerr
+			}
+		}
+	}
 	switch {
 	case err != nil:
-		d.failed++
-		fmt.Fprintf(d.log, "error %s: %v\n", it.ID, err)
+		d.refused++
+		fmt.Fprintf(d.log, "refused %s (%s): %v\n", it.ID, it.Where, err)
 	case kept:
 		d.kept++
 		d.say("kept %s", it.ID)
+		return d.keep(it, p.doc)
 	case len(ms) > 0:
 		d.dups++
-		d.groups.add(ms[0], it.ID)
-		d.say("duplicate %s of %s (%.4g %s)", it.ID, ms[0].ID, ms[0].Score, ms[0].Measure)
+		m := ms[0]
+		d.say("near-duplicate %s of %s (%v %s)", it.ID, m.ID, round(m.Score), m.Measure)
+		return d.emit.dup(m.ID, it.ID, m.Score, m.Measure.String())
 	}
+	return nil
+}
+
+// keep writes a kept or known page to the -out file.
+func (d *deduper) keep(it item, doc *neardup.Document) error {
+	if d.out == nil {
+		return nil
+	}
+	return d.out.write(it, doc)
 }
 
 func (d *deduper) say(format string, a ...any) {
@@ -164,62 +221,21 @@ func (d *deduper) say(format string, a ...any) {
 	}
 }
 
-func (d *deduper) progress() string {
-	s := time.Since(d.start).Seconds()
-	return fmt.Sprintf("%d pages (%.0f/s, %.1f MB/s): %d kept, %d known, %d near-duplicates, %d errors, %d skipped",
-		d.pages, float64(d.pages)/s, float64(d.bytes)/s/1e6, d.kept, d.known, d.dups, d.failed, d.skip)
+func (d *deduper) counts() string {
+	s := fmt.Sprintf("%d pages: %d kept, %d known, %d near-duplicates, %d refused, %d skipped",
+		d.pages, d.kept, d.known, d.dups, d.refused, d.skip)
+	if d.failed > 0 {
+		s += fmt.Sprintf(", %d inputs failed", d.failed)
+	}
+	return s
 }
 
 func (d *deduper) summary() string {
-	return fmt.Sprintf("%s; %d groups with near-duplicates, in %.1fs",
-		d.progress(), d.groups.count(), time.Since(d.start).Seconds())
+	sec := time.Since(d.start).Seconds()
+	return fmt.Sprintf("%s; %d groups with near-duplicates, in %.1fs (%.0f pages/s, %.1f MB/s)",
+		d.counts(), d.emit.groupCount(), sec, float64(d.pages)/sec, float64(d.bytes)/sec/1e6)
 }
 
-// groups maps a kept page to its near-duplicates, in the order kept pages
-// first got one.
-type groups struct {
-	order []string
-	dups  map[string][]dupEntry
-}
-
-type dupEntry struct {
-	ID       string  `json:"id"`
-	Distance float64 `json:"distance"`
-	Measure  string  `json:"measure"`
-}
-
-func newGroups() *groups { return &groups{dups: make(map[string][]dupEntry)} }
-
-func (g *groups) add(of neardup.Match, id string) {
-	if _, ok := g.dups[of.ID]; !ok {
-		g.order = append(g.order, of.ID)
-	}
-	g.dups[of.ID] = append(g.dups[of.ID], dupEntry{ID: id, Distance: of.Score, Measure: of.Measure.String()})
-}
-
-func (g *groups) count() int { return len(g.order) }
-
-func (g *groups) write(w io.Writer, format string) error {
-	if format == "csv" {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"kept", "duplicate", "distance", "measure"})
-		for _, k := range g.order {
-			for _, e := range g.dups[k] {
-				cw.Write([]string{k, e.ID, strconv.FormatFloat(e.Distance, 'g', 6, 64), e.Measure})
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, k := range g.order {
-		if err := enc.Encode(struct {
-			Kept       string     `json:"kept"`
-			Duplicates []dupEntry `json:"duplicates"`
-		}{k, g.dups[k]}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// round rounds a distance to 3 decimals, so that 0.20499999999999996 is
+// written 0.205.
+func round(x float64) float64 { return math.Round(x*1000) / 1000 }

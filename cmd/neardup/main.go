@@ -1,30 +1,3 @@
-// Command dedup finds the near-duplicate pages in a folder of HTML or text
-// files, a JSONL file or WARC files, and writes the groups it finds.
-//
-//	go run ./examples/dedup ./pages                       # a folder (.html, .htm, .xhtml, .txt, each maybe .gz)
-//	go run ./examples/dedup crawl.warc.gz                 # response and resource records
-//	go run ./examples/dedup -format csv pages.jsonl > groups.csv
-//	go run ./examples/dedup -state seen.snap ./today      # twice: pages kept yesterday are "known"
-//	go run ./examples/dedup -manifest corpus/manifest.tsv corpus/pages
-//
-// Pages are judged in input order (a folder in lexical order): the first page
-// of a group is kept, each later page that nearly duplicates a kept page is a
-// near-duplicate of it. Pages are read and preprocessed by -workers
-// goroutines; the detector (neardup.Recommended by default) judges them one
-// at a time in input order, so a run's output depends only on its input.
-//
-// A JSONL line is an object with "html", "text" or "content" (with
-// "content_type"), and optionally "id" and "url"; the id falls back to the
-// url, then to FILE:LINE. A WARC record's id is its WARC-Target-URI. The
-// host of a page's URL scopes the template model of neardup.Recommended, so
-// pages in a folder get URLs from -manifest (a TSV file with "file" and
-// "url" columns) when there is one.
-//
-// Groups go to standard output, one JSON object per line
-// ({"kept":ID,"duplicates":[{"id":ID,"distance":D,"measure":M},...]}) or,
-// with -format csv, one "kept,duplicate,distance,measure" row per
-// near-duplicate; only groups with at least one near-duplicate are written.
-// Progress and a summary go to standard error.
 package main
 
 import (
@@ -36,8 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
-	"time"
+	"sync/atomic"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/editdist"
@@ -50,8 +24,8 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "dedup:", err)
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "neardup:", err)
 		os.Exit(1)
 	}
 }
@@ -60,30 +34,44 @@ func main() {
 type config struct {
 	Method   string
 	Format   string
+	Groups   bool
 	State    string
+	Out      string
 	Manifest string
 	Workers  int
 	MaxBytes int64
-	Progress time.Duration
+	Progress string
 	Verbose  bool
 	Paths    []string
 }
 
+const usage = `usage: neardup [flags] PATH...
+
+PATH is a file, a folder (walked in lexical order), a glob pattern or - for
+standard input. Each file's format is found from its content: a WARC file, a
+JSON Lines file (one page an object), or one HTML or text page, each maybe
+gzip-compressed. Near-duplicates go to standard output as they are found.
+
+flags:
+`
+
 func parse(args []string, stderr io.Writer) (config, error) {
 	var c config
-	fl := flag.NewFlagSet("dedup", flag.ContinueOnError)
+	fl := flag.NewFlagSet("neardup", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dedup [flags] PATH...  (folders, .jsonl and .warc files, each maybe .gz)")
+		fmt.Fprint(fl.Output(), usage)
 		fl.PrintDefaults()
 	}
-	fl.StringVar(&c.Method, "method", "recommended", "detector: recommended (neardup.Recommended), shingle (normalized multiple k-shingles), simhash (64-bit SimHash, T_B = 8), ssm (top-10 keyword similarity score), editdist (Chinese: the character before each 。) or editdist-latin (the word before each . ! ?)")
-	fl.StringVar(&c.Format, "format", "jsonl", "groups on standard output as jsonl or csv")
-	fl.StringVar(&c.State, "state", "", "keep the detector's state in this file: loaded at the start, saved at the end (and on interrupt); a page kept under the same id by an earlier run and unchanged is \"known\"")
+	fl.StringVar(&c.Method, "method", "minhash", "detector: minhash (MinHash sketches of content and page with per-host templates; \"recommended\" is another name for it), shingle (normalized multiple k-shingles), simhash (64-bit SimHash, T_B = 8), ssm (top-10 keyword similarity score), editdist (Chinese: the character before each 。) or editdist-latin (the word before each . ! ?)")
+	fl.StringVar(&c.Format, "format", "jsonl", "near-duplicates on standard output as jsonl or csv")
+	fl.BoolVar(&c.Groups, "groups", false, "write one line per group (a kept page and all its near-duplicates) at the end, instead of one line per near-duplicate as it is found")
+	fl.StringVar(&c.State, "state", "", "keep the detector's state in this file: loaded at the start, saved at the end (and on interrupt) unless an input failed; a page kept under the same id by an earlier run and unchanged is \"known\"")
+	fl.StringVar(&c.Out, "out", "", "write the deduplicated pages (every page kept or known) to this file: WARC when its name ends in .warc or .warc.gz, JSON Lines otherwise; gzip-compressed when it ends in .gz")
 	fl.StringVar(&c.Manifest, "manifest", "", "TSV file with \"file\" and \"url\" columns giving the URL of each file of a folder")
 	fl.IntVar(&c.Workers, "workers", runtime.GOMAXPROCS(0), "goroutines reading and preprocessing pages")
-	fl.Int64Var(&c.MaxBytes, "maxbytes", preprocess.DefaultMaxBytes, "largest page, in bytes (larger pages are errors)")
-	fl.DurationVar(&c.Progress, "progress", 2*time.Second, "interval between progress lines on standard error (0: none)")
+	fl.Int64Var(&c.MaxBytes, "maxbytes", preprocess.DefaultMaxBytes, "largest page, in bytes (larger pages are refused)")
+	fl.StringVar(&c.Progress, "progress", "auto", "progress on standard error: auto (a bar when standard error is a terminal), bar, lines (one line every 2s, for logs) or none")
 	fl.BoolVar(&c.Verbose, "v", false, "print every page's verdict on standard error")
 	if err := fl.Parse(args); err != nil {
 		return c, err
@@ -92,30 +80,36 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	switch {
 	case len(c.Paths) == 0:
 		fl.Usage()
-		return c, errors.New("no input: give folders, .jsonl or .warc files")
+		return c, errors.New("no input: give files, folders, patterns or - (standard input)")
 	case c.Workers < 1:
 		return c, errors.New("-workers must be at least 1")
 	case c.MaxBytes < 1 || c.MaxBytes > 1<<30:
 		return c, errors.New("-maxbytes must be in [1, 1<<30]")
-	case c.Progress < 0:
-		return c, errors.New("-progress must not be negative")
 	case c.Format != "jsonl" && c.Format != "csv":
 		return c, fmt.Errorf("-format %q: want jsonl or csv", c.Format)
+	case c.Progress != "auto" && c.Progress != "bar" && c.Progress != "lines" && c.Progress != "none":
+		return c, fmt.Errorf("-progress %q: want auto, bar, lines or none", c.Progress)
 	}
 	return c, nil
 }
 
-// detector is what dedup needs of a detector.
+// detector is what the command needs of a detector.
 type detector interface {
+	neardup.Detector
 	neardup.Replacer
 	neardup.Verifier
 	neardup.Persister
 }
 
+// newMinhash makes the default detector.
+func newMinhash() (detector, error) {
+	return neardup.NewRecommended(neardup.RecommendedOptions{})
+}
+
 func newDetector(method string) (detector, error) {
 	switch method {
-	case "recommended":
-		return neardup.NewRecommended(neardup.RecommendedOptions{})
+	case "minhash", "recommended":
+		return newMinhash()
 	case "shingle":
 		return shingle.New(shingle.Options{})
 	case "simhash":
@@ -127,11 +121,27 @@ func newDetector(method string) (detector, error) {
 	case "editdist-latin":
 		return editdist.New(editdist.Options{Extractor: editdist.Latin()})
 	}
-	return nil, fmt.Errorf("-method %q: want recommended, shingle, simhash, ssm, editdist or editdist-latin", method)
+	return nil, fmt.Errorf("-method %q: want minhash, shingle, simhash, ssm, editdist or editdist-latin", method)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// run is the command: it returns nil when every input was read and every
+// output written. When an input failed it still judges the others, then
+// returns an error without saving the state or the -out file.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -139,7 +149,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(min(c.MaxBytes, 1<<30))})
+	pipe, err := preprocess.New(preprocess.Options{MaxBytes: int(c.MaxBytes)})
+	if err != nil {
+		return err
+	}
+	ro := readOptions{MaxBytes: c.MaxBytes, Stdin: stdin, Read: new(atomic.Int64)}
+	// The command's own files are not pages of a folder it reads.
+	skip := make(map[string]bool)
+	for _, p := range []string{c.Manifest, c.State, c.Out} {
+		if abs, err := filepath.Abs(p); p != "" && err == nil {
+			skip[abs] = true
+		}
+	}
+	if c.Manifest != "" {
+		if ro.URLs, err = readManifest(c.Manifest); err != nil {
+			return err
+		}
+	}
+	// Every path is checked before any page is judged: a mistyped one
+	// fails the run at once, and no state is written.
+	srcs, err := expand(c.Paths, skip)
 	if err != nil {
 		return err
 	}
@@ -155,20 +184,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "loaded the state in %s\n", c.State)
 		}
 	}
-	ro := readOptions{MaxBytes: c.MaxBytes}
-	if c.Manifest != "" {
-		if ro.URLs, err = readManifest(c.Manifest); err != nil {
+	var out *pageWriter
+	if c.Out != "" {
+		if out, err = createPageWriter(c.Out); err != nil {
 			return err
 		}
+		defer out.abort() // a no-op once committed
 	}
-	d := &deduper{det: det, pipe: pipe, workers: c.Workers, verbose: c.Verbose, log: stderr, groups: newGroups()}
-	var tick <-chan time.Time
-	if c.Progress > 0 {
-		t := time.NewTicker(c.Progress)
-		defer t.Stop()
-		tick = t.C
+	em := newEmitter(stdout, c.Format, c.Groups)
+	mode := c.Progress
+	if mode == "auto" {
+		mode = "none"
+		if isTerminal(stderr) {
+			mode = "bar"
+		}
 	}
-	runErr := d.run(ctx, inputs(c.Paths, ro), tick)
+	d := &deduper{det: det, pipe: pipe, workers: c.Workers, verbose: c.Verbose, log: stderr,
+		emit: em, out: out, ids: make(map[string]string)}
+	prog := newProgress(mode, stderr, srcs, ro.Read)
+	runErr := d.run(ctx, inputs(srcs, ro), prog)
+	if err := em.close(); err != nil {
+		runErr = errors.Join(runErr, fmt.Errorf("writing the near-duplicates: %w", err))
+	}
+	fmt.Fprintln(stderr, d.summary())
+	if d.failed > 0 {
+		// What was judged after a broken input may be judged again once it
+		// is fixed: nothing of this run is kept.
+		msg := fmt.Sprintf("%d inputs failed", d.failed)
+		if c.State != "" {
+			msg += "; the state was not saved"
+		}
+		if out != nil {
+			msg += "; no -out file was written"
+		}
+		return errors.Join(runErr, errors.New(msg))
+	}
+	if out != nil {
+		if err := out.commit(); err != nil {
+			return errors.Join(runErr, err)
+		}
+	}
 	if c.State != "" {
 		// Saved on interrupt too: what was kept so far stays kept.
 		if err := neardup.SaveFile(c.State, saved); err != nil {
@@ -176,9 +231,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "saved the state in %s\n", c.State)
 	}
-	if err := d.groups.write(stdout, c.Format); err != nil {
-		return errors.Join(runErr, err)
-	}
-	fmt.Fprintln(stderr, d.summary())
 	return runErr
 }
