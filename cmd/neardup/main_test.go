@@ -138,7 +138,6 @@ func (w *warcWriter) response(uri string, status int, header string, body []byte
 	w.record("response", uri, "application/http;msgtype=response", append([]byte(msg), body...))
 }
 
-
 func gzippedBytes(b []byte) []byte {
 	var buf bytes.Buffer
 	z := gzip.NewWriter(&buf)
