@@ -1,0 +1,14 @@
+module github.com/neardup/neardup/cmd/neardup
+
+go 1.26
+
+require github.com/neardup/neardup v0.0.0-00010101000000-000000000000
+
+require (
+	github.com/bits-and-blooms/bitset v1.29.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/kljensen/snowball v0.10.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// inputs yields the pages of every source in order.
+func inputs(srcs []source, o readOptions) iter.Seq[item] {
+	return func(yield func(item) bool) {
+		for _, s := range srcs {
+			if !readSource(s, o, yield) {
+				return
+			}
+		}
+	}
+}
+
+// deduper reads pages with workers goroutines and judges them in input
+// order.
+type deduper struct {
+	det     detector
+	pipe    *preprocess.Pipeline
+	workers int
+	verbose bool
+	log     io.Writer
+	emit    *emitter
+	out     *pageWriter       // nil without -out
+	ids     map[string]string // id → where the run first met it
+
+	start                                           time.Time
+	pages, kept, known, dups, refused, skip, failed int
+	bytes                                           int64
+}
+
+// prepared is an item after preprocessing, numbered in input order.
+type prepared struct {
+	seq int
+	it  item
+	doc *neardup.Document
+	err error
+}
+
+func (d *deduper) run(ctx context.Context, in iter.Seq[item], prog *progress) error {
+	d.start = time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan prepared, 2*d.workers)
+	done := make(chan prepared, 2*d.workers)
+
+	go func() { // reader: inputs in order
+		defer close(jobs)
+		seq := 0
+		for it := range in {
+			select {
+			case jobs <- prepared{seq: seq, it: it}:
+				seq++
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range d.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				d.prepare(&p)
+				select {
+				case done <- p:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	tick, stop := prog.ticker()
+	defer stop()
+	defer prog.finish(d)
+	// Judge in input order: hold pages that arrive early.
+	held := make(map[int]prepared)
+	next := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick:
+			prog.show(d)
+		case p, ok := <-done:
+			if !ok {
+				return nil
+			}
+			held[p.seq] = p
+			for {
+				q, ok := held[next]
+				if !ok {
+					break
+				}
+				delete(held, next)
+				next++
+				if err := d.judge(q); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// prepare preprocesses a page and computes the detector's features of it,
+// which the Document caches: the costly part of judging it, done in
+// parallel.
+func (d *deduper) prepare(p *prepared) {
+	if p.it.Err != nil || p.it.Skip != "" {
+		return
+	}
+	p.doc, p.err = neardup.NewDocumentContent(d.pipe, p.it.ID, p.it.URL, p.it.ContentType, p.it.Body)
+	if p.err == nil {
+		// Verify extracts (and caches) the features before it looks the
+		// candidate up; its answer is asked again in order by judge.
+		_, p.err = d.det.Verify(p.doc, []neardup.Match{{ID: p.it.ID}})
+	}
+}
+
+// judge decides one page, in input order. Its verdict is final: it is
+// written at once and never revised. It returns an error only when an
+// output cannot be written.
+func (d *deduper) judge(p prepared) error {
+	it := p.it
+	switch {
+	case it.Skip != "":
+		d.skip++
+		d.say("skipped %s: %s", it.ID, it.Skip)
+		return nil
+	case it.Err != nil && failed(it.Err):
+		d.failed++
+		fmt.Fprintf(d.log, "error: %v\n", it.Err)
+		return nil
+	}
+	if first, ok := d.ids[it.ID]; ok {
+		d.failed++
+		fmt.Fprintf(d.log, "error: %s: %v: %q (first at %s)\n", it.Where, errReusedID, it.ID, first)
+		return nil
+	}
+	d.ids[it.ID] = it.Where
+	if it.Err == nil {
+		it.Err = p.err
+	}
+	if it.Err != nil {
+		d.refused++
+		fmt.Fprintf(d.log, "refused %s (%s): %v\n", it.ID, it.Where, it.Err)
+		return nil
+	}
+	d.pages++
+	d.bytes += int64(len(it.Body))
+	// A page kept under this id by an earlier run that has not changed is
+	// known (the known-page idiom); a changed one replaces it.
+	if ms, err := d.det.Verify(p.doc, []neardup.Match{{ID: it.ID}}); err == nil && len(ms) == 1 {
+		d.known++
+		d.say("known %s", it.ID)
+		return d.keep(it, p.doc)
+	}
+	// A page that nearly duplicates a kept one is judged by Match, which
+	// changes nothing: offering it again, in this run or the next, teaches
+	// the detector nothing (minhash's template model learns only from the
+	// pages it keeps), so its verdict does not drift from run to run. A
+	// changed page that now duplicates another one is forgotten, as Replace
+	// would.
+	ms, err := d.det.Match(p.doc)
+	ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == it.ID })
+	kept := false
+	if err == nil && len(ms) == 0 {
+		ms, kept, err = d.det.Replace(p.doc)
+	} else if err == nil {
+		if r, ok := d.det.(neardup.Remover); ok {
+			if rerr := r.Remove(it.ID); rerr != nil && !errors.Is(rerr, neardup.ErrUnknownID) {
+				err = rerr
+			}
+		}
+	}
+	switch {
+	case err != nil:
+		d.refused++
+		fmt.Fprintf(d.log, "refused %s (%s): %v\n", it.ID, it.Where, err)
+	case kept:
+		d.kept++
+		d.say("kept %s", it.ID)
+		return d.keep(it, p.doc)
+	case len(ms) > 0:
+		d.dups++
+		m := ms[0]
+		d.say("near-duplicate %s of %s (%v %s)", it.ID, m.ID, round(m.Score), m.Measure)
+		return d.emit.dup(m.ID, it.ID, m.Score, m.Measure.String())
+	}
+	return nil
+}
+
+// keep writes a kept or known page to the -out file.
+func (d *deduper) keep(it item, doc *neardup.Document) error {
+	if d.out == nil {
+		return nil
+	}
+	return d.out.write(it, doc)
+}
+
+func (d *deduper) say(format string, a ...any) {
+	if d.verbose {
+		fmt.Fprintf(d.log, format+"\n", a...)
+	}
+}
+
+func (d *deduper) counts() string {
+	s := fmt.Sprintf("%d pages: %d kept, %d known, %d near-duplicates, %d refused, %d skipped",
+		d.pages, d.kept, d.known, d.dups, d.refused, d.skip)
+	if d.failed > 0 {
+		s += fmt.Sprintf(", %d inputs failed", d.failed)
+	}
+	return s
+}
+
+func (d *deduper) summary() string {
+	sec := time.Since(d.start).Seconds()
+	return fmt.Sprintf("%s; %d groups with near-duplicates, in %.1fs (%.0f pages/s, %.1f MB/s)",
+		d.counts(), d.emit.groupCount(), sec, float64(d.pages)/sec, float64(d.bytes)/sec/1e6)
+}
+
+// round rounds a distance to 3 decimals, so that 0.20499999999999996 is
+// written 0.205.
+func round(x float64) float64 { return math.Round(x*1000) / 1000 }
