@@ -2,11 +2,8 @@ package minhash
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -66,11 +63,9 @@ func blocksOf(p *preprocess.Page) []textBlock {
 		end := min(b.End, len(p.Tokens))
 		toks := p.Tokens[start:max(start, end)]
 		start = max(start, end)
-		k, ok := blockKey(b.Text)
-		if !ok {
-			continue
+		if len(toks) > 0 {
+			blocks = append(blocks, textBlock{furniture: b.Kind != preprocess.Content, tokens: toks})
 		}
-		blocks = append(blocks, textBlock{key: k, furniture: isFurniture(b), tokens: toks})
 	}
 	return blocks
 }
@@ -80,10 +75,6 @@ func linesOf(p *preprocess.Page) []textBlock {
 	var blocks []textBlock
 	var toks []string
 	for line := range strings.Lines(p.Text) {
-		k, ok := blockKey(line)
-		if !ok {
-			continue
-		}
 		start := len(toks)
 		toks = preprocess.AppendTokens(toks, line)
 		j := start
@@ -94,7 +85,9 @@ func linesOf(p *preprocess.Page) []textBlock {
 			}
 		}
 		toks = toks[:j]
-		blocks = append(blocks, textBlock{key: k, tokens: toks[start:j:j]})
+		if j > start {
+			blocks = append(blocks, textBlock{tokens: toks[start:j:j]})
+		}
 	}
 	return blocks
 }
@@ -106,15 +99,22 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 	}
 	f := feature{host: d.Host, exact: xxhash.Sum64String(d.Page.Text)}
 	pb, cb := NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)
-	for i, blk := range blocks {
+	for i := range blocks {
+		blk := &blocks[i]
 		cb.SetTag(uint32(i))
+		key := uint64(len(blk.tokens))
 		for _, t := range blk.tokens {
 			th := xxhash.Sum64String(t)
 			pb.AddHash(th)
 			if !blk.furniture {
 				cb.AddHash(th)
 			}
+			if t[0] >= '0' && t[0] <= '9' {
+				th = 0 // numbers: "page 3 of 12" and "page 4 of 12" are one block
+			}
+			key = (key ^ th) * 0x9e3779b97f4a7c15
 		}
+		blk.key = uint32(key>>32 ^ key)
 	}
 	f.page = pb.Sketch()
 	if cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens() {
@@ -143,47 +143,4 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 		f.tags[i] = uint8(j)
 	}
 	return f, nil
-}
-
-// blockKey returns the key of a block of text as the template model compares
-// blocks: lower-cased, white space collapsed, digits as 0 (so "Page 3 of
-// 12" and "Page 4 of 12" are one block); false for a block with no letter
-// or digit.
-func blockKey(text string) (uint32, bool) {
-	var buf [256]byte
-	b := buf[:0]
-	space, any := false, false
-	for _, r := range text {
-		switch {
-		case unicode.IsSpace(r):
-			space = true
-			continue
-		case unicode.IsDigit(r):
-			r = '0'
-			any = true
-		case unicode.IsLetter(r):
-			r = unicode.ToLower(r)
-			any = true
-		}
-		if space && len(b) > 0 {
-			b = append(b, ' ')
-		}
-		space = false
-		b = utf8.AppendRune(b, r)
-	}
-	if !any {
-		return 0, false
-	}
-	x := xxhash.Sum64(b)
-	return uint32(x ^ x>>32), true
-}
-
-var zzMode = os.Getenv("ZZMODE")
-
-func isFurniture(b preprocess.Block) bool {
-	switch zzMode {
-	case "nonav":
-		return b.Kind != preprocess.Content && b.Kind != preprocess.Navigation
-	}
-	return b.Kind != preprocess.Content
 }

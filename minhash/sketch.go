@@ -51,17 +51,18 @@ func distanceT(a, b Sketch, ta, tb uint32) float64 {
 		if min(x, y) > t {
 			break
 		}
-		union++
-		switch {
-		case x < y:
-			i++
-		case y < x:
-			j++
-		default:
-			both++
-			i++
-			j++
+		// Branch-free merge step: the comparisons are unpredictable.
+		var di, dj int
+		if x <= y {
+			di = 1
 		}
+		if y <= x {
+			dj = 1
+		}
+		union++
+		both += di & dj
+		i += di
+		j += dj
 	}
 	for ; i < len(a) && a[i] <= t; i++ {
 		union++

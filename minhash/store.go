@@ -56,7 +56,7 @@ type sample struct {
 // minContentHashes hashes is returned whole.
 func (st *store) content(f *feature, m *hostModel) sample {
 	whole := sample{f.content, threshold(f.content, st.o.SketchSize)}
-	if m == nil || st.o.TemplatePages < 0 || len(m.keys) == 0 {
+	if m == nil || st.o.TemplatePages < 0 || m.ntmpl == 0 {
 		return whole
 	}
 	var tmpl [256]bool
@@ -86,12 +86,16 @@ func (st *store) page(f *feature) sample {
 	return sample{f.page, threshold(f.page, st.o.PageSketchSize)}
 }
 
-// contentDistance returns the distance of two pages' contents: of each
-// content with the other's, and — for two pages whose markup disagrees on
-// what is content, so that one's content is the other's whole page — of
-// each content with the other's whole page, the smallest.
-func contentDistance(c1, p1, c2, p2 sample) float64 {
-	return min(distance(c1, c2), distance(c1, p2), distance(p1, c2))
+// contentDistance returns the distance of two pages' contents c1 and c2,
+// or — for two pages whose markup disagrees on what is content, so that one
+// page's content is part of the other's furniture — the smallest distance of
+// a content with the other's content or whole page.
+func contentDistance(f1 *feature, c1, p1 sample, f2 *feature, c2, p2 sample) float64 {
+	c := distance(c1, c2)
+	if lo, hi := min(f1.share, f2.share), max(f1.share, f2.share); hi >= 2*lo {
+		c = min(c, distance(c1, p2), distance(p1, c2))
+	}
+	return c
 }
 
 // distance estimates the Jaccard distance of the sets two samples come from.
@@ -100,10 +104,14 @@ func distance(a, b sample) float64 { return distanceT(a.s, b.s, a.t, b.t) }
 // near returns the distance of two pages, given their content (as derived)
 // and page sketches and whether they are of one host, and whether they are
 // near-duplicates.
-func (st *store) near(c1, p1, c2, p2 sample, sameHost bool) (float64, bool) {
-	c := contentDistance(c1, p1, c2, p2)
+func (st *store) near(f1 *feature, c1 sample, f2 *feature, c2 sample) (float64, bool) {
+	p1, p2 := st.page(f1), st.page(f2)
+	c := contentDistance(f1, c1, p1, f2, c2, p2)
+	if c >= st.o.ContentGuard && c >= st.o.ContentDistance {
+		return c, false // no rule can make them near: skip the page distance
+	}
 	p := distance(p1, p2)
-	r := st.rule(c, p, sameHost)
+	r := st.rule(c, p, f1.host == f2.host)
 	return min(c, p), r == "content" || r == "page"
 }
 
@@ -143,7 +151,7 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 		}
 		e := &st.entries[h]
 		kc := st.content(&e.f, &st.models[e.host])
-		if d, ok := st.near(fc, st.page(&f), kc, st.page(&e.f), f.host == e.f.host); ok {
+		if d, ok := st.near(&f, fc, &e.f, kc); ok {
 			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: d})
 		}
 	}
@@ -158,7 +166,7 @@ func (st *store) Score(f feature, h detector.Handle) (float64, bool) {
 	st.compared.Add(1)
 	fc := st.content(&f, st.model(f.host))
 	kc := st.content(&e.f, &st.models[e.host])
-	return st.near(fc, st.page(&f), kc, st.page(&e.f), f.host == e.f.host)
+	return st.near(&f, fc, &e.f, kc)
 }
 
 func (st *store) Feature(h detector.Handle) feature { return st.entries[h].f }
@@ -177,7 +185,8 @@ func (st *store) Insert(h detector.Handle, f feature) error {
 	var changed []uint32
 	if st.o.TemplatePages >= 0 {
 		changed = m.add(f.blocks, uint32(st.o.TemplatePages), nil)
-		m.prune(maxHostBlocks)
+		m.ntmpl += len(changed)
+		m.prune(maxHostBlocks, uint32(st.o.TemplatePages))
 	}
 	m.pages = append(m.pages, uint32(h))
 	e := &st.entries[h]
@@ -198,6 +207,7 @@ func (st *store) Delete(h detector.Handle) error {
 	var changed []uint32
 	if st.o.TemplatePages >= 0 {
 		changed = m.remove(e.f.blocks, uint32(st.o.TemplatePages), nil)
+		m.ntmpl -= len(changed)
 	}
 	if i := slices.Index(m.pages, uint32(h)); i >= 0 {
 		m.pages[i] = m.pages[len(m.pages)-1]
@@ -267,7 +277,7 @@ func (st *store) explain(f *feature, h detector.Handle) Explanation {
 	e := &st.entries[h]
 	fc := st.content(f, st.model(f.host))
 	kc := st.content(&e.f, &st.models[e.host])
-	x := Explanation{Content: contentDistance(fc, st.page(f), kc, st.page(&e.f)), Page: distance(st.page(f), st.page(&e.f)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s),
+	x := Explanation{Content: contentDistance(f, fc, st.page(f), &e.f, kc, st.page(&e.f)), Page: distance(st.page(f), st.page(&e.f)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s),
 		ContentShare: float64(f.share) / 255, KeptContentShare: float64(e.f.share) / 255}
 	x.Rule = st.rule(x.Content, x.Page, f.host == e.f.host)
 	if f.exact == e.f.exact {

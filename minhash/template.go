@@ -12,6 +12,7 @@ type hostModel struct {
 	keys   []uint32 // block keys, ascending
 	counts []uint32 // counts[i]: kept pages holding keys[i]
 	pages  []uint32 // handles of the host's kept pages
+	ntmpl  int      // blocks counted at least the template threshold
 }
 
 // count returns the number of kept pages holding block k.
@@ -97,9 +98,10 @@ func (m *hostModel) remove(blocks []uint32, min uint32, changed []uint32) []uint
 // held by one kept page only (content, not template) are forgotten.
 const maxHostBlocks = 1 << 12
 
-// prune drops the blocks counted once when the host counts more than max.
-func (m *hostModel) prune(max int) {
-	if len(m.keys) <= max {
+// prune drops the blocks counted once when the host counts more than max
+// (unless one page makes a block template).
+func (m *hostModel) prune(max int, min uint32) {
+	if len(m.keys) <= max || min <= 1 {
 		return
 	}
 	j := 0
