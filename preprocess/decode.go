@@ -56,15 +56,17 @@ type Charset struct {
 //     MaxControl control bytes, compressed or random data (byte entropy
 //     close to 8 bits over a sample of 512 bytes or more), a short pattern
 //     repeated, or, for UTF-16, implausible characters (unpaired
-//     surrogates, controls, private use and unassigned code points). Valid
-//     UTF-8 is binary only by its control bytes.
+//     surrogates, controls, private use and unassigned code points). Of
+//     these tests, valid UTF-8 gets only the one of control bytes.
 //
 // The encoding is then, in order: the byte-order mark (UTF-8, UTF-16LE,
 // UTF-16BE); the charset of contentType; for HTML (html true), a charset
 // declared in a <meta> element in the first 1024 bytes; UTF-8 when raw is
 // valid UTF-8; UTF-16 without a mark, told by its zero bytes (mostly Latin
-// text: markup, digits, spaces) or by its characters (CJK text: no unpaired
-// surrogates, controls or private use, and common Han, kana or Hangul); and
+// text: markup, digits, spaces) or by its characters (CJK text, or Cyrillic,
+// Greek, ... text with little markup: no unpaired surrogates, controls or
+// private use, and a good share of ASCII, letters below U+2000 and common
+// Han, kana or Hangul); and
 // otherwise the most plausible of the encodings of the web's legacy pages
 // (GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R, Windows-1251,
 // Windows-1252), judged by how few bytes each fails to decode and how much
