@@ -132,11 +132,12 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 	if len(f.page) == 0 {
 		return feature{}, fmt.Errorf("minhash: document %q has no words: %w", d.ID, neardup.ErrNoFeatures)
 	}
-	for _, t := range tags {
-		f.blocks = append(f.blocks, blocks[t].key)
+	keys := make([]uint32, len(tags))
+	for i, t := range tags {
+		keys[i] = blocks[t].key
 	}
-	slices.Sort(f.blocks)
-	f.blocks = slices.Clip(slices.Compact(f.blocks))
+	slices.Sort(keys)
+	f.blocks = slices.Clone(slices.Compact(keys)) // exactly as long as needed: it is kept
 	f.tags = make([]uint8, len(tags))
 	for i, t := range tags {
 		j, _ := slices.BinarySearch(f.blocks, blocks[t].key)

@@ -52,8 +52,9 @@ type Index struct {
 	filed, stopped    int
 }
 
-// posting is the list of one key: its first node, and how many nodes it
-// has (stoppedList for a key that passed MaxPostings).
+// posting is the list of one key: how many IDs it has (stoppedList for a
+// key that passed MaxPostings) and its first node, or for a key of one ID
+// (most keys), that ID itself.
 type posting struct {
 	head, n int32
 }
@@ -106,23 +107,33 @@ func (x *Index) Keys(s Sketch) []uint32 {
 func (x *Index) Insert(id uint32, keys []uint32) {
 	x.ready()
 	for _, k := range keys {
-		p, ok := x.lists[k]
-		if !ok {
-			p.head = -1
-		}
-		if p.n == stoppedList {
+		p := x.lists[k]
+		switch {
+		case p.n == stoppedList:
 			continue
-		}
-		if x.maxPostings > 0 && int(p.n) >= x.maxPostings {
-			x.freeList(p.head)
+		case x.maxPostings > 0 && int(p.n) >= x.maxPostings:
+			if p.n > 1 {
+				x.freeList(p.head)
+			} else {
+				x.filed--
+			}
 			x.lists[k] = posting{head: -1, n: stoppedList}
 			x.stopped++
 			continue
+		case p.n == 0:
+			x.lists[k] = posting{head: int32(id), n: 1}
+		case p.n == 1:
+			first := x.newNode()
+			x.nodes[first] = node{id: uint32(p.head), next: -1}
+			n := x.newNode()
+			x.nodes[n] = node{id: id, next: first}
+			x.lists[k] = posting{head: n, n: 2}
+		default:
+			n := x.newNode()
+			x.nodes[n] = node{id: id, next: p.head}
+			x.lists[k] = posting{head: n, n: p.n + 1}
 		}
-		n := x.newNode()
 		x.filed++
-		x.nodes[n] = node{id: id, next: p.head}
-		x.lists[k] = posting{head: n, n: p.n + 1}
 	}
 }
 
@@ -133,6 +144,13 @@ func (x *Index) Remove(id uint32, keys []uint32) {
 	for _, k := range keys {
 		p, ok := x.lists[k]
 		if !ok || p.n == stoppedList {
+			continue
+		}
+		if p.n == 1 {
+			if uint32(p.head) == id {
+				delete(x.lists, k)
+				x.filed--
+			}
 			continue
 		}
 		prev := int32(-1)
@@ -151,11 +169,13 @@ func (x *Index) Remove(id uint32, keys []uint32) {
 			p.n--
 			break
 		}
-		if p.n == 0 {
-			delete(x.lists, k)
-		} else {
-			x.lists[k] = p
+		if p.n == 1 { // back to one ID: keep it in the posting
+			n := p.head
+			p.head = int32(x.nodes[n].id)
+			x.nodes[n] = node{next: x.free}
+			x.free = n
 		}
+		x.lists[k] = p
 	}
 }
 
@@ -169,7 +189,11 @@ func (x *Index) Candidates(keys []uint32, dst []uint32) []uint32 {
 	n := len(dst)
 	for _, k := range keys {
 		p, ok := x.lists[k]
-		if !ok {
+		switch {
+		case !ok || p.n == stoppedList:
+			continue
+		case p.n == 1:
+			dst = append(dst, uint32(p.head))
 			continue
 		}
 		for i := p.head; i >= 0; i = x.nodes[i].next {
@@ -205,3 +229,6 @@ func (x *Index) freeList(n int32) {
 		n = next
 	}
 }
+
+// stoppedKey reports whether k passed MaxPostings.
+func (x *Index) stoppedKey(k uint32) bool { return x.lists[k].n == stoppedList }

@@ -22,12 +22,44 @@ type store struct {
 	compared *atomic.Int64 // kept pages compared by Search and Score, the detector's
 }
 
-// kept is a kept page: its feature, its host's model and the index keys it
-// is filed under.
+// kept is a kept page in compact form: its page sketch, content sketch,
+// block keys and index keys in one slab, the content hashes' block indexes,
+// the hash of its text, its host's model and its content share.
 type kept struct {
-	f    feature
-	host int32
-	keys []uint32
+	data       []uint32 // page | content | blocks | keys
+	tags       []uint8
+	exact      uint64
+	host       int32
+	np, nc, nb uint16
+	share      uint8
+}
+
+// feature returns the feature of e (sharing e's memory).
+func (st *store) feature(e *kept) feature {
+	np, nc, nb := int(e.np), int(e.nc), int(e.nb)
+	return feature{
+		host:    st.models[e.host].name,
+		exact:   e.exact,
+		page:    e.data[:np:np],
+		content: e.data[np : np+nc : np+nc],
+		tags:    e.tags,
+		blocks:  e.data[np+nc : np+nc+nb : np+nc+nb],
+		share:   e.share,
+	}
+}
+
+// keys returns the index keys e is filed under.
+func (e *kept) keys() []uint32 { return e.data[int(e.np)+int(e.nc)+int(e.nb):] }
+
+// setKeys files e under keys from now on (the caller updates the index).
+func (e *kept) setKeys(keys []uint32) {
+	n := int(e.np) + int(e.nc) + int(e.nb)
+	if len(keys) != len(e.data)-n {
+		d := make([]uint32, n+len(keys))
+		copy(d, e.data[:n])
+		e.data = d
+	}
+	copy(e.data[n:], keys)
 }
 
 func newStore(o Options, compared *atomic.Int64) *store {
@@ -150,8 +182,9 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 			continue
 		}
 		e := &st.entries[h]
-		kc := st.content(&e.f, &st.models[e.host])
-		if d, ok := st.near(&f, fc, &e.f, kc); ok {
+		ef := st.feature(e)
+		kc := st.content(&ef, &st.models[e.host])
+		if d, ok := st.near(&f, fc, &ef, kc); ok {
 			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: d})
 		}
 	}
@@ -160,16 +193,21 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 
 func (st *store) Score(f feature, h detector.Handle) (float64, bool) {
 	e := &st.entries[h]
-	if e.f.exact == f.exact {
+	if e.exact == f.exact {
 		return 0, true
 	}
+	ef := st.feature(e)
 	st.compared.Add(1)
 	fc := st.content(&f, st.model(f.host))
-	kc := st.content(&e.f, &st.models[e.host])
-	return st.near(&f, fc, &e.f, kc)
+	kc := st.content(&ef, &st.models[e.host])
+	return st.near(&f, fc, &ef, kc)
 }
 
-func (st *store) Feature(h detector.Handle) feature { return st.entries[h].f }
+func (st *store) Feature(h detector.Handle) feature {
+	f := st.feature(&st.entries[h])
+	f.page, f.content, f.blocks = slices.Clone(f.page), slices.Clone(f.content), slices.Clone(f.blocks)
+	return f
+}
 
 func (st *store) Insert(h detector.Handle, f feature) error {
 	if int(h) >= len(st.entries) {
@@ -190,9 +228,15 @@ func (st *store) Insert(h detector.Handle, f feature) error {
 	}
 	m.pages = append(m.pages, uint32(h))
 	e := &st.entries[h]
-	*e = kept{f: f, host: hi}
-	e.keys = slices.Clone(st.index.Keys(st.content(&e.f, m).s))
-	st.index.Insert(uint32(h), e.keys)
+	keys := st.index.Keys(st.content(&f, m).s)
+	np, nc, nb := len(f.page), len(f.content), len(f.blocks)
+	*e = kept{data: make([]uint32, np+nc+nb+len(keys)), tags: f.tags, exact: f.exact, host: hi,
+		np: uint16(np), nc: uint16(nc), nb: uint16(nb), share: f.share}
+	copy(e.data, f.page)
+	copy(e.data[np:], f.content)
+	copy(e.data[np+nc:], f.blocks)
+	copy(e.data[np+nc+nb:], keys)
+	st.index.Insert(uint32(h), e.keys())
 	if x, ok := st.exact[f.exact]; ok {
 		st.exacts[f.exact] = append(st.exacts[f.exact], x)
 	}
@@ -206,15 +250,15 @@ func (st *store) Delete(h detector.Handle) error {
 	m := &st.models[e.host]
 	var changed []uint32
 	if st.o.TemplatePages >= 0 {
-		changed = m.remove(e.f.blocks, uint32(st.o.TemplatePages), nil)
+		changed = m.remove(st.feature(e).blocks, uint32(st.o.TemplatePages), nil)
 		m.ntmpl -= len(changed)
 	}
 	if i := slices.Index(m.pages, uint32(h)); i >= 0 {
 		m.pages[i] = m.pages[len(m.pages)-1]
 		m.pages = m.pages[:len(m.pages)-1]
 	}
-	st.index.Remove(uint32(h), e.keys)
-	st.dropExact(e.f.exact, uint32(h))
+	st.index.Remove(uint32(h), e.keys())
+	st.dropExact(e.exact, uint32(h))
 	*e = kept{}
 	st.rekey(m, changed, uint32(h))
 	return nil
@@ -252,9 +296,10 @@ func (st *store) rekey(m *hostModel, changed []uint32, skip uint32) {
 			continue
 		}
 		e := &st.entries[h]
+		ef := st.feature(e)
 		hit := false
 		for _, b := range changed {
-			if _, ok := slices.BinarySearch(e.f.blocks, b); ok {
+			if _, ok := slices.BinarySearch(ef.blocks, b); ok {
 				hit = true
 				break
 			}
@@ -262,25 +307,26 @@ func (st *store) rekey(m *hostModel, changed []uint32, skip uint32) {
 		if !hit {
 			continue
 		}
-		keys := st.index.Keys(st.content(&e.f, m).s)
-		if slices.Equal(keys, e.keys) {
+		keys := st.index.Keys(st.content(&ef, m).s)
+		if slices.Equal(keys, e.keys()) {
 			continue
 		}
-		st.index.Remove(h, e.keys)
-		e.keys = append(e.keys[:0], keys...)
-		st.index.Insert(h, e.keys)
+		st.index.Remove(h, e.keys())
+		e.setKeys(keys)
+		st.index.Insert(h, e.keys())
 	}
 }
 
 // explain compares f with the page kept under h.
 func (st *store) explain(f *feature, h detector.Handle) Explanation {
 	e := &st.entries[h]
+	ef := st.feature(e)
 	fc := st.content(f, st.model(f.host))
-	kc := st.content(&e.f, &st.models[e.host])
-	x := Explanation{Content: contentDistance(f, fc, st.page(f), &e.f, kc, st.page(&e.f)), Page: distance(st.page(f), st.page(&e.f)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s),
-		ContentShare: float64(f.share) / 255, KeptContentShare: float64(e.f.share) / 255}
-	x.Rule = st.rule(x.Content, x.Page, f.host == e.f.host)
-	if f.exact == e.f.exact {
+	kc := st.content(&ef, &st.models[e.host])
+	x := Explanation{Content: contentDistance(f, fc, st.page(f), &ef, kc, st.page(&ef)), Page: distance(st.page(f), st.page(&ef)), ContentHashes: len(fc.s), KeptContentHashes: len(kc.s),
+		ContentShare: float64(f.share) / 255, KeptContentShare: float64(ef.share) / 255}
+	x.Rule = st.rule(x.Content, x.Page, f.host == ef.host)
+	if f.exact == ef.exact {
 		x.Rule = "exact"
 	}
 	return x
