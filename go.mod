@@ -1,6 +1,6 @@
 module github.com/neardup/neardup
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/bits-and-blooms/bitset v1.29.0
