@@ -1,0 +1,20 @@
+module github.com/neardup/neardup/examples/dedup
+
+go 1.26.0
+
+require (
+	github.com/neardup/neardup v0.0.0-00010101000000-000000000000
+	github.com/nlnwa/gowarc/v2 v2.2.4
+)
+
+require (
+	github.com/bits-and-blooms/bitset v1.29.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/klauspost/compress v1.18.0 // indirect
+	github.com/kljensen/snowball v0.10.0 // indirect
+	github.com/nlnwa/whatwg-url v0.6.2 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)
