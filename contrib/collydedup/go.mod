@@ -1,4 +1,4 @@
-module github.com/neardup/neardup/examples/colly
+module github.com/neardup/neardup/contrib/collydedup
 
 go 1.26.0
 
