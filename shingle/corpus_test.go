@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/race"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -108,7 +109,7 @@ func TestCorpusRecall(t *testing.T) {
 			start := time.Now()
 			pages := loadCorpus(t, dir)
 			t.Logf("%s: %d pages preprocessed in %v", name, len(pages), time.Since(start).Round(time.Millisecond))
-			if raceEnabled {
+			if race.Enabled {
 				pages = pages[:min(len(pages), 400)]
 			}
 			vs := make([]*Vector, len(pages))

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/internal/race"
 )
 
 // TestPosMap checks posMap against the new positions counted one by one,
@@ -76,8 +78,13 @@ func TestPosMap(t *testing.T) {
 // when GOMAXPROCS > 1.
 func TestIndexMergeInvariants(t *testing.T) {
 	sizes := []int{3000, 40000, 9000, 150000, 60000}
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		sizes = sizes[:3]
+	case race.Enabled:
+		// a quarter of each size: still past powers of two and back below
+		// them (10000 > 2^13 > 2250, 37500 > 2^15 > 15000)
+		sizes = []int{750, 10000, 2250, 37500, 15000}
 	}
 	// the last: a directory over the whole key, so that tables 1 and 2
 	// leave a block out (trimTables)
