@@ -82,9 +82,9 @@ func TestIndexMergeInvariants(t *testing.T) {
 	case testing.Short():
 		sizes = sizes[:3]
 	case race.Enabled:
-		// a quarter of each size: still past powers of two and back below
-		// them (10000 > 2^13 > 2250, 37500 > 2^15 > 15000)
-		sizes = []int{750, 10000, 2250, 37500, 15000}
+		// an eighth of each size: still past powers of two and back below
+		// them (5000 > 2^12 > 1125, 18750 > 2^14 > 7500)
+		sizes = []int{375, 5000, 1125, 18750, 7500}
 	}
 	// the last: a directory over the whole key, so that tables 1 and 2
 	// leave a block out (trimTables)
