@@ -3,6 +3,7 @@ package neardup
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"sync"
@@ -92,6 +93,34 @@ func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw [
 		return nil, fmt.Errorf("neardup: document %q: %w", id, err)
 	}
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
+}
+
+// NewDocumentReader is NewDocumentContent for a page read from body (an
+// HTTP response's body, a file): it reads at most the analyzer's MaxBytes
+// and one byte more, so that an over-size page fails with an error wrapping
+// preprocess.ErrTooLarge without being read whole or processed. The bound is
+// a's Options().MaxBytes when a has that method (*preprocess.Pipeline does),
+// else preprocess.DefaultMaxBytes. An error reading body is returned wrapped
+// as it is (errors.Is works on it); body is not closed.
+func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body io.Reader) (*Document, error) {
+	if a == nil {
+		return nil, fmt.Errorf("neardup: NewDocumentReader %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
+	}
+	if body == nil {
+		return nil, fmt.Errorf("neardup: NewDocumentReader %q: nil body: %w", id, ErrInvalidOption)
+	}
+	limit := preprocess.DefaultMaxBytes
+	if o, ok := a.(interface{ Options() preprocess.Options }); ok && o.Options().MaxBytes > 0 {
+		limit = o.Options().MaxBytes
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("neardup: document %q: reading the body: %w", id, err)
+	}
+	if len(raw) > limit {
+		return nil, fmt.Errorf("neardup: document %q: %w: more than %d bytes", id, preprocess.ErrTooLarge, limit)
+	}
+	return NewDocumentContent(a, id, rawURL, contentType, raw)
 }
 
 // HostOf returns the lower-cased host name of rawURL without its port, or ""

@@ -3,6 +3,7 @@ package neardup_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -316,4 +317,80 @@ func TestHostOf(t *testing.T) {
 			t.Errorf("HostOf(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// NewDocumentReader reads at most the pipeline's MaxBytes and fails on more.
+func TestNewDocumentReader(t *testing.T) {
+	pipe, err := preprocess.New(preprocess.Options{MaxBytes: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := "<p>A page read from an HTTP response's body, not from a byte slice.</p>"
+	d, err := neardup.NewDocumentReader(pipe, "u1", "https://Example.org/a", "text/html; charset=utf-8", strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := neardup.NewDocumentContent(pipe, "u1", "https://Example.org/a", "text/html; charset=utf-8", []byte(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != "u1" || d.Host != "example.org" || string(d.Raw) != page || d.Page.Text != want.Page.Text {
+		t.Errorf("NewDocumentReader: %q %q %q %q, want the document NewDocumentContent makes", d.ID, d.Host, d.Raw, d.Page.Text)
+	}
+
+	// over MaxBytes: ErrTooLarge, having read no more than MaxBytes+1
+	body := &countingReader{r: strings.NewReader(strings.Repeat("word ", 1000))}
+	if _, err := neardup.NewDocumentReader(pipe, "big", "", "", body); !errors.Is(err, preprocess.ErrTooLarge) {
+		t.Errorf("over MaxBytes: %v, want ErrTooLarge", err)
+	}
+	if body.n > 201 {
+		t.Errorf("read %d bytes of an over-size body, want at most MaxBytes+1 = 201", body.n)
+	}
+	// exactly MaxBytes is accepted
+	if _, err := neardup.NewDocumentReader(pipe, "edge", "", "text/plain", strings.NewReader(strings.Repeat("word ", 40))); err != nil {
+		t.Errorf("exactly MaxBytes: %v", err)
+	}
+	// a read error is returned as it is
+	boom := errors.New("connection reset")
+	if _, err := neardup.NewDocumentReader(pipe, "r", "", "", io.MultiReader(strings.NewReader("<p>half"), failing{boom})); !errors.Is(err, boom) {
+		t.Errorf("failing body: %v, want its error", err)
+	}
+	// the zero Pipeline: bounded by DefaultMaxBytes
+	var zero preprocess.Pipeline
+	big := &countingReader{r: io.LimitReader(repeatReader('a'), preprocess.DefaultMaxBytes+100)}
+	if _, err := neardup.NewDocumentReader(&zero, "z", "", "", big); !errors.Is(err, preprocess.ErrTooLarge) || big.n > preprocess.DefaultMaxBytes+1 {
+		t.Errorf("zero Pipeline, over DefaultMaxBytes: %v after %d bytes", err, big.n)
+	}
+	for _, c := range []struct {
+		a    neardup.ContentAnalyzer
+		body io.Reader
+	}{{nil, strings.NewReader(page)}, {pipe, nil}} {
+		if _, err := neardup.NewDocumentReader(c.a, "x", "", "", c.body); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("nil analyzer or body: %v, want ErrInvalidOption", err)
+		}
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+type failing struct{ err error }
+
+func (f failing) Read([]byte) (int, error) { return 0, f.err }
+
+type repeatReader byte
+
+func (b repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
 }

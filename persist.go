@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/neardup/neardup/internal/snapshot"
 )
@@ -49,12 +52,30 @@ type Persister interface {
 // file in the same directory, synced, then renamed over name (and the
 // directory synced), so that a crash leaves either the old file or the new
 // one, never a torn one.
+//
+// When name is a symbolic link, the snapshot replaces the file it points to
+// (the link stays a link; a dangling link's target is created). The new file
+// keeps the permission bits of the file it replaces (not its owner or other
+// attributes); a file that did not exist is created with mode 0644 less the
+// process's umask.
 func SaveFile(name string, p io.WriterTo) (err error) {
+	name, err = resolveLinks(name)
+	if err != nil {
+		return fmt.Errorf("neardup: SaveFile: %w", err)
+	}
+	var perm fs.FileMode
+	keepPerm := false
+	if fi, err := os.Stat(name); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("neardup: SaveFile %s: not a regular file (%v)", name, fi.Mode().Type())
+		}
+		perm, keepPerm = fi.Mode().Perm(), true
+	}
 	dir, base := filepath.Split(name)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, "."+base+".tmp-")
 	if err != nil {
 		return fmt.Errorf("neardup: SaveFile: %w", err)
 	}
@@ -64,6 +85,11 @@ func SaveFile(name string, p io.WriterTo) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
+	if keepPerm {
+		if err = f.Chmod(perm); err != nil {
+			return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+		}
+	}
 	if _, err = p.WriteTo(f); err != nil {
 		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
 	}
@@ -83,19 +109,77 @@ func SaveFile(name string, p io.WriterTo) (err error) {
 	return nil
 }
 
-// LoadFile reads the snapshot in the file name into p (p.ReadFrom). A missing
-// file returns an error for which errors.Is(err, fs.ErrNotExist) holds, so a
-// crawler's first run can tell "nothing saved yet" from a damaged file.
+// maxLinks bounds the symbolic links resolveLinks follows (Linux's limit).
+const maxLinks = 40
+
+// resolveLinks follows name while it is a symbolic link and returns the
+// path it ends at, which need not exist.
+func resolveLinks(name string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(name)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return name, nil // not a link (or not there yet): write here
+		}
+		target, err := os.Readlink(name)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(name), target)
+		}
+		name = target
+	}
+	return "", fmt.Errorf("%s: more than %d symbolic links", name, maxLinks)
+}
+
+// createTemp is os.CreateTemp with mode 0644 (less the umask) instead of
+// 0600, so that a new snapshot file is readable as other files are.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("creating a temporary file in %s: %w", dir, fs.ErrExist)
+}
+
+// LoadFile reads the snapshot in the file name into p (p.ReadFrom). A
+// failure to open or read the file is returned as it is, wrapped: a missing
+// file gives an error for which errors.Is(err, fs.ErrNotExist) holds, so a
+// crawler's first run can tell "nothing saved yet" from a damaged file, and
+// a read error (a directory, a failing disk) is not reported as ErrCorrupt.
+// A file that reads whole but is truncated or damaged gives ErrCorrupt.
 func LoadFile(name string, p io.ReaderFrom) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("neardup: LoadFile: %w", err)
 	}
 	defer f.Close()
-	if _, err := p.ReadFrom(f); err != nil {
+	r := &readErrs{r: f}
+	if _, err := p.ReadFrom(r); err != nil {
+		if r.err != nil {
+			return fmt.Errorf("neardup: LoadFile %s: %w", name, r.err)
+		}
 		return fmt.Errorf("neardup: LoadFile %s: %w", name, err)
 	}
 	return nil
+}
+
+// readErrs remembers the first error other than io.EOF that r returned, so
+// that LoadFile can tell a failed read from a snapshot that does not parse.
+type readErrs struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErrs) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // restoreNow is ReadFrom for a Persister's Restore: read, then install.

@@ -131,3 +131,135 @@ func TestWithSettings(t *testing.T) {
 		t.Errorf("nil Persister: %v", err)
 	}
 }
+
+// SaveFile through a symbolic link replaces the link's target, keeps the
+// link, and keeps the target's permission bits; a new file gets 0644 less
+// the umask.
+func TestSaveFileLinkAndMode(t *testing.T) {
+	det, _ := simhash.New(simhash.Options{})
+	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 7}) {
+		if err := det.Add(g[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh.snap")
+	if err := neardup.SaveFile(fresh, det); err != nil {
+		t.Fatal(err)
+	}
+	// what 0644 less the umask is here
+	probe := filepath.Join(dir, "probe")
+	if err := os.WriteFile(probe, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantMode := mustStat(t, probe).Mode().Perm()
+	os.Remove(probe)
+	if got := mustStat(t, fresh).Mode().Perm(); got != wantMode {
+		t.Errorf("a new snapshot file: mode %v, want %v (0644 less the umask)", got, wantMode)
+	}
+
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "data", "state.snap")
+	if err := os.WriteFile(target, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(target, 0o640); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "state.snap")
+	if err := os.Symlink(filepath.Join("data", "state.snap"), link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := neardup.SaveFile(link, det); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("after SaveFile through it, %s is no longer a link: %v, %v", link, fi.Mode(), err)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("the link's target has mode %v, want its old 0640", fi.Mode().Perm())
+	}
+	back := new(simhash.Detector)
+	if err := neardup.LoadFile(target, back); err != nil || back.Len() != det.Len() {
+		t.Errorf("the target after SaveFile through the link: %d kept, %v; want %d", back.Len(), err, det.Len())
+	}
+	for _, e := range mustReadDir(t, filepath.Join(dir, "data")) {
+		if e.Name() != "state.snap" {
+			t.Errorf("stray file %s beside the target", e.Name())
+		}
+	}
+
+	// A dangling link: its target is created.
+	dangling := filepath.Join(dir, "dangling.snap")
+	if err := os.Symlink(filepath.Join("data", "new.snap"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := neardup.SaveFile(dangling, det); err != nil {
+		t.Fatal(err)
+	}
+	if err := neardup.LoadFile(filepath.Join(dir, "data", "new.snap"), new(simhash.Detector)); err != nil {
+		t.Errorf("a dangling link's target after SaveFile: %v", err)
+	}
+}
+
+func mustStat(t *testing.T, name string) fs.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
+func mustReadDir(t *testing.T, dir string) []fs.DirEntry {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+// LoadFile returns a read error as it is, and ErrCorrupt only for a file
+// that reads whole but does not parse.
+func TestLoadFileErrors(t *testing.T) {
+	det, _ := simhash.New(simhash.Options{})
+	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 8}) {
+		if err := det.Add(g[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "state.snap")
+	if err := neardup.SaveFile(name, det); err != nil {
+		t.Fatal(err)
+	}
+	full, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// a directory opens but does not read: an I/O error, not corruption
+	err = neardup.LoadFile(dir, new(simhash.Detector))
+	if err == nil || errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("LoadFile of a directory: %v, want the read error, not ErrCorrupt", err)
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		t.Errorf("LoadFile of a directory: %v, want the *fs.PathError of the read", err)
+	}
+
+	// truncated: corruption
+	if err := os.WriteFile(name, full[:len(full)-9], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := neardup.LoadFile(name, new(simhash.Detector)); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("LoadFile of a truncated snapshot: %v, want ErrCorrupt", err)
+	}
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+
+	"github.com/neardup/neardup/internal/race"
 )
 
 func TestOptions(t *testing.T) {
@@ -212,7 +214,11 @@ func exhaustive(vs []*Vector, o Options) [][]int {
 // many lengths (including pages shorter than M and pages lighter than the
 // threshold).
 func TestIndexExact(t *testing.T) {
-	pages := synthetic(1, 300, 1, 300)
+	n := 300
+	if race.Enabled {
+		n = 150 // the exhaustive check is quadratic
+	}
+	pages := synthetic(1, n, 1, 300)
 	for _, o := range []Options{
 		{M: 4, Threshold: 0.2, Form: Equation}, {M: 4, Threshold: 1, Form: Equation}, {M: 4, Threshold: 3, Form: Equation},
 		{M: 2, Threshold: 0.5, Form: Equation}, {M: 8, Threshold: 0.35, Form: Equation},

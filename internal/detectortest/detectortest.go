@@ -48,6 +48,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/race"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -500,14 +501,21 @@ func testPersist(t *testing.T, s Suite) {
 		}
 	}
 	rp := reader.(neardup.Persister)
-	for _, k := range offsets(len(snap), 1000) {
+	// Every prefix and every byte of a small snapshot; of a larger one the
+	// first and last hundred bytes and an even spread between, fewer under
+	// the race detector (each ReadFrom is then several times slower).
+	truncations, flips := 1000, 400
+	if race.Enabled {
+		truncations, flips = 300, 250
+	}
+	for _, k := range offsets(len(snap), truncations) {
 		if _, err := rp.ReadFrom(bytes.NewReader(snap[:k])); !errors.Is(err, neardup.ErrCorrupt) {
 			t.Fatalf("ReadFrom of the first %d of %d bytes: err = %v, want ErrCorrupt", k, len(snap), err)
 		}
 		unchanged(fmt.Sprintf("truncated at %d", k))
 	}
 	bad := make([]byte, len(snap))
-	for _, k := range offsets(len(snap), 400) {
+	for _, k := range offsets(len(snap), flips) {
 		copy(bad, snap)
 		bad[k] ^= 1 << (k % 8)
 		if _, err := rp.ReadFrom(bytes.NewReader(bad)); err == nil {

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/internal/race"
 )
 
 // TestPosMap checks posMap against the new positions counted one by one,
@@ -76,8 +78,13 @@ func TestPosMap(t *testing.T) {
 // when GOMAXPROCS > 1.
 func TestIndexMergeInvariants(t *testing.T) {
 	sizes := []int{3000, 40000, 9000, 150000, 60000}
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		sizes = sizes[:3]
+	case race.Enabled:
+		// an eighth of each size: still past powers of two and back below
+		// them (5000 > 2^12 > 1125, 18750 > 2^14 > 7500)
+		sizes = []int{375, 5000, 1125, 18750, 7500}
 	}
 	// the last: a directory over the whole key, so that tables 1 and 2
 	// leave a block out (trimTables)

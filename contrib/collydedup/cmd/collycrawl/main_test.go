@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/neardup/neardup/contrib/collydedup"
 )
 
 // article returns paragraphs of made-up prose, the same for the same seed.
@@ -88,7 +91,7 @@ func TestCollector(t *testing.T) {
 		"kept      " + srv.URL + "/a\n",
 		"kept      " + srv.URL + "/b\n",
 		"duplicate " + srv.URL + "/mirror/a of " + srv.URL + "/a",
-		"3 kept, 1 near-duplicates skipped with their links",
+		"3 kept, 1 near-duplicates skipped with their links, 0 failed",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("output lacks %q:\n%s", want, log)
@@ -98,6 +101,22 @@ func TestCollector(t *testing.T) {
 		if p == "/mirror/trap" {
 			t.Errorf("the near-duplicate's link was followed: %v", visited())
 		}
+	}
+}
+
+// TestUnreachable: a start URL that cannot be fetched is an error, after
+// its verdict is printed.
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	u := srv.URL + "/"
+	srv.Close() // nothing listens on its port now
+	var out bytes.Buffer
+	err := run([]string{u}, &out)
+	if !errors.Is(err, collydedup.ErrFetch) {
+		t.Fatalf("run %s: %v, want an error wrapping ErrFetch", u, err)
+	}
+	if want := "error     " + u + ": "; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
 

@@ -1,10 +1,10 @@
-module github.com/neardup/neardup/examples/colly
+module github.com/neardup/neardup/contrib/collydedup
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/gocolly/colly/v2 v2.3.0
-	github.com/neardup/neardup v0.0.0
+	github.com/neardup/neardup v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -28,5 +28,3 @@ require (
 	google.golang.org/appengine v1.6.8 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )
-
-replace github.com/neardup/neardup => ../..
