@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -76,11 +77,23 @@ func (c *Cascade) Match(d *Document) ([]Match, error) {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.match(d)
+	return c.match(nil, d)
 }
 
-func (c *Cascade) match(d *Document) ([]Match, error) {
-	ms, err := c.first.Match(d)
+// MatchContext is Match with a context (ContextDetector), forwarded to every
+// stage.
+func (c *Cascade) MatchContext(ctx context.Context, d *Document) ([]Match, error) {
+	if err := c.check(d); err != nil {
+		return nil, err
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.match(ctx, d)
+}
+
+// match is Match under c.mu; a nil ctx calls the stages' plain methods.
+func (c *Cascade) match(ctx context.Context, d *Document) ([]Match, error) {
+	ms, err := matchWith(ctx, c.first, d)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +101,7 @@ func (c *Cascade) match(d *Document) ([]Match, error) {
 		if len(ms) == 0 {
 			return nil, nil
 		}
-		if ms, err = s.Verify(d, ms); err != nil {
+		if ms, err = verifyWith(ctx, s.Verifier, d, ms); err != nil {
 			return nil, err
 		}
 	}
@@ -99,6 +112,16 @@ func (c *Cascade) match(d *Document) ([]Match, error) {
 // through the first stage (which must then implement Verifier) and every later
 // one.
 func (c *Cascade) Verify(d *Document, candidates []Match) ([]Match, error) {
+	return c.verify(nil, d, candidates)
+}
+
+// VerifyContext is Verify with a context (ContextVerifier), forwarded to
+// every stage.
+func (c *Cascade) VerifyContext(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
+	return c.verify(ctx, d, candidates)
+}
+
+func (c *Cascade) verify(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
 	if err := c.check(d); err != nil {
 		return nil, err
 	}
@@ -108,12 +131,12 @@ func (c *Cascade) Verify(d *Document, candidates []Match) ([]Match, error) {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	ms, err := v.Verify(d, candidates)
+	ms, err := verifyWith(ctx, v, d, candidates)
 	for _, s := range c.stages {
 		if err != nil || len(ms) == 0 {
 			return ms, err
 		}
-		ms, err = s.Verify(d, ms)
+		ms, err = verifyWith(ctx, s.Verifier, d, ms)
 	}
 	return ms, err
 }
@@ -126,13 +149,24 @@ func (c *Cascade) Add(d *Document) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.add(d)
+	return c.add(nil, d)
 }
 
-func (c *Cascade) add(d *Document) error {
+// AddContext is Add with a context (ContextDetector), forwarded to every
+// stage; the rollback after a failed stage uses the plain Remove.
+func (c *Cascade) AddContext(ctx context.Context, d *Document) error {
+	if err := c.check(d); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.add(ctx, d)
+}
+
+func (c *Cascade) add(ctx context.Context, d *Document) error {
 	all := c.all
 	for i, s := range all {
-		if err := s.Add(d); err != nil {
+		if err := addWith(ctx, s, d); err != nil {
 			for _, done := range all[:i] {
 				if r, ok := done.(Remover); ok {
 					_ = r.Remove(d.ID) // best effort: the Add error is the one to report
@@ -153,16 +187,27 @@ func (c *Cascade) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.matchOrAdd(d)
+	return c.matchOrAdd(nil, d)
+}
+
+// MatchOrAddContext is MatchOrAdd with a context (ContextMatchAdder),
+// forwarded to every stage.
+func (c *Cascade) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+	if err := c.check(d); err != nil {
+		return nil, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.matchOrAdd(ctx, d)
 }
 
 // matchOrAdd is MatchOrAdd under c.mu.
-func (c *Cascade) matchOrAdd(d *Document) ([]Match, bool, error) {
-	ms, err := c.match(d)
+func (c *Cascade) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
+	ms, err := c.match(ctx, d)
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := c.add(d); err != nil {
+	if err := c.add(ctx, d); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -171,6 +216,16 @@ func (c *Cascade) matchOrAdd(d *Document) ([]Match, bool, error) {
 // Remove forgets id in every stage that implements Remover. It returns the
 // first error, after trying every stage.
 func (c *Cascade) Remove(id string) error {
+	return c.remove(nil, id)
+}
+
+// RemoveContext is Remove with a context (ContextRemover), forwarded to every
+// stage.
+func (c *Cascade) RemoveContext(ctx context.Context, id string) error {
+	return c.remove(ctx, id)
+}
+
+func (c *Cascade) remove(ctx context.Context, id string) error {
 	if c.first == nil {
 		return errNoStages
 	}
@@ -179,7 +234,7 @@ func (c *Cascade) Remove(id string) error {
 	var first error
 	for _, s := range c.all {
 		if r, ok := s.(Remover); ok {
-			if err := r.Remove(id); err != nil && first == nil {
+			if err := removeWith(ctx, r, id); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -276,26 +331,36 @@ func (c *Cascade) params() []snapshot.Param {
 // it survives the cascade as a near-duplicate of another kept document. Every
 // stage must implement Remover.
 func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
+	return c.replace(nil, d)
+}
+
+// ReplaceContext is Replace with a context (ContextReplacer), forwarded to
+// every stage.
+func (c *Cascade) ReplaceContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+	return c.replace(ctx, d)
+}
+
+func (c *Cascade) replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	if err := c.check(d); err != nil {
 		return nil, false, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := forget(c.all, d.ID); err != nil {
+	if err := forget(ctx, c.all, d.ID); err != nil {
 		return nil, false, err
 	}
-	return c.matchOrAdd(d)
+	return c.matchOrAdd(ctx, d)
 }
 
 // forget removes id from every detector that keeps it; detectors that do not
 // keep it are left alone. Each must be a Remover.
-func forget(dets []Detector, id string) error {
+func forget(ctx context.Context, dets []Detector, id string) error {
 	for i, s := range dets {
 		r, ok := s.(Remover)
 		if !ok {
 			return fmt.Errorf("neardup: Replace: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
 		}
-		if err := r.Remove(id); err != nil && !errors.Is(err, ErrUnknownID) {
+		if err := removeWith(ctx, r, id); err != nil && !errors.Is(err, ErrUnknownID) {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,6 +93,16 @@ func (pd *Partitioned) partition(d *Document) ([]int, error) {
 // Match returns the matches of d in each of its parts, best first (lowest
 // Score first, then by ID).
 func (pd *Partitioned) Match(d *Document) ([]Match, error) {
+	return pd.match(nil, d)
+}
+
+// MatchContext is Match with a context (ContextDetector), forwarded to the
+// part detectors.
+func (pd *Partitioned) MatchContext(ctx context.Context, d *Document) ([]Match, error) {
+	return pd.match(ctx, d)
+}
+
+func (pd *Partitioned) match(ctx context.Context, d *Document) ([]Match, error) {
 	if err := Check(d); err != nil {
 		return nil, err
 	}
@@ -105,7 +116,7 @@ func (pd *Partitioned) Match(d *Document) ([]Match, error) {
 		if det == nil {
 			continue
 		}
-		ms, err := det.Match(d)
+		ms, err := matchWith(ctx, det, d)
 		if err != nil {
 			return nil, err
 		}
@@ -119,10 +130,18 @@ func (pd *Partitioned) Match(d *Document) ([]Match, error) {
 func (pd *Partitioned) Add(d *Document) error {
 	pd.addMu.Lock()
 	defer pd.addMu.Unlock()
-	return pd.add(d)
+	return pd.add(nil, d)
 }
 
-func (pd *Partitioned) add(d *Document) error {
+// AddContext is Add with a context (ContextDetector), forwarded to the home
+// part's detector.
+func (pd *Partitioned) AddContext(ctx context.Context, d *Document) error {
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	return pd.add(ctx, d)
+}
+
+func (pd *Partitioned) add(ctx context.Context, d *Document) error {
 	if err := Check(d); err != nil {
 		return err
 	}
@@ -140,7 +159,7 @@ func (pd *Partitioned) add(d *Document) error {
 	if err != nil {
 		return err
 	}
-	if err := det.Add(d); err != nil {
+	if err := addWith(ctx, det, d); err != nil {
 		return err
 	}
 	pd.mu.Lock()
@@ -154,16 +173,24 @@ func (pd *Partitioned) add(d *Document) error {
 func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
 	pd.addMu.Lock()
 	defer pd.addMu.Unlock()
-	return pd.matchOrAdd(d)
+	return pd.matchOrAdd(nil, d)
+}
+
+// MatchOrAddContext is MatchOrAdd with a context (ContextMatchAdder),
+// forwarded to the part detectors.
+func (pd *Partitioned) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	return pd.matchOrAdd(ctx, d)
 }
 
 // matchOrAdd is MatchOrAdd under pd.addMu.
-func (pd *Partitioned) matchOrAdd(d *Document) ([]Match, bool, error) {
-	ms, err := pd.Match(d)
+func (pd *Partitioned) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
+	ms, err := pd.match(ctx, d)
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := pd.add(d); err != nil {
+	if err := pd.add(ctx, d); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -173,6 +200,16 @@ func (pd *Partitioned) matchOrAdd(d *Document) ([]Match, bool, error) {
 // It is not serialised with MatchOrAdd: a Remove and a MatchOrAdd of a
 // near-duplicate that run at once may keep the new page or not.
 func (pd *Partitioned) Remove(id string) error {
+	return pd.remove(nil, id)
+}
+
+// RemoveContext is Remove with a context (ContextRemover), forwarded to the
+// home part's detector.
+func (pd *Partitioned) RemoveContext(ctx context.Context, id string) error {
+	return pd.remove(ctx, id)
+}
+
+func (pd *Partitioned) remove(ctx context.Context, id string) error {
 	if pd.p == nil {
 		return errNoPartitioner
 	}
@@ -186,7 +223,7 @@ func (pd *Partitioned) Remove(id string) error {
 	if !ok {
 		return fmt.Errorf("neardup: part %d detector %T cannot remove: %w", i, pd.parts[i], ErrInvalidOption)
 	}
-	if err := r.Remove(id); err != nil {
+	if err := removeWith(ctx, r, id); err != nil {
 		return err
 	}
 	delete(pd.home, id)
@@ -343,6 +380,16 @@ func (pd *Partitioned) params() []snapshot.Param {
 // Remover), and d is kept in its own home part unless it matches a kept
 // document in one of its parts.
 func (pd *Partitioned) Replace(d *Document) ([]Match, bool, error) {
+	return pd.replace(nil, d)
+}
+
+// ReplaceContext is Replace with a context (ContextReplacer), forwarded to
+// the part detectors.
+func (pd *Partitioned) ReplaceContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+	return pd.replace(ctx, d)
+}
+
+func (pd *Partitioned) replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	if err := Check(d); err != nil {
 		return nil, false, err
 	}
@@ -351,8 +398,8 @@ func (pd *Partitioned) Replace(d *Document) ([]Match, bool, error) {
 	if pd.p == nil {
 		return nil, false, errNoPartitioner
 	}
-	if err := pd.Remove(d.ID); err != nil && !errors.Is(err, ErrUnknownID) {
+	if err := pd.remove(ctx, d.ID); err != nil && !errors.Is(err, ErrUnknownID) {
 		return nil, false, err
 	}
-	return pd.matchOrAdd(d)
+	return pd.matchOrAdd(ctx, d)
 }

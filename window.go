@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -104,18 +105,38 @@ func (w *Window) live(ms []Match) []Match {
 
 // Match returns the inner detector's matches of d that are in the window.
 func (w *Window) Match(d *Document) ([]Match, error) {
+	return w.match(nil, d)
+}
+
+// MatchContext is Match with a context (ContextDetector), forwarded to the
+// inner detector.
+func (w *Window) MatchContext(ctx context.Context, d *Document) ([]Match, error) {
+	return w.match(ctx, d)
+}
+
+func (w *Window) match(ctx context.Context, d *Document) ([]Match, error) {
 	if w.inner == nil {
 		return nil, errNoInner
 	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	ms, err := w.inner.Match(d)
+	ms, err := matchWith(ctx, w.inner, d)
 	return w.live(ms), err
 }
 
 // Verify passes the candidates to the inner detector, which must be a
 // Verifier, and keeps the matches in the window.
 func (w *Window) Verify(d *Document, candidates []Match) ([]Match, error) {
+	return w.verify(nil, d, candidates)
+}
+
+// VerifyContext is Verify with a context (ContextVerifier), forwarded to the
+// inner detector.
+func (w *Window) VerifyContext(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
+	return w.verify(ctx, d, candidates)
+}
+
+func (w *Window) verify(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
 	if w.inner == nil {
 		return nil, errNoInner
 	}
@@ -125,58 +146,88 @@ func (w *Window) Verify(d *Document, candidates []Match) ([]Match, error) {
 	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	ms, err := v.Verify(d, candidates)
+	ms, err := verifyWith(ctx, v, d, candidates)
 	return w.live(ms), err
 }
 
 // Add keeps d, then forgets the oldest documents beyond the window.
 func (w *Window) Add(d *Document) error {
+	return w.add(nil, d)
+}
+
+// AddContext is Add with a context (ContextDetector), forwarded to the inner
+// detector (for the Add and the evictions).
+func (w *Window) AddContext(ctx context.Context, d *Document) error {
+	return w.add(ctx, d)
+}
+
+func (w *Window) add(ctx context.Context, d *Document) error {
 	if w.inner == nil {
 		return errNoInner
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.evict(); err != nil {
+	if err := w.evict(ctx); err != nil {
 		return err
 	}
-	if err := w.inner.Add(d); err != nil {
+	if err := addWith(ctx, w.inner, d); err != nil {
 		return err
 	}
 	w.push(d.ID)
-	return w.evict()
+	return w.evict(ctx)
 }
 
 // MatchOrAdd returns the matches of d in the window; when there are none it
 // keeps d, in one step.
 func (w *Window) MatchOrAdd(d *Document) ([]Match, bool, error) {
+	return w.lockedMatchOrAdd(nil, d)
+}
+
+// MatchOrAddContext is MatchOrAdd with a context (ContextMatchAdder),
+// forwarded to the inner detector.
+func (w *Window) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+	return w.lockedMatchOrAdd(ctx, d)
+}
+
+func (w *Window) lockedMatchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
 	if w.inner == nil {
 		return nil, false, errNoInner
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.matchOrAdd(d)
+	return w.matchOrAdd(ctx, d)
 }
 
 // matchOrAdd is MatchOrAdd under w.mu.
-func (w *Window) matchOrAdd(d *Document) ([]Match, bool, error) {
-	if err := w.evict(); err != nil {
+func (w *Window) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
+	if err := w.evict(ctx); err != nil {
 		return nil, false, err
 	}
-	ms, err := w.inner.Match(d)
+	ms, err := matchWith(ctx, w.inner, d)
 	if ms = w.live(ms); err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := w.inner.Add(d); err != nil {
+	if err := addWith(ctx, w.inner, d); err != nil {
 		return nil, false, err
 	}
 	w.push(d.ID)
-	return nil, true, w.evict()
+	return nil, true, w.evict(ctx)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID (Replacer):
 // d.ID is forgotten, and d kept (with a new age) unless it matches a document
 // in the window.
 func (w *Window) Replace(d *Document) ([]Match, bool, error) {
+	return w.replace(nil, d)
+}
+
+// ReplaceContext is Replace with a context (ContextReplacer), forwarded to
+// the inner detector.
+func (w *Window) ReplaceContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+	return w.replace(ctx, d)
+}
+
+func (w *Window) replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	if w.inner == nil {
 		return nil, false, errNoInner
 	}
@@ -186,15 +237,25 @@ func (w *Window) Replace(d *Document) ([]Match, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.byID[d.ID]; ok {
-		if err := w.forget(d.ID); err != nil {
+		if err := w.forget(ctx, d.ID); err != nil {
 			return nil, false, err
 		}
 	}
-	return w.matchOrAdd(d)
+	return w.matchOrAdd(ctx, d)
 }
 
 // Remove forgets id.
 func (w *Window) Remove(id string) error {
+	return w.remove(nil, id)
+}
+
+// RemoveContext is Remove with a context (ContextRemover), forwarded to the
+// inner detector.
+func (w *Window) RemoveContext(ctx context.Context, id string) error {
+	return w.remove(ctx, id)
+}
+
+func (w *Window) remove(ctx context.Context, id string) error {
 	if w.inner == nil {
 		return errNoInner
 	}
@@ -203,10 +264,10 @@ func (w *Window) Remove(id string) error {
 	if _, ok := w.byID[id]; !ok {
 		return fmt.Errorf("neardup: Window: Remove %q: %w", id, ErrUnknownID)
 	}
-	if err := w.forget(id); err != nil {
+	if err := w.forget(ctx, id); err != nil {
 		return err
 	}
-	return w.evict()
+	return w.evict(ctx)
 }
 
 // Evict forgets the documents past MaxAge now (Adds do it as they go; a
@@ -217,7 +278,7 @@ func (w *Window) Evict() error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.evict()
+	return w.evict(nil)
 }
 
 // push records id as the newest document. w.mu is held.
@@ -228,8 +289,8 @@ func (w *Window) push(id string) {
 }
 
 // forget removes id from the inner detector and the window. w.mu is held.
-func (w *Window) forget(id string) error {
-	if err := w.rm.Remove(id); err != nil {
+func (w *Window) forget(ctx context.Context, id string) error {
+	if err := removeWith(ctx, w.rm, id); err != nil {
 		return err
 	}
 	delete(w.byID, id)
@@ -238,7 +299,7 @@ func (w *Window) forget(id string) error {
 
 // evict forgets the oldest documents while there are more than MaxDocuments
 // or the oldest is past MaxAge. w.mu is held.
-func (w *Window) evict() error {
+func (w *Window) evict(ctx context.Context) error {
 	now := w.opts.Now()
 	for w.head < len(w.order) {
 		it := w.order[w.head]
@@ -248,7 +309,7 @@ func (w *Window) evict() error {
 			if !over && !w.expired(e.added, now) {
 				break
 			}
-			if err := w.forget(it.id); err != nil {
+			if err := w.forget(ctx, it.id); err != nil {
 				return err
 			}
 		}
