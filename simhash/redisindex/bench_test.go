@@ -32,20 +32,20 @@ func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
 		for i := start; i < min(start+batch, n); i++ {
 			fp := simhash.Fingerprint(r.Uint64())
 			entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
-			entry = binary.BigEndian.AppendUint32(entry, uint32(i+1))
-			keys := det.keys(fp)
-			for _, key := range keys[:len(det.blocks)] {
+			entry = binary.BigEndian.AppendUint64(entry, uint64(i+1))
+			for _, key := range det.blockKeys(nil, fp) {
 				pipe.Append(ctx, key, string(entry))
 			}
 			id := fmt.Sprint("page-", i)
-			pipe.HSet(ctx, prefix+":names", fmt.Sprint(i+1), id)
-			pipe.HSet(ctx, prefix+":ids", id, string(entry))
+			pipe.HSet(ctx, det.prefix+":names", fmt.Sprint(i+1), id)
+			pipe.HSet(ctx, det.prefix+":ids", id, string(entry))
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
-	c.Set(ctx, prefix+":next", n, 0)
+	c.Set(ctx, det.prefix+":next", n, 0)
+	c.Set(ctx, det.prefix+":k", k, 0)
 	return det
 }
 

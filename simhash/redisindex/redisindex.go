@@ -36,6 +36,8 @@ package redisindex
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -49,16 +51,22 @@ import (
 )
 
 // MaxDistance is the largest k a Detector serves: a query reads k+1 keys,
-// each holding about n/2^(64/(k+1)) entries for n pages (at k = 7, 8-bit
-// blocks: n/256 entries a key, 32 KB at a million pages).
-const MaxDistance = 7
+// each holding about n/2^(64/(k+1)) entries for n pages (at k = 8, 7-bit
+// blocks: n/128 entries a key, 125 KB at a million pages).
+const MaxDistance = 8
 
-// DefaultMaxDistance is Options.MaxDistance when it is zero: 3 bits, four
-// 16-bit blocks, about 15 entries a key at a million pages.
-const DefaultMaxDistance = 3
+// DefaultMaxDistance is Options.MaxDistance when it is zero:
+// simhash.DefaultMaxDistance (8 bits), so that moving a crawler from the
+// in-process detector to a fleet keeps its verdicts. Nine blocks of 7 or 8
+// bits; a query reads and scans about n/128 entries in each of nine keys,
+// so its time grows linearly with the repository (see the package doc).
+const DefaultMaxDistance = simhash.DefaultMaxDistance
 
 // DefaultTimeout is Options.Timeout when it is zero.
 const DefaultTimeout = 5 * time.Second
+
+// DefaultCallTTL is Options.CallTTL when it is zero.
+const DefaultCallTTL = 10 * time.Minute
 
 // Options configures a Detector.
 type Options struct {
@@ -71,12 +79,23 @@ type Options struct {
 	// braces (SingleSlot adds them).
 	Prefix string
 	// MaxDistance is T_B, 0..MaxDistance (ExplicitZero for 0); zero means
-	// DefaultMaxDistance. Every process sharing a Prefix must use the same.
+	// DefaultMaxDistance. Every process sharing a Prefix must use the same:
+	// the repository records the T_B of its first write and refuses calls
+	// with another (an error wrapping neardup.ErrInvalidOption).
 	MaxDistance  int
 	ExplicitZero bool
 	// Timeout bounds each call of the methods without a context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// CallTTL is how long Redis keeps the result of a write call (Add,
+	// MatchOrAdd that added, Remove, Replace) under the call's ID, so that
+	// the client's retries of a call whose reply was lost get that result
+	// instead of running it again; zero means DefaultCallTTL. It must
+	// exceed the longest time a retry of a call can reach the server after
+	// the call was first sent (the call's context, or Timeout, bounds the
+	// client's retries). Each record holds about 100 bytes of Redis memory
+	// while it lives (see the package doc).
+	CallTTL time.Duration
 	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
 	// that every key of the repository is in one hash slot, as scripts on a
 	// cluster need. Every process sharing a Prefix must agree on it: the keys
@@ -85,15 +104,17 @@ type Options struct {
 }
 
 // Detector is a SimHash near-duplicate detector whose kept fingerprints live
-// in Redis. It implements neardup.Detector, Verifier, Remover and
-// MatchAdder; Scores are Hamming distances in bits (simhash.Bits). It is
-// safe for concurrent use, and across processes.
+// in Redis. It implements neardup.Detector, Verifier, Remover, MatchAdder
+// and Replacer, and their Context variants (neardup.ContextDetector, ...);
+// Scores are Hamming distances in bits (simhash.Bits). It is safe for
+// concurrent use, and across processes.
 type Detector struct {
 	client  redis.Scripter
-	prefix  string
+	prefix  string // Options.Prefix (in braces with SingleSlot) and ":2"
 	k       int
 	blocks  []fpblock.Block
 	timeout time.Duration
+	callTTL time.Duration
 }
 
 var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
@@ -103,8 +124,8 @@ var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup
 // documents' own errors.
 var ErrRedis = errors.New("redisindex: redis")
 
-// New returns a Detector. A nil Client or a MaxDistance out of range return
-// an error wrapping neardup.ErrInvalidOption. It does not contact Redis.
+// New returns a Detector. A nil Client or options out of range return an
+// error wrapping neardup.ErrInvalidOption. It does not contact Redis.
 func New(o Options) (*Detector, error) {
 	if o.Client == nil {
 		return nil, fmt.Errorf("redisindex: New: nil Client: %w", neardup.ErrInvalidOption)
@@ -128,33 +149,50 @@ func New(o Options) (*Detector, error) {
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("redisindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
 	}
+	if o.CallTTL == 0 {
+		o.CallTTL = DefaultCallTTL
+	}
+	if o.CallTTL < time.Millisecond {
+		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
+	}
 	if o.SingleSlot {
 		o.Prefix = "{" + o.Prefix + "}"
 	}
-	det := &Detector{client: o.Client, prefix: o.Prefix, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
+	det := &Detector{client: o.Client, prefix: o.Prefix + ":2", k: k, timeout: o.Timeout,
+		blocks: fpblock.Split(k), callTTL: o.CallTTL}
 	return det, nil
 }
 
 // MaxDistance returns T_B.
 func (det *Detector) MaxDistance() int { return det.k }
 
-// keys returns the block keys of fp, then the handle hash, the ID hash and
-// the handle counter.
-func (det *Detector) keys(fp simhash.Fingerprint) []string {
-	ks := make([]string, 0, len(det.blocks)+3)
+// blockKeys appends the block keys of fp to ks.
+func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
 	for t, b := range det.blocks {
-		v := b.Value(uint64(fp))
-		ks = append(ks, fmt.Sprintf("%s:b:%d:%x", det.prefix, t, v))
+		ks = append(ks, fmt.Sprintf("%s:b:%d:%x", det.prefix, t, b.Value(uint64(fp))))
 	}
-	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next")
+	return ks
 }
 
-func args(fp simhash.Fingerprint, k int, id ...string) []any {
-	a := []any{uint32(fp >> 32), uint32(fp), k}
-	for _, s := range id {
-		a = append(a, s)
-	}
-	return a
+// keys returns the block keys of fp, then the names and ids hashes, the
+// handle counter, the T_B key and the key of the call record of call.
+func (det *Detector) keys(fp simhash.Fingerprint, call string) []string {
+	ks := det.blockKeys(make([]string, 0, 2*len(det.blocks)+5), fp)
+	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next", det.prefix+":k", det.prefix+":c:"+call)
+}
+
+// args returns the scripts' ARGV: the number of blocks, fp's high and low
+// 32 bits, k, the call record's time to live in ms, and more.
+func (det *Detector) args(fp simhash.Fingerprint, more ...any) []any {
+	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.callTTL.Milliseconds()}
+	return append(a, more...)
+}
+
+// newCall returns a new call ID: 16 random bytes.
+func newCall() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return string(b[:])
 }
 
 func (det *Detector) ctx() (context.Context, context.CancelFunc) {
@@ -176,7 +214,16 @@ func matches(res []any) ([]neardup.Match, error) {
 	return ms, nil
 }
 
+// wrap wraps an error of the client: a repository made with another T_B
+// as neardup.ErrInvalidOption, every other one as ErrRedis.
 func wrap(op, id string, err error) error {
+	if strings.Contains(err.Error(), "NEARDUP_K") {
+		msg := err.Error()
+		if _, m, ok := strings.Cut(msg, "NEARDUP_K "); ok {
+			msg = m
+		}
+		return fmt.Errorf("redisindex: %s %q: %s: %w", op, id, msg, neardup.ErrInvalidOption)
+	}
 	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
 }
 
@@ -196,7 +243,7 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	if err != nil {
 		return nil, err
 	}
-	res, err := matchScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k)...).Slice()
+	res, err := matchScript.Run(ctx, det.client, det.keys(fp, ""), det.args(fp)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, wrap("Match", d.ID, err)
 	}
@@ -205,7 +252,14 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 
 // Verify returns those of candidates that are kept within T_B bits of d.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ms, err := det.Match(d)
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.VerifyContext(ctx, d, candidates)
+}
+
+// VerifyContext is Verify with a context.
+func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ms, err := det.MatchContext(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +293,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
-	n, err := addScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k, d.ID)...).Int()
+	n, err := addScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, d.ID)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Add", d.ID, err)
@@ -269,7 +323,7 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	if err != nil {
 		return nil, false, err
 	}
-	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k, d.ID)...).Slice()
+	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("MatchOrAdd", d.ID, err)
 	}
@@ -278,6 +332,53 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	}
 	ms, err := matches(res)
 	return ms, err == nil && len(ms) == 0, err
+}
+
+// Replace is MatchOrAdd for a page fetched again under a kept ID
+// (neardup.Replacer): in one script on the Redis primary the page kept under
+// d.ID (if any) is forgotten and d's fingerprint is kept unless another kept
+// page is within T_B bits (then those matches are returned and d.ID is kept
+// no more).
+func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.ReplaceContext(ctx, d)
+}
+
+// ReplaceContext is Replace with a context. The fingerprint kept under d.ID
+// is read first (its block keys are the script's keys too); when another
+// call changes it in between, the script changes nothing and Replace tries
+// again, up to three times.
+func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	if det.client == nil {
+		return nil, false, errNoClient
+	}
+	fp, err := simhash.Of(d)
+	if err != nil {
+		return nil, false, err
+	}
+	for range 3 {
+		old, ok, err := det.lookup(ctx, d.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		keys := det.keys(fp, newCall())
+		ohi, olo := int64(-1), int64(-1)
+		if ok {
+			keys = det.blockKeys(keys, old)
+			ohi, olo = int64(old>>32), int64(uint32(old))
+		}
+		res, err := replaceScript.Run(ctx, det.client, keys, det.args(fp, d.ID, ohi, olo)...).Slice()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, false, wrap("Replace", d.ID, err)
+		}
+		if len(res) == 2 && res[0] == "" && res[1] == int64(-2) {
+			continue
+		}
+		ms, err := matches(res)
+		return ms, err == nil && len(ms) == 0, err
+	}
+	return nil, false, fmt.Errorf("redisindex: Replace %q: its fingerprint kept changing: %w", d.ID, ErrRedis)
 }
 
 // Remove forgets id.
@@ -300,7 +401,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 		if !ok {
 			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
 		}
-		n, err := removeScript.Run(ctx, det.client, det.keys(fp), args(fp, det.k, id)...).Int()
+		n, err := removeScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, id, int64(fp>>32), int64(uint32(fp)))...).Int()
 		switch {
 		case err != nil:
 			return wrap("Remove", id, err)
@@ -330,15 +431,14 @@ func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint
 	if err != nil {
 		return 0, false, wrap("Lookup", id, err)
 	}
-	if len(entry) != 12 {
+	if len(entry) != entrySize {
 		return 0, false, fmt.Errorf("redisindex: Lookup %q: entry of %d bytes: %w", id, len(entry), ErrRedis)
 	}
-	var fp uint64
-	for _, b := range entry[:8] {
-		fp = fp<<8 | uint64(b)
-	}
-	return simhash.Fingerprint(fp), true, nil
+	return simhash.Fingerprint(binary.BigEndian.Uint64(entry)), true, nil
 }
+
+// entrySize is the bytes of an entry: the fingerprint and its handle.
+const entrySize = 16
 
 // Len returns the number of kept pages.
 func (det *Detector) Len(ctx context.Context) (int, error) {
@@ -355,8 +455,14 @@ func (det *Detector) Len(ctx context.Context) (int, error) {
 
 // Interface checks.
 var (
-	_ neardup.Detector   = (*Detector)(nil)
-	_ neardup.Verifier   = (*Detector)(nil)
-	_ neardup.Remover    = (*Detector)(nil)
-	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Detector          = (*Detector)(nil)
+	_ neardup.Verifier          = (*Detector)(nil)
+	_ neardup.Remover           = (*Detector)(nil)
+	_ neardup.MatchAdder        = (*Detector)(nil)
+	_ neardup.Replacer          = (*Detector)(nil)
+	_ neardup.ContextDetector   = (*Detector)(nil)
+	_ neardup.ContextVerifier   = (*Detector)(nil)
+	_ neardup.ContextRemover    = (*Detector)(nil)
+	_ neardup.ContextMatchAdder = (*Detector)(nil)
+	_ neardup.ContextReplacer   = (*Detector)(nil)
 )

@@ -93,7 +93,7 @@ func TestConformance(t *testing.T) {
 func TestOptions(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	for _, o := range []Options{{}, {Client: c, MaxDistance: 8}, {Client: c, MaxDistance: -1}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}} {
+	for _, o := range []Options{{}, {Client: c, MaxDistance: MaxDistance + 1}, {Client: c, MaxDistance: -1}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}, {Client: c, CallTTL: -1}, {Client: c, CallTTL: time.Microsecond}} {
 		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
 		}

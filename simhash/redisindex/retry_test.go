@@ -1,0 +1,397 @@
+package redisindex
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/simhash"
+)
+
+// dropProxy forwards loopback connections to a redis-server and drops the
+// reply of every third distinct EVAL or EVALSHA command it forwards,
+// closing the client's connection instead, so that the go-redis client
+// retries the command after the server ran it. A command re-sent with the
+// same bytes (a retry) is answered.
+type dropProxy struct {
+	ln     net.Listener
+	target string
+
+	mu      sync.Mutex
+	evals   int                 // distinct EVAL/EVALSHA commands seen
+	dropped map[[32]byte]bool   // the commands whose reply was dropped
+	retried int                 // commands seen again after their reply was dropped
+	conns   map[net.Conn]func() // open connections, and how to close them
+	wg      sync.WaitGroup
+}
+
+func startProxy(t *testing.T, target string) *dropProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &dropProxy{ln: ln, target: target, dropped: map[[32]byte]bool{}, conns: map[net.Conn]func(){}}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *dropProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *dropProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	for _, closeConn := range p.conns {
+		closeConn()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+func (p *dropProxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		closeBoth := sync.OnceFunc(func() { c.Close(); s.Close() })
+		p.mu.Lock()
+		p.conns[c] = closeBoth
+		p.mu.Unlock()
+		drops := make(chan bool, 1024) // per command in order: drop its reply?
+		p.wg.Add(2)
+		go func() { // client -> server
+			defer p.wg.Done()
+			defer closeBoth()
+			defer close(drops)
+			r := bufio.NewReader(c)
+			for {
+				raw, err := readRESP(r)
+				if err != nil {
+					return
+				}
+				drops <- p.decide(raw)
+				if _, err := s.Write(raw); err != nil {
+					return
+				}
+			}
+		}()
+		go func() { // server -> client
+			defer p.wg.Done()
+			defer func() {
+				closeBoth()
+				p.mu.Lock()
+				delete(p.conns, c)
+				p.mu.Unlock()
+			}()
+			r := bufio.NewReader(s)
+			for {
+				raw, err := readRESP(r)
+				if err != nil {
+					return
+				}
+				if <-drops {
+					return // the server ran the command; its reply is lost
+				}
+				if _, err := c.Write(raw); err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
+
+// decide reports whether the reply to the command raw is to be dropped.
+func (p *dropProxy) decide(raw []byte) bool {
+	if !isEval(raw) {
+		return false
+	}
+	sum := sha256.Sum256(raw)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dropped[sum] {
+		p.retried++
+		return false
+	}
+	p.evals++
+	if p.evals%3 == 0 {
+		p.dropped[sum] = true
+		return true
+	}
+	return false
+}
+
+func (p *dropProxy) counts() (evals, dropped, retried int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.evals, len(p.dropped), p.retried
+}
+
+// isEval reports whether the RESP command raw is EVAL or EVALSHA.
+func isEval(raw []byte) bool {
+	// *<n>\r\n$<len>\r\n<name>\r\n...
+	parts := strings.SplitN(string(raw), "\r\n", 4)
+	return len(parts) >= 3 && strings.HasPrefix(strings.ToUpper(parts[2]), "EVAL")
+}
+
+// readRESP reads one RESP2 or RESP3 value from r and returns its bytes.
+func readRESP(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	if len(line) < 3 {
+		return nil, fmt.Errorf("short RESP line %q", line)
+	}
+	out := line
+	body := string(line[1 : len(line)-2])
+	switch line[0] {
+	case '+', '-', ':', '_', ',', '#', '(':
+		return out, nil
+	case '$', '=', '!': // bulk: <len>\r\n<bytes>\r\n
+		n, err := strconv.Atoi(body)
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			return out, nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		return append(out, buf...), nil
+	case '*', '~', '>', '%', '|': // aggregates of n values (maps and attributes: 2n)
+		n, err := strconv.Atoi(body)
+		if err != nil {
+			return nil, err
+		}
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		for range max(n, 0) {
+			v, err := readRESP(r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v...)
+		}
+		if line[0] == '|' { // an attribute precedes the value it describes
+			v, err := readRESP(r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v...)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown RESP type %q", line[0])
+}
+
+// proxyClient returns a client of its own through p, retrying three times.
+func proxyClient(t *testing.T, p *dropProxy) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: p.addr(), PoolSize: 4, MaxRetries: 3})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Through a proxy that drops every third script reply, so that go-redis
+// re-sends the script after Redis ran it: four clients race MatchOrAdd over
+// near-duplicate groups, and no call errs, none is told its page is a
+// near-duplicate of itself or a duplicate ID, every group keeps exactly one
+// page, and every page a client was told it added is kept. Then Add,
+// Replace and Remove of distinct pages through the proxy: no spurious
+// ErrDuplicateID or ErrUnknownID.
+func TestDroppedReplies(t *testing.T) {
+	_, prefix := client(t) // skips without a server
+	p := startProxy(t, addr)
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 26, Groups: 12, Members: 6})
+	newDet := func() *Detector {
+		det, err := New(Options{Client: proxyClient(t, p), Prefix: prefix, MaxDistance: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return det
+	}
+	var mu sync.Mutex
+	added := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		det := newDet()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 3 {
+				for gi := range groups {
+					g := groups[(gi*7+w*5+round)%len(groups)]
+					d := g[(w+round)%len(g)]
+					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
+					ms, ok, err := det.MatchOrAdd(doc)
+					if err != nil {
+						t.Errorf("client %d: MatchOrAdd(%s): %v", w, doc.ID, err)
+						continue
+					}
+					for _, m := range ms {
+						if m.ID == doc.ID {
+							t.Errorf("client %d: %s is a near-duplicate of itself", w, doc.ID)
+						}
+					}
+					if ok {
+						mu.Lock()
+						added[doc.ID] = true
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	evals, dropped, retried := p.counts()
+	t.Logf("MatchOrAdd race: %d script calls, %d replies dropped, %d calls re-sent", evals, dropped, retried)
+	if dropped == 0 || retried == 0 {
+		t.Fatalf("the proxy dropped %d replies and saw %d re-sent; want some of each", dropped, retried)
+	}
+	det, err := New(Options{Client: redis.NewClient(&redis.Options{Addr: addr}), Prefix: prefix, MaxDistance: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gi, g := range groups {
+		ms, err := det.Match(g[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != 1 {
+			t.Errorf("group %d: %d pages kept, want 1: %v", gi, len(ms), ms)
+		}
+	}
+	for id := range added {
+		if _, ok, err := det.Lookup(context.Background(), id); err != nil || !ok {
+			t.Errorf("%s was reported added but is not kept (%v)", id, err)
+		}
+	}
+	if n, err := det.Len(context.Background()); err != nil || n != len(groups) {
+		t.Errorf("%d pages kept (%v) for %d groups", n, err, len(groups))
+	}
+
+	// Add, Replace and Remove: one page of each group under new IDs.
+	pd := newDet()
+	other := prefix + "-writes"
+	pd.prefix = other + ":2"
+	for gi, g := range groups {
+		id := fmt.Sprint("page-", gi)
+		if err := pd.Add(&neardup.Document{ID: id, Page: g[0].Page}); err != nil {
+			t.Errorf("Add(%s): %v", id, err)
+		}
+	}
+	for gi, g := range groups {
+		id := fmt.Sprint("page-", gi)
+		ms, kept, err := pd.Replace(&neardup.Document{ID: id, Page: g[1].Page})
+		if err != nil || !kept || len(ms) != 0 {
+			t.Errorf("Replace(%s) = %v, %v, %v; want kept", id, ms, kept, err)
+		}
+	}
+	for gi := range groups {
+		id := fmt.Sprint("page-", gi)
+		if err := pd.Remove(id); err != nil {
+			t.Errorf("Remove(%s): %v", id, err)
+		}
+	}
+	if n, err := pd.Len(context.Background()); err != nil || n != 0 {
+		t.Errorf("after removing every page, %d kept (%v)", n, err)
+	}
+	evals2, dropped2, retried2 := p.counts()
+	t.Logf("Add, Replace, Remove: %d script calls, %d replies dropped, %d calls re-sent", evals2-evals, dropped2-dropped, retried2-retried)
+	if dropped2 == dropped {
+		t.Error("no reply of Add, Replace or Remove was dropped")
+	}
+}
+
+// A call whose reply is lost and that is sent again (same call ID) gets the
+// recorded result; a call under a new ID runs again.
+func TestCallRecord(t *testing.T) {
+	c, prefix := client(t)
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: 6, CallTTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 27, Groups: 1, Members: 1})[0][0]
+	ctx := context.Background()
+	fp, err := simhash.Of(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := newCall()
+	run := func(s *redis.Script, more ...any) []any {
+		res, err := s.Run(ctx, c, det.keys(fp, call), det.args(fp, more...)...).Slice()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
+		t.Fatalf("first MatchOrAdd = %v, want added", res)
+	}
+	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
+		t.Fatalf("MatchOrAdd sent again = %v, want the recorded 'added'", res)
+	}
+	ttl, err := c.PTTL(ctx, det.prefix+":c:"+call).Result()
+	if err != nil || ttl <= 50*time.Second || ttl > time.Minute {
+		t.Errorf("call record's TTL = %v, %v; want about a minute", ttl, err)
+	}
+	call = newCall()
+	if res := run(matchOrAddScript, d.ID); len(res) != 2 || res[0] != d.ID {
+		t.Fatalf("MatchOrAdd under a new call ID = %v, want %s itself", res, d.ID)
+	}
+	// Remove, twice under one call ID: 1 both times.
+	call = newCall()
+	for i := range 2 {
+		n, err := removeScript.Run(ctx, c, det.keys(fp, call), det.args(fp, d.ID, int64(fp>>32), int64(uint32(fp)))...).Int()
+		if err != nil || n != 1 {
+			t.Fatalf("Remove #%d = %d, %v; want 1", i, n, err)
+		}
+	}
+	if _, ok, _ := det.Lookup(ctx, d.ID); ok {
+		t.Error("still kept after Remove")
+	}
+}
+
+// A repository remembers its T_B: a detector with another one is refused.
+func TestMaxDistanceRecorded(t *testing.T) {
+	c, prefix := client(t)
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 28, Groups: 1, Members: 2})[0]
+	det8, _ := New(Options{Client: c, Prefix: prefix})
+	if det8.MaxDistance() != 8 {
+		t.Errorf("default T_B = %d, want simhash's 8", det8.MaxDistance())
+	}
+	if _, _, err := det8.MatchOrAdd(d[0]); err != nil {
+		t.Fatal(err)
+	}
+	det3, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 3})
+	if _, _, err := det3.MatchOrAdd(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("MatchOrAdd with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
+	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
+}
