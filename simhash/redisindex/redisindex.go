@@ -174,17 +174,23 @@ func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
 	return ks
 }
 
-// keys returns the block keys of fp, then the names and ids hashes, the
-// handle counter, the T_B key and the key of the call record of call.
-func (det *Detector) keys(fp simhash.Fingerprint, call string) []string {
-	ks := det.blockKeys(make([]string, 0, 2*len(det.blocks)+5), fp)
+// fixedKeys returns the names and ids hashes, the handle counter, the T_B
+// key and the key of the record of call, with room for the block keys.
+func (det *Detector) fixedKeys(call string) []string {
+	ks := make([]string, 0, len(det.blocks)+5)
 	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next", det.prefix+":k", det.prefix+":c:"+call)
 }
 
+// keys returns the fixed keys, then the block keys of fp.
+func (det *Detector) keys(fp simhash.Fingerprint, call string) []string {
+	return det.blockKeys(det.fixedKeys(call), fp)
+}
+
 // args returns the scripts' ARGV: the number of blocks, fp's high and low
-// 32 bits, k, the call record's time to live in ms, and more.
+// 32 bits, k, the call record's time to live in ms, the prefix of the keys,
+// and more.
 func (det *Detector) args(fp simhash.Fingerprint, more ...any) []any {
-	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.callTTL.Milliseconds()}
+	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.callTTL.Milliseconds(), det.prefix}
 	return append(a, more...)
 }
 
@@ -345,10 +351,7 @@ func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error)
 	return det.ReplaceContext(ctx, d)
 }
 
-// ReplaceContext is Replace with a context. The fingerprint kept under d.ID
-// is read first (its block keys are the script's keys too); when another
-// call changes it in between, the script changes nothing and Replace tries
-// again, up to three times.
+// ReplaceContext is Replace with a context.
 func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	if det.client == nil {
 		return nil, false, errNoClient
@@ -357,28 +360,12 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	if err != nil {
 		return nil, false, err
 	}
-	for range 3 {
-		old, ok, err := det.lookup(ctx, d.ID)
-		if err != nil {
-			return nil, false, err
-		}
-		keys := det.keys(fp, newCall())
-		ohi, olo := int64(-1), int64(-1)
-		if ok {
-			keys = det.blockKeys(keys, old)
-			ohi, olo = int64(old>>32), int64(uint32(old))
-		}
-		res, err := replaceScript.Run(ctx, det.client, keys, det.args(fp, d.ID, ohi, olo)...).Slice()
-		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, false, wrap("Replace", d.ID, err)
-		}
-		if len(res) == 2 && res[0] == "" && res[1] == int64(-2) {
-			continue
-		}
-		ms, err := matches(res)
-		return ms, err == nil && len(ms) == 0, err
+	res, err := replaceScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, d.ID)...).Slice()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, false, wrap("Replace", d.ID, err)
 	}
-	return nil, false, fmt.Errorf("redisindex: Replace %q: its fingerprint kept changing: %w", d.ID, ErrRedis)
+	ms, err := matches(res)
+	return ms, err == nil && len(ms) == 0, err
 }
 
 // Remove forgets id.
@@ -393,25 +380,14 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
 		return errNoClient
 	}
-	for range 3 { // the fingerprint read first may change under us
-		fp, ok, err := det.lookup(ctx, id)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
-		}
-		n, err := removeScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, id, int64(fp>>32), int64(uint32(fp)))...).Int()
-		switch {
-		case err != nil:
-			return wrap("Remove", id, err)
-		case n == 1:
-			return nil
-		case n == 0:
-			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
-		}
+	n, err := removeScript.Run(ctx, det.client, det.fixedKeys(newCall()), det.args(0, id)...).Int()
+	switch {
+	case err != nil:
+		return wrap("Remove", id, err)
+	case n == 0:
+		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
 	}
-	return fmt.Errorf("redisindex: Remove %q: its fingerprint kept changing: %w", id, ErrRedis)
+	return nil
 }
 
 // Lookup returns the fingerprint kept under id, and whether id is kept.

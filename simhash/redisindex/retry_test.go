@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -366,7 +368,7 @@ func TestCallRecord(t *testing.T) {
 	// Remove, twice under one call ID: 1 both times.
 	call = newCall()
 	for i := range 2 {
-		n, err := removeScript.Run(ctx, c, det.keys(fp, call), det.args(fp, d.ID, int64(fp>>32), int64(uint32(fp)))...).Int()
+		n, err := removeScript.Run(ctx, c, det.fixedKeys(call), det.args(0, d.ID)...).Int()
 		if err != nil || n != 1 {
 			t.Fatalf("Remove #%d = %d, %v; want 1", i, n, err)
 		}
@@ -393,5 +395,30 @@ func TestMaxDistanceRecorded(t *testing.T) {
 	}
 	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
+}
+
+// The scripts' blockKeys names the block keys of a fingerprint as the
+// client does, for every T_B: Remove and Replace find a kept page's keys
+// through it.
+func TestScriptBlockKeys(t *testing.T) {
+	c, prefix := client(t)
+	script := redis.NewScript(scriptLib + "return blockKeys(tonumber(ARGV[2]), tonumber(ARGV[3]))")
+	r := rand.New(rand.NewPCG(29, 30))
+	fps := []simhash.Fingerprint{0, 1, ^simhash.Fingerprint(0), 1 << 63, 0xFFFFFFFF, 0xFFFFFFFF00000000}
+	for range 20 {
+		fps = append(fps, simhash.Fingerprint(r.Uint64()))
+	}
+	for k := range MaxDistance + 1 {
+		det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: k, ExplicitZero: k == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fp := range fps {
+			got, err := script.Run(context.Background(), c, det.fixedKeys(""), det.args(fp)...).StringSlice()
+			if want := det.blockKeys(nil, fp); err != nil || !slices.Equal(got, want) {
+				t.Errorf("k %d, fp %#x: script's keys %q (%v), want %q", k, uint64(fp), got, err, want)
+			}
+		}
 	}
 }

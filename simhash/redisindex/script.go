@@ -25,14 +25,15 @@ import "github.com/redis/go-redis/v9"
 //	               re-sent by the client's retries finds it and returns it
 //	               instead of running again
 //
-// KEYS of every script: the nb block keys of the fingerprint (table t's key
-// first for t = 0..nb-1), then P:2:names, P:2:ids, P:2:next, P:2:k and
-// P:2:c:<call> (Match passes a call key it never reads); replaceScript adds
-// the nb block keys of the fingerprint kept under the ID. ARGV: nb, the
-// fingerprint's high and low 32 bits, k, the call record's time to live in
-// milliseconds, and for the writers the ID (and for Remove and Replace the
-// high and low 32 bits of the fingerprint the client read under the ID, -1
-// for none).
+// KEYS of every script: P:2:names, P:2:ids, P:2:next, P:2:k and
+// P:2:c:<call> (Match passes a call key it never reads), then, but for
+// Remove, the nb block keys of the fingerprint (table t's key first for t =
+// 0..nb-1). ARGV: nb, the fingerprint's high and low 32 bits, k, the call
+// record's time to live in milliseconds, P:2 (to name the block keys of a
+// fingerprint kept under an ID, which Remove and Replace derive from the
+// kept entry: a script may touch keys it was not given, as long as they are
+// in its hash slot, which is why a repository must be on one server or in
+// one slot), and for the writers the ID.
 const scriptLib = `
 local band, rshift = bit.band, bit.rshift
 -- pop32 counts the set bits of a 32-bit value (LuaBitOp's results are
@@ -45,7 +46,34 @@ local function pop32(x)
 end
 local nb = tonumber(ARGV[1])
 local qhi, qlo, k = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local NAMES, IDS, NEXT, KK, CALL = KEYS[nb + 1], KEYS[nb + 2], KEYS[nb + 3], KEYS[nb + 4], KEYS[nb + 5]
+local NAMES, IDS, NEXT, KK, CALL = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local B = 5 -- KEYS[B+1 .. B+nb] are the block keys of (qhi, qlo)
+-- u32 returns the unsigned value of a LuaBitOp result.
+local function u32(x) return x % 4294967296 end
+local function mask(w) if w >= 32 then return -1 end return bit.lshift(1, w) - 1 end
+-- blockKeys returns the block keys of the fingerprint (hi, lo) (what the
+-- client's blockKeys returns: the blocks of fpblock.Split, values in hex).
+local function blockKeys(hi, lo)
+  local ks, shift = {}, 0
+  for i = 0, nb - 1 do
+    local w = math.floor(64 / nb)
+    if i < 64 % nb then w = w + 1 end
+    local v
+    if w == 64 then
+      if hi ~= 0 then v = string.format('%x', u32(hi)) .. string.format('%08x', u32(lo))
+      else v = string.format('%x', u32(lo)) end
+    else
+      local x
+      if shift >= 32 then x = band(rshift(hi, shift - 32), mask(w))
+      elseif shift + w <= 32 then x = band(rshift(lo, shift), mask(w))
+      else x = bit.bor(rshift(lo, shift), bit.lshift(band(hi, mask(shift + w - 32)), 32 - shift)) end
+      v = string.format('%x', u32(x))
+    end
+    ks[#ks + 1] = ARGV[6] .. ':b:' .. i .. ':' .. v
+    shift = shift + w
+  end
+  return ks
+end
 -- badk returns an error reply when the repository was made with another k;
 -- a writer records k in a new repository.
 local function badk(write)
@@ -70,7 +98,7 @@ end
 -- find returns {handle, distance, ...} of the entries within k bits, each once.
 local function find()
   local out, seen = {}, {}
-  for t = 1, nb do
+  for t = B + 1, B + nb do
     local blob = redis.call('GET', KEYS[t])
     if blob then
       for p = 1, #blob, 16 do
@@ -100,18 +128,19 @@ end
 local function add(id)
   local h = redis.call('INCR', NEXT)
   local entry = struct.pack('>I4I4I8', qhi, qlo, h)
-  for t = 1, nb do redis.call('APPEND', KEYS[t], entry) end
+  for t = B + 1, B + nb do redis.call('APPEND', KEYS[t], entry) end
   redis.call('HSET', NAMES, string.format('%d', h), id)
   redis.call('HSET', IDS, id, entry)
 end
--- forget removes the entry kept under id, whose block keys are
--- KEYS[base+1 .. base+nb].
-local function forget(id, base)
+-- forget removes the entry kept under id. Its block keys are derived from
+-- the entry, not passed in KEYS: they are in the slot of the KEYS (one
+-- server, or one hash slot with SingleSlot).
+local function forget(id)
   local entry = redis.call('HGET', IDS, id)
   if not entry then return false end
-  local _, _, h = struct.unpack('>I4I4I8', entry)
-  for t = base + 1, base + nb do
-    local blob = redis.call('GET', KEYS[t])
+  local hi, lo, h = struct.unpack('>I4I4I8', entry)
+  for _, key in ipairs(blockKeys(hi, lo)) do
+    local blob = redis.call('GET', key)
     if blob then
       for p = 1, #blob, 16 do
         if string.sub(blob, p, p + 15) == entry then
@@ -119,22 +148,12 @@ local function forget(id, base)
           break
         end
       end
-      if #blob == 0 then redis.call('DEL', KEYS[t]) else redis.call('SET', KEYS[t], blob) end
+      if #blob == 0 then redis.call('DEL', key) else redis.call('SET', key, blob) end
     end
   end
   redis.call('HDEL', NAMES, string.format('%d', h))
   redis.call('HDEL', IDS, id)
   return true
-end
--- keptAs returns 'none' when id is not kept, 'same' when it is kept with the
--- fingerprint ARGV[7], ARGV[8] (high and low 32 bits; -1 for none), and
--- 'other' when it is kept with another.
-local function keptAs(id)
-  local entry = redis.call('HGET', IDS, id)
-  if not entry then return 'none' end
-  local hi, lo = struct.unpack('>I4I4', entry)
-  if hi == tonumber(ARGV[7]) and lo == tonumber(ARGV[8]) then return 'same' end
-  return 'other'
 end
 `
 
@@ -147,7 +166,7 @@ return named(find())
 `)
 
 // matchOrAddScript is matchScript, and when nothing is found it keeps the
-// fingerprint under ARGV[6] and returns {} (recorded); an ID already kept
+// fingerprint under ARGV[7] and returns {} (recorded); an ID already kept
 // returns {"", -1}.
 var matchOrAddScript = redis.NewScript(scriptLib + `
 local r = recorded()
@@ -156,60 +175,51 @@ local bad = badk(true)
 if bad then return bad end
 local found = find()
 if #found > 0 then return named(found) end
-if redis.call('HEXISTS', IDS, ARGV[6]) == 1 then return {'', -1} end
-add(ARGV[6])
+if redis.call('HEXISTS', IDS, ARGV[7]) == 1 then return {'', -1} end
+add(ARGV[7])
 return record({})
 `)
 
-// addScript keeps the fingerprint under ARGV[6] whatever is kept and
+// addScript keeps the fingerprint under ARGV[7] whatever is kept and
 // returns 1 (recorded); an ID already kept returns 0.
 var addScript = redis.NewScript(scriptLib + `
 local r = recorded()
 if r then return r end
 local bad = badk(true)
 if bad then return bad end
-if redis.call('HEXISTS', IDS, ARGV[6]) == 1 then return 0 end
-add(ARGV[6])
+if redis.call('HEXISTS', IDS, ARGV[7]) == 1 then return 0 end
+add(ARGV[7])
 return record(1)
 `)
 
-// removeScript forgets ARGV[6], whose fingerprint's block keys are the
-// block KEYS (the caller reads the fingerprint first, ARGV[7] and ARGV[8];
-// the script checks it is still the one kept). It returns 1 (recorded), 0
-// when the ID is not kept, and -1 when it is kept with another fingerprint.
+// removeScript forgets ARGV[7] (KEYS are the five fixed keys, no block
+// keys; the fingerprint's ARGV are unused). It returns 1 (recorded), or 0
+// when the ID is not kept.
 var removeScript = redis.NewScript(scriptLib + `
 local r = recorded()
 if r then return r end
 local bad = badk(true)
 if bad then return bad end
-local kept = keptAs(ARGV[6])
-if kept == 'none' then return 0 end
-if kept == 'other' then return -1 end
-forget(ARGV[6], 0)
+if not forget(ARGV[7]) then return 0 end
 return record(1)
 `)
 
-// replaceScript forgets what is kept under ARGV[6] (the fingerprint the
-// caller read, ARGV[7] and ARGV[8], -1 for none; its block keys follow the
-// five fixed KEYS), then keeps the fingerprint under ARGV[6] unless a kept
-// one is within k bits. It returns {} when it kept the page, the matches
-// {id, distance, ...} when it did not (recorded when it forgot the old
-// page), and {"", -2} when the ID is kept with a fingerprint other than the
-// one the caller read.
+// replaceScript forgets what is kept under ARGV[7], then keeps the
+// fingerprint under ARGV[7] unless a kept one is within k bits. It returns
+// {} when it kept the page, and the matches {id, distance, ...} when it did
+// not (recorded when it forgot the old page).
 var replaceScript = redis.NewScript(scriptLib + `
 local r = recorded()
 if r then return r end
 local bad = badk(true)
 if bad then return bad end
-local kept = keptAs(ARGV[6])
-if kept == 'other' then return {'', -2} end
-if kept == 'same' then forget(ARGV[6], nb + 5) end
+local forgot = forget(ARGV[7])
 local found = find()
 if #found > 0 then
   found = named(found)
-  if kept == 'same' then return record(found) end
+  if forgot then return record(found) end
   return found
 end
-add(ARGV[6])
+add(ARGV[7])
 return record({})
 `)
