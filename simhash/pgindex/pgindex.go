@@ -86,7 +86,8 @@ type Options struct {
 
 // Detector is a SimHash near-duplicate detector whose kept fingerprints live
 // in a PostgreSQL table. It implements neardup.Detector, Verifier, Remover,
-// MatchAdder and Replacer; Scores are Hamming distances in bits (simhash.Bits). It is
+// MatchAdder and Replacer, and their Context variants
+// (neardup.ContextDetector, ...); Scores are Hamming distances in bits (simhash.Bits). It is
 // safe for concurrent use, and across processes. Make it with New.
 type Detector struct {
 	pool    *pgxpool.Pool
@@ -290,6 +291,13 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 // Verify returns the candidates that are kept within T_B bits of d's
 // fingerprint, closest first (ties by ID), each once, scored in bits.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.VerifyContext(ctx, d, candidates)
+}
+
+// VerifyContext is Verify with a context.
+func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	if det.pool == nil {
 		return nil, errNotMade
 	}
@@ -306,8 +314,6 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	ctx, cancel := det.ctx()
-	defer cancel()
 	ms, err := det.collect(det.pool.Query(ctx, det.sqlVerify, int64(fp), det.k, ids))
 	if err != nil {
 		return nil, det.wrap("Verify", d.ID, err)
@@ -545,4 +551,10 @@ var (
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
 	_ neardup.Replacer   = (*Detector)(nil)
+
+	_ neardup.ContextDetector   = (*Detector)(nil)
+	_ neardup.ContextVerifier   = (*Detector)(nil)
+	_ neardup.ContextRemover    = (*Detector)(nil)
+	_ neardup.ContextMatchAdder = (*Detector)(nil)
+	_ neardup.ContextReplacer   = (*Detector)(nil)
 )
