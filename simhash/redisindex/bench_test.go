@@ -20,7 +20,7 @@ import (
 // commands (the script's writes, without its check), and returns the
 // detector.
 func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
-	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: k})
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: k, ExplicitZero: k == 0})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,13 +56,31 @@ func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
 //
 //	go test -run='^$' -bench=Fleet1M -benchtime=20000x ./simhash/redisindex/
 func BenchmarkFleet1M(b *testing.B) {
+	fleetBench(b, 3, 1_000_000, 4)
+}
+
+// BenchmarkFleetT8 measures repositories of 10,000 to 1,000,000 pages at
+// the default k = 8 (nine blocks of 7 or 8 bits: each key holds about n/128
+// entries, which every query reads and scans): the latency of Match and
+// MatchOrAdd and the calls per second of one client.
+//
+//	go test -run='^$' -bench=FleetT8 -benchtime=200x ./simhash/redisindex/
+func BenchmarkFleetT8(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprint("pages=", n), func(b *testing.B) { fleetBench(b, DefaultMaxDistance, n, 1) })
+	}
+}
+
+// fleetBench loads n pages at T_B k and runs the sub-benchmarks: Match and
+// MatchOrAdd latency, and the throughput of 1 to clients clients.
+func fleetBench(b *testing.B, k, n, clients int) {
 	c, prefix := client(b)
 	before := usedMemory(b, c)
-	det := load(b, c, prefix, DefaultMaxDistance, 1_000_000)
-	if n, err := det.Len(context.Background()); err != nil || n != 1_000_000 {
-		b.Fatalf("Len = %d, %v", n, err)
+	det := load(b, c, prefix, k, n)
+	if got, err := det.Len(context.Background()); err != nil || got != n {
+		b.Fatalf("Len = %d, %v", got, err)
 	}
-	perPage := float64(usedMemory(b, c)-before) / 1e6
+	perPage := float64(usedMemory(b, c)-before) / float64(n)
 	r := rand.New(rand.NewPCG(3, 4))
 	// run numbers the sub-benchmarks' runs (-count repeats them on the same
 	// repository), so that every call offers a page under a new ID.
@@ -78,16 +96,43 @@ func BenchmarkFleet1M(b *testing.B) {
 	b.Run("matchoradd", func(b *testing.B) {
 		latency(b, func(d *neardup.Document) error { _, _, err := det.MatchOrAdd(d); return err })
 	})
-	for clients := 1; clients <= 4; clients++ {
-		b.Run(fmt.Sprint("clients=", clients), func(b *testing.B) {
+	for cl := 1; cl <= clients; cl++ {
+		b.Run(fmt.Sprint("clients=", cl), func(b *testing.B) {
 			run++
-			dets := make([]detectortest.FleetDetector, clients)
+			dets := make([]detectortest.FleetDetector, cl)
 			for i := range dets {
 				ci, _ := client(b)
-				dets[i], _ = New(Options{Client: ci, Prefix: prefix})
+				dets[i], _ = New(Options{Client: ci, Prefix: prefix, MaxDistance: k})
 			}
 			detectortest.Throughput(b, dets, fmt.Sprint("client-", run))
 		})
+	}
+}
+
+// BenchmarkCallRecord measures the Redis memory of the call records that
+// write calls leave for Options.CallTTL: 100,000 records as the scripts
+// write them (a 16-byte call ID under the default prefix, a 1-byte MessagePack
+// value, an expiry).
+//
+//	go test -run='^$' -bench=CallRecord -benchtime=1x ./simhash/redisindex/
+func BenchmarkCallRecord(b *testing.B) {
+	c, _ := client(b)
+	det, err := New(Options{Client: c}) // the default prefix, as in production
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	const n = 100_000
+	for b.Loop() {
+		before := usedMemory(b, c)
+		pipe := c.Pipeline()
+		for range n {
+			pipe.Set(ctx, det.prefix+":c:"+newCall(), "\x90", DefaultCallTTL)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(usedMemory(b, c)-before)/n, "redis-B/record")
 	}
 }
 

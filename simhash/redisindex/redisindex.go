@@ -65,8 +65,11 @@ const DefaultMaxDistance = simhash.DefaultMaxDistance
 // DefaultTimeout is Options.Timeout when it is zero.
 const DefaultTimeout = 5 * time.Second
 
-// DefaultCallTTL is Options.CallTTL when it is zero.
-const DefaultCallTTL = 10 * time.Minute
+// DefaultCallTTL is Options.CallTTL when it is zero: a minute, well beyond
+// the retries of a call within DefaultTimeout, or of a call without a
+// deadline under go-redis's default timeouts and retries (four attempts of
+// at most a 5 s dial and a 3 s read, about 32 s).
+const DefaultCallTTL = time.Minute
 
 // Options configures a Detector.
 type Options struct {
@@ -90,11 +93,12 @@ type Options struct {
 	// CallTTL is how long Redis keeps the result of a write call (Add,
 	// MatchOrAdd that added, Remove, Replace) under the call's ID, so that
 	// the client's retries of a call whose reply was lost get that result
-	// instead of running it again; zero means DefaultCallTTL. It must
-	// exceed the longest time a retry of a call can reach the server after
-	// the call was first sent (the call's context, or Timeout, bounds the
-	// client's retries). Each record holds about 100 bytes of Redis memory
-	// while it lives (see the package doc).
+	// instead of running it again; zero means DefaultCallTTL. A call whose
+	// context has a later deadline keeps its record until that deadline and
+	// a second more. Set it above the longest time the client's retries of
+	// a call without a deadline can take (its dial and read timeouts times
+	// MaxRetries + 1, and the backoffs). Each record holds about 150 bytes
+	// of Redis memory while it lives (see the package doc).
 	CallTTL time.Duration
 	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
 	// that every key of the repository is in one hash slot, as scripts on a
@@ -187,11 +191,22 @@ func (det *Detector) keys(fp simhash.Fingerprint, call string) []string {
 }
 
 // args returns the scripts' ARGV: the number of blocks, fp's high and low
-// 32 bits, k, the call record's time to live in ms, the prefix of the keys,
-// and more.
-func (det *Detector) args(fp simhash.Fingerprint, more ...any) []any {
-	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.callTTL.Milliseconds(), det.prefix}
+// 32 bits, k, the call record's time to live in ms (recordTTL), the prefix
+// of the keys, and more.
+func (det *Detector) args(ctx context.Context, fp simhash.Fingerprint, more ...any) []any {
+	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.recordTTL(ctx).Milliseconds(), det.prefix}
 	return append(a, more...)
+}
+
+// recordTTL is how long the record of a call made with ctx lives: CallTTL,
+// or ctx's deadline and a second more when that is later, so that the
+// record outlives every retry the client can send within the call.
+func (det *Detector) recordTTL(ctx context.Context) time.Duration {
+	ttl := det.callTTL
+	if dl, ok := ctx.Deadline(); ok {
+		ttl = max(ttl, time.Until(dl)+time.Second)
+	}
+	return ttl
 }
 
 // newCall returns a new call ID: 16 random bytes.
@@ -249,7 +264,7 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	if err != nil {
 		return nil, err
 	}
-	res, err := matchScript.Run(ctx, det.client, det.keys(fp, ""), det.args(fp)...).Slice()
+	res, err := matchScript.Run(ctx, det.client, det.keys(fp, ""), det.args(ctx, fp)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, wrap("Match", d.ID, err)
 	}
@@ -299,7 +314,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
-	n, err := addScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, d.ID)...).Int()
+	n, err := addScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Add", d.ID, err)
@@ -329,7 +344,7 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	if err != nil {
 		return nil, false, err
 	}
-	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, d.ID)...).Slice()
+	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("MatchOrAdd", d.ID, err)
 	}
@@ -360,7 +375,7 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	if err != nil {
 		return nil, false, err
 	}
-	res, err := replaceScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(fp, d.ID)...).Slice()
+	res, err := replaceScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("Replace", d.ID, err)
 	}
@@ -380,7 +395,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
 		return errNoClient
 	}
-	n, err := removeScript.Run(ctx, det.client, det.fixedKeys(newCall()), det.args(0, id)...).Int()
+	n, err := removeScript.Run(ctx, det.client, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Remove", id, err)

@@ -345,7 +345,7 @@ func TestCallRecord(t *testing.T) {
 	}
 	call := newCall()
 	run := func(s *redis.Script, more ...any) []any {
-		res, err := s.Run(ctx, c, det.keys(fp, call), det.args(fp, more...)...).Slice()
+		res, err := s.Run(ctx, c, det.keys(fp, call), det.args(ctx, fp, more...)...).Slice()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			t.Fatal(err)
 		}
@@ -361,6 +361,14 @@ func TestCallRecord(t *testing.T) {
 	if err != nil || ttl <= 50*time.Second || ttl > time.Minute {
 		t.Errorf("call record's TTL = %v, %v; want about a minute", ttl, err)
 	}
+	long, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if ttl := det.recordTTL(long); ttl < 5*time.Minute || ttl > 5*time.Minute+time.Second {
+		t.Errorf("record TTL of a call with 5 minutes left = %v, want 5 minutes and up to a second", ttl)
+	}
+	if ttl := det.recordTTL(ctx); ttl != time.Minute {
+		t.Errorf("record TTL of a call without a deadline = %v, want CallTTL", ttl)
+	}
 	call = newCall()
 	if res := run(matchOrAddScript, d.ID); len(res) != 2 || res[0] != d.ID {
 		t.Fatalf("MatchOrAdd under a new call ID = %v, want %s itself", res, d.ID)
@@ -368,7 +376,7 @@ func TestCallRecord(t *testing.T) {
 	// Remove, twice under one call ID: 1 both times.
 	call = newCall()
 	for i := range 2 {
-		n, err := removeScript.Run(ctx, c, det.fixedKeys(call), det.args(0, d.ID)...).Int()
+		n, err := removeScript.Run(ctx, c, det.fixedKeys(call), det.args(ctx, 0, d.ID)...).Int()
 		if err != nil || n != 1 {
 			t.Fatalf("Remove #%d = %d, %v; want 1", i, n, err)
 		}
@@ -415,7 +423,7 @@ func TestScriptBlockKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, fp := range fps {
-			got, err := script.Run(context.Background(), c, det.fixedKeys(""), det.args(fp)...).StringSlice()
+			got, err := script.Run(context.Background(), c, det.fixedKeys(""), det.args(context.Background(), fp)...).StringSlice()
 			if want := det.blockKeys(nil, fp); err != nil || !slices.Equal(got, want) {
 				t.Errorf("k %d, fp %#x: script's keys %q (%v), want %q", k, uint64(fp), got, err, want)
 			}
