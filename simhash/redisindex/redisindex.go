@@ -6,32 +6,65 @@
 // A Detector splits the 64-bit fingerprint into k+1 blocks (G. S. Manku, A.
 // Jain and A. Das Sarma, "Detecting Near-Duplicates for Web Crawling", WWW
 // 2007): two fingerprints within k bits agree exactly in at least one block,
-// so every kept fingerprint is appended, as 12 packed bytes (fingerprint and
-// a handle), to one Redis string per block, keyed by the block's value, and
-// a query reads k+1 strings. MatchOrAdd runs as one Lua script on the
-// primary, which Redis runs to its end before any other command: the check
-// and the add are one step across every process, and a client that dies
-// mid-call leaves the add done or not done, never half done.
+// so every kept fingerprint is appended, as a 16-byte entry (fingerprint and
+// an 8-byte handle), to one Redis string per block, keyed by the block's
+// value, and a query reads and scans k+1 strings. MatchOrAdd, Add, Remove
+// and Replace each run as one Lua script on the primary, which Redis runs to
+// its end before any other command: the check and the write are one step
+// across every process, and a client that dies mid-call leaves the call
+// done or not done, never half done. The key layout is in script.go; its
+// keys start with Prefix + ":2:" (layout 2, with 8-byte handles and call
+// records). Repositories written by earlier versions (keys Prefix + ":b:...",
+// 4-byte handles) are neither read nor migrated.
+//
+// T_B defaults to simhash.DefaultMaxDistance (8), as in the in-process
+// detector. Its cost grows with the repository: at k = 8 each of the nine
+// keys a query scans holds about n/128 entries, so a call takes about half
+// a millisecond at 10^4 pages and tens of milliseconds at 10^6, where k = 3
+// (four 16-bit blocks) stays under 0.1 ms at the median (BenchmarkFleetT8,
+// BenchmarkFleet1M; numbers in docs/BENCHMARKS.md). Every process sharing a
+// repository must use one T_B: the repository records the T_B of its first
+// write and refuses calls with another.
+//
+// Retries: a go-redis client re-sends a command whose reply was lost
+// (Options.MaxRetries, 3 by default), after Redis may have run it. Every
+// write call therefore carries a random 128-bit call ID, and a script that
+// writes records its result under that ID (Prefix:2:c:<id>, expiring after
+// Options.CallTTL or the call's deadline and a second, whichever is later);
+// a re-sent call finds the record and returns the recorded result without
+// running again. So a retried MatchOrAdd is never told its page is a
+// near-duplicate of itself, and a retried Add or Remove never returns
+// ErrDuplicateID or ErrUnknownID for its own success. A MatchOrAdd that
+// found matches writes nothing and records nothing: re-run, it answers
+// from the repository as it is then. A call that returns an error (its
+// context done, the retries spent) may or may not have run; Match or
+// Lookup tells which.
 //
 // On Redis Cluster, set Options.SingleSlot and pass a *redis.ClusterClient:
 // the prefix becomes a hash tag, so every key of the repository falls in one
 // hash slot and the scripts stay atomic. The repository then lives on the
 // shard that serves the slot (its replicas give failover); repositories with
-// other prefixes spread over the other shards. Spreading one repository's
-// block keys over shards (a write-then-read protocol with a tiebreak instead
-// of one script) is not implemented.
+// other prefixes spread over the other shards. Remove and Replace derive the
+// block keys of the page kept under an ID inside the script, from its entry,
+// which Redis allows for keys of the script's own slot. Spreading one
+// repository's keys over shards is not implemented.
 //
-// Memory in Redis: the k+1 entries of 12 bytes under the block keys (48
-// bytes at k = 3), an entry of 12 bytes and the ID in the ID hash, the ID
-// again in the handle hash, and Redis's overhead per key and per hash field:
-// 251 bytes per page in all at k = 3 and a million pages with IDs of 11
-// bytes (BenchmarkFleet1M), of which the two hashes take most; longer IDs
-// (URLs) add twice their length.
+// Memory in Redis per kept page, measured with a million pages and IDs of
+// 11 bytes (used_memory): 293 bytes at k = 3 and 375 bytes at k = 8. The
+// k+1 entries of 16 bytes (64 bytes at k = 3, 144 at k = 8), the entry and
+// the ID in the ID hash, the ID again in the handle hash, and Redis's
+// overhead per hash field; longer IDs (URLs) add twice their length. Each
+// call record takes about 150 more bytes while it lives (BenchmarkCallRecord),
+// so a shard that takes w writes a second holds about 150·w·CallTTL bytes of
+// records (9 MB at 1,000 writes/s and the default minute).
 //
-// Every call takes a context (the Context variants) or Options.Timeout; a
-// lost connection or a timeout is an error, never a silent "new page". The
-// go-redis client given in Options sets dial, read and write timeouts and
-// retries.
+// What the guarantees need from the server (AOF with appendfsync, noeviction,
+// what a restart without persistence loses) is in docs/fleet.md.
+//
+// Every call takes a context (the Context variants, which neardup.Cascade,
+// Window and Partitioned forward) or Options.Timeout; a lost connection or a
+// timeout is an error, never a silent "new page". The go-redis client given
+// in Options sets dial, read and write timeouts and retries.
 package redisindex
 
 import (

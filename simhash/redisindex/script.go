@@ -134,11 +134,14 @@ local function add(id)
 end
 -- forget removes the entry kept under id. Its block keys are derived from
 -- the entry, not passed in KEYS: they are in the slot of the KEYS (one
--- server, or one hash slot with SingleSlot).
+-- server, or one hash slot with SingleSlot). The shortened strings are
+-- written (SET, which a server out of memory refuses) before any key is
+-- deleted (which it allows), so that a refusal leaves the page whole.
 local function forget(id)
   local entry = redis.call('HGET', IDS, id)
   if not entry then return false end
   local hi, lo, h = struct.unpack('>I4I4I8', entry)
+  local sets, dels = {}, {}
   for _, key in ipairs(blockKeys(hi, lo)) do
     local blob = redis.call('GET', key)
     if blob then
@@ -148,9 +151,11 @@ local function forget(id)
           break
         end
       end
-      if #blob == 0 then redis.call('DEL', key) else redis.call('SET', key, blob) end
+      if #blob == 0 then dels[#dels + 1] = key else sets[#sets + 1] = {key, blob} end
     end
   end
+  for _, kv in ipairs(sets) do redis.call('SET', kv[1], kv[2]) end
+  for _, key in ipairs(dels) do redis.call('DEL', key) end
   redis.call('HDEL', NAMES, string.format('%d', h))
   redis.call('HDEL', IDS, id)
   return true
