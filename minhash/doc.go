@@ -31,7 +31,7 @@
 // Two pages are near-duplicates when their contents are closer than
 // ContentDistance (0.62, in Jaccard distance), or their whole pages closer
 // than PageDistance (0.5) and their contents closer than ContentGuard
-// (0.9). A page with the same text as a kept one is found through a hash;
+// (0.7). A page with the same text as a kept one is found through a hash;
 // other candidates through an Index of each kept page's eight smallest
 // content hashes in which a hash shared by more than 256 pages stops being
 // a key, so the pages a new page is compared with do not grow with the
