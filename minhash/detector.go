@@ -16,7 +16,7 @@ import (
 const (
 	DefaultContentDistance  = 0.62
 	DefaultPageDistance     = 0.5
-	DefaultContentGuard     = 0.9
+	DefaultContentGuard     = 0.7
 	DefaultHostPageDistance = 0.6
 	DefaultTemplatePages    = 3
 	DefaultSketchSize       = 128
