@@ -1,8 +1,7 @@
 package minhash_test
 
 import (
-	"fmt"
-	"runtime"
+		"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -29,8 +28,12 @@ import (
 //
 //	go test ./minhash -run '^$' -bench Scale -benchtime 1x -cpu 1 -timeout 60m
 func BenchmarkScale(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("n=%dk", n/1000), func(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"n=10k", 10_000}, {"n=100k", 100_000}, {"n=1M", 1_000_000}} {
+		n := c.n
+		b.Run(c.name, func(b *testing.B) {
 			if testing.Short() && n > 10_000 {
 				b.Skip("-short: only n=10k")
 			}
