@@ -1,7 +1,7 @@
 package minhash_test
 
 import (
-		"runtime"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
