@@ -3,7 +3,6 @@ package minhash_test
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,15 +11,6 @@ import (
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
-
-// cpuTime returns the CPU time the process has used (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkThroughput streams a labelled corpus through preprocessing and
 // MatchOrAdd, as a crawler does, and reports pages per CPU-second (run with
