@@ -15,7 +15,7 @@ import (
 	"github.com/neardup/neardup/preprocess"
 )
 
-var large = flag.Bool("peer.large", false, "also run BenchmarkPeer at n=100k (about 3 GB of preprocessed pages, and minutes for minhash-lsh)")
+var large = flag.Bool("peer.large", false, "also run BenchmarkPeer at n=100k (gigabytes of preprocessed pages held; minhash-lsh re-sorts its tables for every kept page, so it runs long)")
 
 // The sketches both sides compare: k hashes of the 4-token shingles of a
 // page's analysed tokens, and the Jaccard similarity at which two pages are
