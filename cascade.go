@@ -273,11 +273,17 @@ func (c *Cascade) params() []snapshot.Param {
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID (Replacer):
 // in one step every stage forgets d.ID, and d is kept in every stage unless
-// it survives the cascade as a near-duplicate of another kept document. Every
-// stage must implement Remover.
+// it survives the cascade as a near-duplicate of another kept document.
+//
+// Every stage must implement Remover (a stage that is itself a Cascade, every
+// one of its stages): otherwise Replace returns an error wrapping
+// ErrInvalidOption and no stage is changed.
 func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
 	if err := c.check(d); err != nil {
 		return nil, false, err
+	}
+	if err := removers(c.all); err != nil {
+		return nil, false, fmt.Errorf("neardup: Cascade.Replace: %w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -287,15 +293,29 @@ func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
 	return c.matchOrAdd(d)
 }
 
-// forget removes id from every detector that keeps it; detectors that do not
-// keep it are left alone. Each must be a Remover.
-func forget(dets []Detector, id string) error {
+// removers returns an error wrapping ErrInvalidOption naming the first of
+// dets that is not a Remover, looking into the stages of a nested Cascade
+// (whose Remove skips the stages that are not Removers).
+func removers(dets []Detector) error {
 	for i, s := range dets {
-		r, ok := s.(Remover)
-		if !ok {
-			return fmt.Errorf("neardup: Replace: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
+		if inner, ok := s.(*Cascade); ok {
+			if err := removers(inner.all); err != nil {
+				return fmt.Errorf("stage %d: %w", i, err)
+			}
+			continue
 		}
-		if err := r.Remove(id); err != nil && !errors.Is(err, ErrUnknownID) {
+		if _, ok := s.(Remover); !ok {
+			return fmt.Errorf("stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
+		}
+	}
+	return nil
+}
+
+// forget removes id from every detector that keeps it; detectors that do not
+// keep it are left alone. Every detector is a Remover (see removers).
+func forget(dets []Detector, id string) error {
+	for _, s := range dets {
+		if err := s.(Remover).Remove(id); err != nil && !errors.Is(err, ErrUnknownID) {
 			return err
 		}
 	}

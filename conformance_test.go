@@ -9,7 +9,7 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// TestCascadeConformance runs the conformance suite on the seed 000 cascade in
+// TestCascadeConformance runs the conformance suite on a sentence + simhash cascade in
 // both stage orders: the matches carry the last stage's measure.
 func TestCascadeConformance(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 4})

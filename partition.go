@@ -25,7 +25,9 @@ type Partitioner interface {
 // Partitioned is a Detector that keeps one detector per part of a Partitioner,
 // so a new document is compared only within its parts. Detectors for parts are
 // created on first use by the function given to NewPartitioned. It is safe for
-// concurrent use when the part detectors are.
+// concurrent use when the part detectors are: Add, MatchOrAdd, Remove and
+// Replace are serialised with each other, and Match runs concurrently with
+// them.
 //
 // A Partitioned must be made with NewPartitioned: the methods of the zero
 // Partitioned return an error wrapping ErrInvalidOption.
@@ -36,7 +38,7 @@ type Partitioned struct {
 	mu    sync.RWMutex
 	parts map[int]Detector
 	home  map[string]int // kept ID -> home part, for Remove
-	addMu sync.Mutex     // serialises Add and MatchOrAdd
+	addMu sync.Mutex     // serialises the changes: Add, MatchOrAdd, Remove, Replace
 }
 
 // NewPartitioned returns a Detector that partitions with p and keeps a detector
@@ -169,13 +171,20 @@ func (pd *Partitioned) matchOrAdd(d *Document) ([]Match, bool, error) {
 	return nil, true, nil
 }
 
-// Remove forgets id in its home part, when that part's detector is a Remover.
-// It is not serialised with MatchOrAdd: a Remove and a MatchOrAdd of a
-// near-duplicate that run at once may keep the new page or not.
+// Remove forgets id in its home part, whose detector must be a Remover. It is
+// serialised with Add, MatchOrAdd and Replace (Match runs concurrently), so it
+// happens wholly before or wholly after each of them.
 func (pd *Partitioned) Remove(id string) error {
 	if pd.p == nil {
 		return errNoPartitioner
 	}
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	return pd.remove(id)
+}
+
+// remove is Remove under pd.addMu.
+func (pd *Partitioned) remove(id string) error {
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	i, ok := pd.home[id]
@@ -219,7 +228,7 @@ func (pd *Partitioned) WriteTo(w io.Writer) (int64, error) {
 	if pd.p == nil {
 		return 0, errNoPartitioner
 	}
-	pd.addMu.Lock() // no Add between the parts' snapshots
+	pd.addMu.Lock() // no change between the parts' snapshots
 	defer pd.addMu.Unlock()
 	pd.mu.RLock()
 	parts := slices.Sorted(maps.Keys(pd.parts))
@@ -351,7 +360,7 @@ func (pd *Partitioned) Replace(d *Document) ([]Match, bool, error) {
 	if pd.p == nil {
 		return nil, false, errNoPartitioner
 	}
-	if err := pd.Remove(d.ID); err != nil && !errors.Is(err, ErrUnknownID) {
+	if err := pd.remove(d.ID); err != nil && !errors.Is(err, ErrUnknownID) {
 		return nil, false, err
 	}
 	return pd.matchOrAdd(d)
