@@ -45,7 +45,7 @@ type Partitioned struct {
 // made by newDetector in each part.
 func NewPartitioned(p Partitioner, newDetector func(part int) (Detector, error)) (*Partitioned, error) {
 	if p == nil || newDetector == nil {
-		return nil, fmt.Errorf("neardup: NewPartitioned: nil Partitioner or constructor: %w", ErrInvalidOption)
+		return nil, errorf("neardup: NewPartitioned: nil Partitioner or constructor: %w", ErrInvalidOption)
 	}
 	return &Partitioned{p: p, newFn: newDetector, parts: make(map[int]Detector), home: make(map[string]int)}, nil
 }
@@ -64,10 +64,10 @@ func (pd *Partitioned) part(i int, create bool) (Detector, error) {
 	}
 	det, err := pd.newFn(i)
 	if err != nil {
-		return nil, fmt.Errorf("neardup: part %d: %w", i, err)
+		return nil, errorf("neardup: part %d: %w", i, err)
 	}
 	if det == nil {
-		return nil, fmt.Errorf("neardup: part %d: constructor returned nil: %w", i, ErrInvalidOption)
+		return nil, errorf("neardup: part %d: constructor returned nil: %w", i, ErrInvalidOption)
 	}
 	pd.parts[i] = det
 	return det, nil
@@ -75,7 +75,7 @@ func (pd *Partitioned) part(i int, create bool) (Detector, error) {
 
 // errNoPartitioner is returned by the methods of a Partitioned not made by
 // NewPartitioned.
-var errNoPartitioner = fmt.Errorf("neardup: Partitioned has no Partitioner (make it with NewPartitioned): %w", ErrInvalidOption)
+var errNoPartitioner = errorf("neardup: Partitioned has no Partitioner (make it with NewPartitioned): %w", ErrInvalidOption)
 
 func (pd *Partitioned) partition(d *Document) ([]int, error) {
 	if pd.p == nil {
@@ -86,7 +86,7 @@ func (pd *Partitioned) partition(d *Document) ([]int, error) {
 		return nil, err
 	}
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("neardup: document %q: partitioner returned no part: %w", d.ID, ErrNoFeatures)
+		return nil, errorf("neardup: document %q: partitioner returned no part: %w", d.ID, ErrNoFeatures)
 	}
 	return parts, nil
 }
@@ -136,7 +136,7 @@ func (pd *Partitioned) add(d *Document) error {
 	_, dup := pd.home[d.ID]
 	pd.mu.RUnlock()
 	if dup {
-		return fmt.Errorf("neardup: document %q: %w", d.ID, ErrDuplicateID)
+		return errorf("neardup: document %q: %w", d.ID, ErrDuplicateID)
 	}
 	det, err := pd.part(parts[0], true)
 	if err != nil {
@@ -189,11 +189,11 @@ func (pd *Partitioned) remove(id string) error {
 	defer pd.mu.Unlock()
 	i, ok := pd.home[id]
 	if !ok {
-		return fmt.Errorf("neardup: document %q: %w", id, ErrUnknownID)
+		return errorf("neardup: document %q: %w", id, ErrUnknownID)
 	}
 	r, ok := pd.parts[i].(Remover)
 	if !ok {
-		return fmt.Errorf("neardup: part %d detector %T cannot remove: %w", i, pd.parts[i], ErrInvalidOption)
+		return errorf("neardup: part %d detector %T cannot remove: %w", i, pd.parts[i], ErrInvalidOption)
 	}
 	if err := r.Remove(id); err != nil {
 		return err
@@ -289,7 +289,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 	if pp, ok := pd.p.(Persister); ok {
 		in, _, err := pp.Restore(sr)
 		if err != nil {
-			return nil, 0, fmt.Errorf("neardup: Partitioner: %w", err)
+			return nil, 0, errorf("neardup: Partitioner: %w", err)
 		}
 		installs = append(installs, in)
 	}
@@ -314,7 +314,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 		}
 		det, err := pd.newFn(part)
 		if err != nil || det == nil {
-			return nil, 0, fmt.Errorf("neardup: part %d: constructor: %v: %w", part, err, ErrInvalidOption)
+			return nil, 0, errorf("neardup: part %d: constructor: %v: %w", part, err, ErrInvalidOption)
 		}
 		p, err := persisterOf(fmt.Sprintf("Partitioned part %d", part), det)
 		if err != nil {
@@ -322,7 +322,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 		}
 		in, _, err := p.Restore(sr)
 		if err != nil {
-			return nil, 0, fmt.Errorf("neardup: part %d: %w", part, err)
+			return nil, 0, errorf("neardup: part %d: %w", part, err)
 		}
 		installs = append(installs, in)
 		parts[part] = det
