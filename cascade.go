@@ -300,12 +300,12 @@ func removers(dets []Detector) error {
 	for i, s := range dets {
 		if inner, ok := s.(*Cascade); ok {
 			if err := removers(inner.all); err != nil {
-				return fmt.Errorf("stage %d: %w", i, err)
+				return errorf("neardup: stage %d: %w", i, err)
 			}
 			continue
 		}
 		if _, ok := s.(Remover); !ok {
-			return fmt.Errorf("stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
+			return errorf("neardup: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
 		}
 	}
 	return nil

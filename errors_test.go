@@ -23,8 +23,8 @@ func TestErrInvalidOptionShared(t *testing.T) {
 				err, errors.Is(err, neardup.ErrInvalidOption), errors.Is(err, preprocess.ErrInvalidOption))
 		}
 	}
-	if msg := perr.Error(); !strings.HasPrefix(msg, "preprocess: invalid option: ") || strings.Contains(msg, "neardup") {
-		t.Errorf("preprocess.New error %q, want it to begin with \"preprocess: invalid option: \" and name no other package", msg)
+	if msg := perr.Error(); !strings.HasPrefix(msg, "preprocess: MaxBytes -1") || !strings.HasSuffix(msg, ": neardup: invalid option") {
+		t.Errorf("preprocess.New error %q, want \"preprocess: MaxBytes -1 ...: neardup: invalid option\"", msg)
 	}
 }
 

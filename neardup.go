@@ -20,14 +20,12 @@ var (
 	// ErrNoFeatures reports a document from which a method can extract no
 	// features (no keywords, no sentences, no 。 ...): the method cannot decide.
 	ErrNoFeatures = errors.New("neardup: document has no features")
-	// ErrInvalidOption reports a constructor option outside its documented
-	// range. It is the same value as preprocess.ErrInvalidOption, so one
-	// errors.Is test covers the options of both packages.
-	ErrInvalidOption = sentinel.ErrInvalidOption
+	// ErrInvalidOption reports a constructor option outside its documented range.
+	ErrInvalidOption = sentinel.InvalidOption
 	// ErrDuplicateID reports an Add of an ID that is already kept.
-	ErrDuplicateID = errors.New("neardup: duplicate document id")
+	ErrDuplicateID = sentinel.DuplicateID
 	// ErrUnknownID reports a Remove or lookup of an ID that is not kept.
-	ErrUnknownID = errors.New("neardup: unknown document id")
+	ErrUnknownID = sentinel.UnknownID
 )
 
 // errorf is fmt.Errorf for this package's messages, which begin "neardup: ":

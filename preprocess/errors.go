@@ -36,7 +36,7 @@ var (
 
 	// ErrInvalidOption reports an Options value that New rejects. It is the
 	// same value as neardup.ErrInvalidOption.
-	ErrInvalidOption = sentinel.ErrInvalidOption
+	ErrInvalidOption = sentinel.InvalidOption
 )
 
 // notText is ErrNotText's type: a comparable value that is also

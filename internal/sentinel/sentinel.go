@@ -1,14 +1,17 @@
-// Package sentinel holds the sentinel errors that packages which cannot
-// import one another share: each aliases them (var ErrInvalidOption =
-// sentinel.ErrInvalidOption), so that errors.Is matches an error of any of
-// them against the sentinel of any other.
-//
-// A message carries no package name: the package that wraps a sentinel
-// names itself ("preprocess: invalid option: MaxBytes -1 < 0").
+// Package sentinel holds errors that package neardup exports (ErrX is
+// sentinel.X) for packages that cannot import neardup: one neardup imports,
+// or one kept free of it (simhash/hamming). Such a package aliases them, as
+// neardup aliases the errors of internal/snapshot, so that errors.Is(err,
+// neardup.ErrInvalidOption) holds for its errors too.
 package sentinel
 
 import "errors"
 
-// ErrInvalidOption reports a constructor option outside its documented range.
-// neardup.ErrInvalidOption and preprocess.ErrInvalidOption are this value.
-var ErrInvalidOption = errors.New("invalid option")
+var (
+	// InvalidOption is neardup.ErrInvalidOption.
+	InvalidOption = errors.New("neardup: invalid option")
+	// DuplicateID is neardup.ErrDuplicateID.
+	DuplicateID = errors.New("neardup: duplicate document id")
+	// UnknownID is neardup.ErrUnknownID.
+	UnknownID = errors.New("neardup: unknown document id")
+)
