@@ -293,6 +293,21 @@ func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
 	return c.matchOrAdd(d)
 }
 
+// forget removes id from every detector that keeps it; detectors that do not
+// keep it are left alone. Each must be a Remover.
+func forget(dets []Detector, id string) error {
+	for i, s := range dets {
+		r, ok := s.(Remover)
+		if !ok {
+			return fmt.Errorf("neardup: Replace: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
+		}
+		if err := r.Remove(id); err != nil && !errors.Is(err, ErrUnknownID) {
+			return err
+		}
+	}
+	return nil
+}
+
 // removers returns an error wrapping ErrInvalidOption naming the first of
 // dets that is not a Remover, looking into the stages of a nested Cascade
 // (whose Remove skips the stages that are not Removers).
@@ -306,17 +321,6 @@ func removers(dets []Detector) error {
 		}
 		if _, ok := s.(Remover); !ok {
 			return errorf("neardup: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
-		}
-	}
-	return nil
-}
-
-// forget removes id from every detector that keeps it; detectors that do not
-// keep it are left alone. Every detector is a Remover (see removers).
-func forget(dets []Detector, id string) error {
-	for _, s := range dets {
-		if err := s.(Remover).Remove(id); err != nil && !errors.Is(err, ErrUnknownID) {
-			return err
 		}
 	}
 	return nil
