@@ -39,19 +39,19 @@ type stage struct {
 // the first must also implement Verifier. At least one stage is required.
 func NewCascade(stages ...Detector) (*Cascade, error) {
 	if len(stages) == 0 {
-		return nil, fmt.Errorf("neardup: NewCascade: no stages: %w", ErrInvalidOption)
+		return nil, errorf("neardup: NewCascade: no stages: %w", ErrInvalidOption)
 	}
 	c := &Cascade{first: stages[0], all: append([]Detector(nil), stages...)}
 	for i, s := range stages {
 		if s == nil {
-			return nil, fmt.Errorf("neardup: NewCascade: stage %d is nil: %w", i, ErrInvalidOption)
+			return nil, errorf("neardup: NewCascade: stage %d is nil: %w", i, ErrInvalidOption)
 		}
 		if i == 0 {
 			continue
 		}
 		v, ok := s.(Verifier)
 		if !ok {
-			return nil, fmt.Errorf("neardup: NewCascade: stage %d (%T) does not implement Verifier: %w", i, s, ErrInvalidOption)
+			return nil, errorf("neardup: NewCascade: stage %d (%T) does not implement Verifier: %w", i, s, ErrInvalidOption)
 		}
 		c.stages = append(c.stages, stage{s, v})
 	}
@@ -59,7 +59,7 @@ func NewCascade(stages ...Detector) (*Cascade, error) {
 }
 
 // errNoStages is returned by the methods of a Cascade not made by NewCascade.
-var errNoStages = fmt.Errorf("neardup: Cascade has no stages (make it with NewCascade): %w", ErrInvalidOption)
+var errNoStages = errorf("neardup: Cascade has no stages (make it with NewCascade): %w", ErrInvalidOption)
 
 // check returns the error for a nil d, or for a Cascade without stages.
 func (c *Cascade) check(d *Document) error {
@@ -127,7 +127,7 @@ func (c *Cascade) verify(ctx context.Context, d *Document, candidates []Match) (
 	}
 	v, ok := c.first.(Verifier)
 	if !ok {
-		return nil, fmt.Errorf("neardup: Cascade.Verify: first stage %T does not implement Verifier: %w", c.first, ErrInvalidOption)
+		return nil, errorf("neardup: Cascade.Verify: first stage %T does not implement Verifier: %w", c.first, ErrInvalidOption)
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -288,7 +288,7 @@ func (c *Cascade) Restore(r io.Reader) (install func(), n int64, err error) {
 	for i, p := range ps {
 		in, _, err := p.Restore(sr)
 		if err != nil {
-			return nil, 0, fmt.Errorf("neardup: Cascade stage %d: %w", i, err)
+			return nil, 0, errorf("neardup: Cascade stage %d: %w", i, err)
 		}
 		installs = append(installs, in)
 	}
@@ -328,8 +328,11 @@ func (c *Cascade) params() []snapshot.Param {
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID (Replacer):
 // in one step every stage forgets d.ID, and d is kept in every stage unless
-// it survives the cascade as a near-duplicate of another kept document. Every
-// stage must implement Remover.
+// it survives the cascade as a near-duplicate of another kept document.
+//
+// Every stage must implement Remover (a stage that is itself a Cascade, every
+// one of its stages): otherwise Replace returns an error wrapping
+// ErrInvalidOption and no stage is changed.
 func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
 	return c.replace(nil, d)
 }
@@ -343,6 +346,9 @@ func (c *Cascade) ReplaceContext(ctx context.Context, d *Document) ([]Match, boo
 func (c *Cascade) replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	if err := c.check(d); err != nil {
 		return nil, false, err
+	}
+	if err := removers(c.all); err != nil {
+		return nil, false, errorf("neardup: Cascade.Replace: %w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -362,6 +368,24 @@ func forget(ctx context.Context, dets []Detector, id string) error {
 		}
 		if err := removeWith(ctx, r, id); err != nil && !errors.Is(err, ErrUnknownID) {
 			return err
+		}
+	}
+	return nil
+}
+
+// removers returns an error wrapping ErrInvalidOption naming the first of
+// dets that is not a Remover, looking into the stages of a nested Cascade
+// (whose Remove skips the stages that are not Removers).
+func removers(dets []Detector) error {
+	for i, s := range dets {
+		if inner, ok := s.(*Cascade); ok {
+			if err := removers(inner.all); err != nil {
+				return errorf("neardup: stage %d: %w", i, err)
+			}
+			continue
+		}
+		if _, ok := s.(Remover); !ok {
+			return errorf("neardup: stage %d (%T) is not a Remover: %w", i, s, ErrInvalidOption)
 		}
 	}
 	return nil

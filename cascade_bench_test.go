@@ -21,7 +21,7 @@ func synthetic(r *rand.Rand, id string, vocab []string) *neardup.Document {
 	return &neardup.Document{ID: id, Page: &preprocess.Page{Sentences: make([]string, 5+r.IntN(196)), Terms: terms}}
 }
 
-// BenchmarkCascadeMatch compares the two orders of the seed 000 cascade over
+// BenchmarkCascadeMatch compares the two orders of the sentence + SimHash cascade over
 // the same kept documents. Both return the same matches (a page must pass both
 // tests); the order decides the cost: sentence first hands SimHash every page
 // within T_s sentences, SimHash first asks its k-bit index and hands the

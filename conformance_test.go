@@ -4,12 +4,17 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
+	"github.com/neardup/neardup/editdist"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/ssm"
 )
 
-// TestCascadeConformance runs the conformance suite on the seed 000 cascade in
+// TestCascadeConformance runs the conformance suite on a sentence + simhash cascade in
 // both stage orders: the matches carry the last stage's measure.
 func TestCascadeConformance(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 4})
@@ -61,3 +66,31 @@ func TestPartitionedConformance(t *testing.T) {
 		ZeroErrs: true,
 	})
 }
+
+// complete is every optional ability of a detector; the package documentation
+// says which detectors have them all.
+type complete interface {
+	neardup.Verifier
+	neardup.Remover
+	neardup.MatchAdder
+	neardup.Replacer
+	neardup.Persister
+}
+
+var (
+	_ complete = (*minhash.Detector)(nil)
+	_ complete = (*simhash.Detector)(nil)
+	_ complete = (*sentence.Detector)(nil)
+	_ complete = (*shingle.Detector)(nil)
+	_ complete = (*editdist.Detector)(nil)
+	_ complete = (*ssm.Detector)(nil)
+	_ complete = (*cluster.Detector)(nil)
+	_ complete = (*neardup.Cascade)(nil)
+	_ complete = (*neardup.Window)(nil)
+	_ interface {
+		neardup.Remover
+		neardup.MatchAdder
+		neardup.Replacer
+		neardup.Persister
+	} = (*neardup.Partitioned)(nil)
+)

@@ -2,7 +2,6 @@ package neardup
 
 import (
 	"context"
-	"fmt"
 )
 
 // The Context interfaces are implemented by detectors whose calls wait on a
@@ -60,7 +59,7 @@ func ctxErr(ctx context.Context) error {
 		return nil
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("neardup: %w", err)
+		return errorf("neardup: %w", err)
 	}
 	return nil
 }

@@ -3,38 +3,82 @@
 // reprints, pages that differ only in ads, timestamps, a few edited words or a
 // new site template.
 //
-// A page is preprocessed once into a Document (NewDocument, NewDocumentContent
-// with the HTTP Content-Type); every detector reads the features it needs from
-// the Document, and each feature (fingerprint, sentence count, shingles, ...)
-// is computed once however many detectors read it (see Feature).
+// This package holds what every method shares, and no method of its own:
 //
-// Recommended is the detector to use when in doubt: MinHash sketches (A. Z.
-// Broder, "On the resemblance and containment of documents", SEQUENCES 1997)
-// of each page and of its content, the page less the text blocks its site
-// repeats, learnt per host as pages arrive. The methods of the papers the
-// library implements are packages of their own, each behind the same Detector
-// interface:
+//   - the contracts: Document (a page preprocessed once, whose features are
+//     computed once however many detectors read them: see Feature), Match and
+//     its Measure, the Detector interface (Match, Add) and the optional
+//     abilities a detector may have: Verifier (check candidates found
+//     elsewhere), Remover, MatchAdder (an atomic "add if new"), Replacer (a
+//     page fetched again) and Persister (save and read back what is kept);
+//   - combinators over any detectors: Cascade (the first stage finds
+//     candidates, the later ones verify them), Window (keep only the most
+//     recent pages) and Partitioned (one detector per part of the
+//     repository, chosen by a Partitioner);
+//   - persistence: SaveFile and LoadFile write and read a Persister's
+//     versioned, checksummed snapshot atomically, and WithSettings ties a
+//     snapshot to the preprocessing its features came from.
 //
-//	preprocess  HTML or text -> decoding -> visible text -> sentences -> tokens -> stop words -> stems -> terms
-//	sentence    sentence-count filter |S_d - S_k| <= T_s       (Kumar & Govindarajulu §3.2a)
-//	simhash     64-bit SimHash fingerprint and detector        (Kumar & Govindarajulu §3.2b; Charikar, STOC 2002)
-//	simhash/hamming  exact index of codes within k bits        (Manku, Jain & Das Sarma, WWW 2007)
-//	shingle     multiple k-shingle weighted dissimilarity       (Khan, Ahmed & Almistarihi, IJIES 2019)
+// # Which detector
+//
+// minhash.Detector is the recommended detector: it needs no tuning, discounts
+// each site's template, and finds pages that differ by ads, timestamps, edits
+// or a few sentences (minhash.New(minhash.Options{})). The other packages
+// implement the methods of particular papers, for comparison with them or for
+// their particular strengths:
+//
+//	preprocess          HTML or text -> decoding -> visible text -> sentences -> tokens -> terms (used by every method)
+//	minhash             MinHash sketches of page and content, template discounted (Broder 1997): the recommended detector
+//	simhash             64-bit SimHash fingerprints within T_B bits (Kumar & Govindarajulu §3.2b; Charikar 2002)
+//	simhash/hamming     exact index of 64-bit codes within k bits (Manku, Jain & Das Sarma 2007), no Detector
+//	sentence            sentence-count filter |S_d - S_k| <= T_s, a cascade's first stage (Kumar & Govindarajulu §3.2a)
+//	shingle             multiple k-shingle weighted dissimilarity (Khan, Ahmed & Almistarihi 2019)
+//	editdist            edit distance of the characters before each 。, for Chinese pages (An & Cheng)
+//	ssm                 similarity score of top-keyword tables within domain x size buckets (Zaheer, Narayana & Sreevani 2019)
+//	cluster             k-modes clusters of top keywords, one detector per cluster (Kumar & Govindarajulu §4)
+//	simhash/redisindex  SimHash fingerprints kept in Redis, shared by a fleet of crawlers (a module of its own)
+//	simhash/pgindex     SimHash fingerprints kept in PostgreSQL, shared by a fleet of crawlers (a module of its own)
 //
 // where Kumar & Govindarajulu is "Near-Duplicate Web Page Detection: An
 // Efficient Approach Using Clustering, Sentence Feature and Fingerprinting".
+// Each package's documentation gives its defaults and when not to use it;
+// docs/BENCHMARKS.md gives the measurements, docs/DEPARTURES.md where the
+// library departs from a paper.
+//
+// The detectors of minhash, simhash, sentence, shingle, editdist, ssm and
+// cluster are Verifiers, Removers, MatchAdders, Replacers and Persisters.
+// simhash/pgindex is all but a Persister (what it keeps is in PostgreSQL);
+// simhash/redisindex is a Verifier, Remover and MatchAdder, neither a
+// Replacer nor a Persister. A Cascade or Window has every one of these
+// methods, a Partitioned all but Verify, and each works when the detectors
+// it holds have the ability it needs (see each method).
+//
+// # Contracts
 //
 // Every Match carries a Score that is a distance (0 for identical features,
-// lower is closer) and the Measure it is in. A Cascade composes detectors: the
-// first stage finds candidates through its own index, each later stage
-// verifies only the survivors (Kumar & Govindarajulu: sentence count, then
-// SimHash). A Partitioner sends a document to one or a few parts of the
-// repository, each with its own detector (see Partitioned); a Window keeps
-// only the most recent documents of a detector.
+// lower is closer) and the Measure it is in. Detectors are safe for
+// concurrent use unless their documentation says otherwise. MatchOrAdd and
+// Replace are one step each: two concurrent near-duplicates are never both
+// kept. Errors wrap sentinel values (ErrNilDocument, ErrNoFeatures,
+// ErrInvalidOption, ErrDuplicateID, ErrUnknownID, the snapshot errors and
+// preprocess's errors) tested with errors.Is.
 //
-// Detectors are safe for concurrent use unless their documentation says
-// otherwise, and have an atomic "add if new" (MatchAdder) and a re-fetch
-// (Replacer). Every detector saves what it keeps and reads it back
-// (Persister, SaveFile, LoadFile) in a versioned, checksummed format. Errors
-// are sentinel values tested with errors.Is.
+// # A crawler
+//
+// Preprocess each fetched page once (NewDocumentContent with the HTTP
+// Content-Type, or NewDocumentReader with the response body). A page fetched
+// again under its own URL is known when what is kept under that URL still
+// matches it; otherwise Replace keeps it in place of the old version, unless
+// it now copies another kept page:
+//
+//	doc, err := neardup.NewDocumentContent(pipe, url, url, contentType, body)
+//	...
+//	if ms, err := det.Verify(doc, []neardup.Match{{ID: url}}); err == nil && len(ms) == 1 {
+//		return // known and unchanged
+//	}
+//	matches, kept, err := det.Replace(doc)
+//
+// Save what is kept when the crawler stops (SaveFile) and read it back when
+// it starts (LoadFile); a snapshot holds features, not pages, so read it back
+// with the same preprocessing (WithSettings checks that).
 package neardup

@@ -8,15 +8,78 @@ import (
 	"path/filepath"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/sentence"
 	"github.com/neardup/neardup/shingle"
 	"github.com/neardup/neardup/simhash"
 )
 
-// The seed 000 pipeline: preprocess each fetched page once, then a cascade of
-// the sentence-count filter and SimHash decides keep or drop, atomically.
+// A crawler with the recommended detector: each fetched page is kept unless
+// it nearly duplicates a kept one. A page fetched again under its own URL is
+// first verified against what is kept under that URL: unchanged (or nearly),
+// it is known and skipped; changed, Replace keeps the new version in place
+// of the old (or drops it when it now copies another kept page).
 func Example() {
+	const article = `<p>Snow that falls on a glacier's high plateau is buried year after year and slowly compressed into ice.
+Tiny bubbles of air trapped between the grains are sealed off as the firn turns to solid ice, preserving samples of the ancient atmosphere.</p>
+<p>Scientists drill cores several kilometres long from Antarctica and Greenland.
+By measuring the ratio of heavy to light oxygen isotopes in each layer they estimate the temperature at the time the snow fell.</p>
+<p>Annual layers can be counted near the surface much like tree rings, using seasonal changes in dust and chemistry.
+Deeper down the layers thin out under the weight above them, and researchers date the ice with models of glacier flow.</p>`
+	const bees = `<p>Honey bees tell each other where flowers are by dancing.
+The angle of the waggle run points toward the food relative to the sun.
+Its duration encodes the distance, and the colony follows the best dancers.</p>`
+	const wasps = `<p>Paper wasps chew wood fibre into pulp and build their combs from it.
+A queen founds the nest alone in spring, and her daughters take over the foraging by summer.
+In autumn the colony raises new queens, which mate and spend the winter sheltered under bark.</p>`
+	fetches := []struct{ url, html string }{
+		{"https://news.example/glaciers", "<nav>Home | World | Science</nav>" + article + "<footer>Monday</footer>"},
+		{"https://mirror.example/glaciers", `<div class="menu">Start | Archive</div>` + article + "<footer>Tuesday</footer>"},
+		{"https://news.example/bees", "<nav>Home | World | Science</nav>" + bees},
+		{"https://news.example/glaciers", "<nav>Home | World | Science</nav>" + article + "<footer>Monday</footer>"},
+		{"https://news.example/bees", "<nav>Home | World | Science</nav>" + wasps}, // the URL's page changed
+	}
+
+	var pipe preprocess.Pipeline // the zero value is ready to use
+	det, err := minhash.New(minhash.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range fetches {
+		doc, err := neardup.NewDocumentContent(&pipe, f.url, f.url, "text/html; charset=utf-8", []byte(f.html))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		// the known page: kept under its own URL and (nearly) unchanged
+		if ms, err := det.Verify(doc, []neardup.Match{{ID: f.url}}); err == nil && len(ms) == 1 {
+			fmt.Println("known", f.url)
+			continue
+		}
+		matches, kept, err := det.Replace(doc)
+		switch {
+		case err != nil:
+			fmt.Println(err)
+		case kept:
+			fmt.Println("kept", f.url)
+		default:
+			fmt.Printf("drop %s: near-duplicate of %s\n", f.url, matches[0].ID)
+		}
+	}
+	// Output:
+	// kept https://news.example/glaciers
+	// drop https://mirror.example/glaciers: near-duplicate of https://news.example/glaciers
+	// kept https://news.example/bees
+	// known https://news.example/glaciers
+	// kept https://news.example/bees
+}
+
+// The cascade of Kumar and Govindarajulu: the sentence-count filter finds
+// candidates, SimHash verifies them, and MatchOrAdd keeps a page or drops
+// it in one step.
+func ExampleCascade() {
 	article := `<p>Snow that falls on a glacier's high plateau is buried year after year and slowly compressed into ice.
 Tiny bubbles of air trapped between the grains are sealed off as the firn turns to solid ice, preserving samples of the ancient atmosphere.</p>
 <p>Scientists drill cores several kilometres long from Antarctica and Greenland.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/neardup/neardup/internal/sentinel"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -20,12 +21,34 @@ var (
 	// features (no keywords, no sentences, no 。 ...): the method cannot decide.
 	ErrNoFeatures = errors.New("neardup: document has no features")
 	// ErrInvalidOption reports a constructor option outside its documented range.
-	ErrInvalidOption = errors.New("neardup: invalid option")
+	ErrInvalidOption = sentinel.InvalidOption
 	// ErrDuplicateID reports an Add of an ID that is already kept.
-	ErrDuplicateID = errors.New("neardup: duplicate document id")
+	ErrDuplicateID = sentinel.DuplicateID
 	// ErrUnknownID reports a Remove or lookup of an ID that is not kept.
-	ErrUnknownID = errors.New("neardup: unknown document id")
+	ErrUnknownID = sentinel.UnknownID
 )
+
+// errorf is fmt.Errorf for this package's messages, which begin "neardup: ":
+// a wrapped error whose text begins so too (a sentinel of this package, an
+// error of a Cascade stage that is itself a Cascade) is printed without it,
+// so that no message repeats the prefix. errors.Is and errors.As see the
+// wrapped errors unchanged.
+func errorf(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok && strings.HasPrefix(err.Error(), prefix) {
+			args[i] = unprefixed{err}
+		}
+	}
+	return fmt.Errorf(format, args...)
+}
+
+const prefix = "neardup: "
+
+// unprefixed is an error printed without this package's prefix.
+type unprefixed struct{ err error }
+
+func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), prefix) }
+func (u unprefixed) Unwrap() error { return u.err }
 
 // Analyzer turns a fetched page into a preprocess.Page.
 // *preprocess.Pipeline implements it.
@@ -65,11 +88,11 @@ type feature struct {
 // (empty, invalid UTF-8, too large, ...) are returned wrapped with id.
 func NewDocument(a Analyzer, id, rawURL string, raw []byte) (*Document, error) {
 	if a == nil {
-		return nil, fmt.Errorf("neardup: NewDocument %q: nil Analyzer: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocument %q: nil Analyzer: %w", id, ErrInvalidOption)
 	}
 	page, err := a.Process(raw)
 	if err != nil {
-		return nil, fmt.Errorf("neardup: document %q: %w", id, err)
+		return nil, errorf("neardup: document %q: %w", id, err)
 	}
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
 }
@@ -86,11 +109,11 @@ type ContentAnalyzer interface {
 // before any <meta> charset or detection does (see preprocess.Decode).
 func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw []byte) (*Document, error) {
 	if a == nil {
-		return nil, fmt.Errorf("neardup: NewDocumentContent %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocumentContent %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
 	}
 	page, err := a.ProcessContent(raw, contentType)
 	if err != nil {
-		return nil, fmt.Errorf("neardup: document %q: %w", id, err)
+		return nil, errorf("neardup: document %q: %w", id, err)
 	}
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
 }
@@ -104,10 +127,10 @@ func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw [
 // as it is (errors.Is works on it); body is not closed.
 func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body io.Reader) (*Document, error) {
 	if a == nil {
-		return nil, fmt.Errorf("neardup: NewDocumentReader %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocumentReader %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
 	}
 	if body == nil {
-		return nil, fmt.Errorf("neardup: NewDocumentReader %q: nil body: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocumentReader %q: nil body: %w", id, ErrInvalidOption)
 	}
 	limit := preprocess.DefaultMaxBytes
 	if o, ok := a.(interface{ Options() preprocess.Options }); ok && o.Options().MaxBytes > 0 {
@@ -115,10 +138,10 @@ func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body i
 	}
 	raw, err := io.ReadAll(io.LimitReader(body, int64(limit)+1))
 	if err != nil {
-		return nil, fmt.Errorf("neardup: document %q: reading the body: %w", id, err)
+		return nil, errorf("neardup: document %q: reading the body: %w", id, err)
 	}
 	if len(raw) > limit {
-		return nil, fmt.Errorf("neardup: document %q: %w: more than %d bytes", id, preprocess.ErrTooLarge, limit)
+		return nil, errorf("neardup: document %q: %w: more than %d bytes", id, preprocess.ErrTooLarge, limit)
 	}
 	return NewDocumentContent(a, id, rawURL, contentType, raw)
 }
@@ -168,7 +191,7 @@ func Check(d *Document) error {
 		return ErrNilDocument
 	}
 	if d.Page == nil {
-		return fmt.Errorf("neardup: document %q has no Page: %w", d.ID, ErrNilDocument)
+		return errorf("neardup: document %q has no Page: %w", d.ID, ErrNilDocument)
 	}
 	return nil
 }

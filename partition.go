@@ -26,7 +26,9 @@ type Partitioner interface {
 // Partitioned is a Detector that keeps one detector per part of a Partitioner,
 // so a new document is compared only within its parts. Detectors for parts are
 // created on first use by the function given to NewPartitioned. It is safe for
-// concurrent use when the part detectors are.
+// concurrent use when the part detectors are: Add, MatchOrAdd, Remove and
+// Replace are serialised with each other, and Match runs concurrently with
+// them.
 //
 // A Partitioned must be made with NewPartitioned: the methods of the zero
 // Partitioned return an error wrapping ErrInvalidOption.
@@ -37,14 +39,14 @@ type Partitioned struct {
 	mu    sync.RWMutex
 	parts map[int]Detector
 	home  map[string]int // kept ID -> home part, for Remove
-	addMu sync.Mutex     // serialises Add and MatchOrAdd
+	addMu sync.Mutex     // serialises the changes: Add, MatchOrAdd, Remove, Replace
 }
 
 // NewPartitioned returns a Detector that partitions with p and keeps a detector
 // made by newDetector in each part.
 func NewPartitioned(p Partitioner, newDetector func(part int) (Detector, error)) (*Partitioned, error) {
 	if p == nil || newDetector == nil {
-		return nil, fmt.Errorf("neardup: NewPartitioned: nil Partitioner or constructor: %w", ErrInvalidOption)
+		return nil, errorf("neardup: NewPartitioned: nil Partitioner or constructor: %w", ErrInvalidOption)
 	}
 	return &Partitioned{p: p, newFn: newDetector, parts: make(map[int]Detector), home: make(map[string]int)}, nil
 }
@@ -63,10 +65,10 @@ func (pd *Partitioned) part(i int, create bool) (Detector, error) {
 	}
 	det, err := pd.newFn(i)
 	if err != nil {
-		return nil, fmt.Errorf("neardup: part %d: %w", i, err)
+		return nil, errorf("neardup: part %d: %w", i, err)
 	}
 	if det == nil {
-		return nil, fmt.Errorf("neardup: part %d: constructor returned nil: %w", i, ErrInvalidOption)
+		return nil, errorf("neardup: part %d: constructor returned nil: %w", i, ErrInvalidOption)
 	}
 	pd.parts[i] = det
 	return det, nil
@@ -74,7 +76,7 @@ func (pd *Partitioned) part(i int, create bool) (Detector, error) {
 
 // errNoPartitioner is returned by the methods of a Partitioned not made by
 // NewPartitioned.
-var errNoPartitioner = fmt.Errorf("neardup: Partitioned has no Partitioner (make it with NewPartitioned): %w", ErrInvalidOption)
+var errNoPartitioner = errorf("neardup: Partitioned has no Partitioner (make it with NewPartitioned): %w", ErrInvalidOption)
 
 func (pd *Partitioned) partition(d *Document) ([]int, error) {
 	if pd.p == nil {
@@ -85,7 +87,7 @@ func (pd *Partitioned) partition(d *Document) ([]int, error) {
 		return nil, err
 	}
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("neardup: document %q: partitioner returned no part: %w", d.ID, ErrNoFeatures)
+		return nil, errorf("neardup: document %q: partitioner returned no part: %w", d.ID, ErrNoFeatures)
 	}
 	return parts, nil
 }
@@ -153,7 +155,7 @@ func (pd *Partitioned) add(ctx context.Context, d *Document) error {
 	_, dup := pd.home[d.ID]
 	pd.mu.RUnlock()
 	if dup {
-		return fmt.Errorf("neardup: document %q: %w", d.ID, ErrDuplicateID)
+		return errorf("neardup: document %q: %w", d.ID, ErrDuplicateID)
 	}
 	det, err := pd.part(parts[0], true)
 	if err != nil {
@@ -196,32 +198,39 @@ func (pd *Partitioned) matchOrAdd(ctx context.Context, d *Document) ([]Match, bo
 	return nil, true, nil
 }
 
-// Remove forgets id in its home part, when that part's detector is a Remover.
-// It is not serialised with MatchOrAdd: a Remove and a MatchOrAdd of a
-// near-duplicate that run at once may keep the new page or not.
+// Remove forgets id in its home part, whose detector must be a Remover. It is
+// serialised with Add, MatchOrAdd and Replace (Match runs concurrently), so it
+// happens wholly before or wholly after each of them.
 func (pd *Partitioned) Remove(id string) error {
-	return pd.remove(nil, id)
+	return pd.lockedRemove(nil, id)
 }
 
 // RemoveContext is Remove with a context (ContextRemover), forwarded to the
 // home part's detector.
 func (pd *Partitioned) RemoveContext(ctx context.Context, id string) error {
-	return pd.remove(ctx, id)
+	return pd.lockedRemove(ctx, id)
 }
 
-func (pd *Partitioned) remove(ctx context.Context, id string) error {
+func (pd *Partitioned) lockedRemove(ctx context.Context, id string) error {
 	if pd.p == nil {
 		return errNoPartitioner
 	}
+	pd.addMu.Lock()
+	defer pd.addMu.Unlock()
+	return pd.remove(ctx, id)
+}
+
+// remove is Remove under pd.addMu.
+func (pd *Partitioned) remove(ctx context.Context, id string) error {
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	i, ok := pd.home[id]
 	if !ok {
-		return fmt.Errorf("neardup: document %q: %w", id, ErrUnknownID)
+		return errorf("neardup: document %q: %w", id, ErrUnknownID)
 	}
 	r, ok := pd.parts[i].(Remover)
 	if !ok {
-		return fmt.Errorf("neardup: part %d detector %T cannot remove: %w", i, pd.parts[i], ErrInvalidOption)
+		return errorf("neardup: part %d detector %T cannot remove: %w", i, pd.parts[i], ErrInvalidOption)
 	}
 	if err := removeWith(ctx, r, id); err != nil {
 		return err
@@ -256,7 +265,7 @@ func (pd *Partitioned) WriteTo(w io.Writer) (int64, error) {
 	if pd.p == nil {
 		return 0, errNoPartitioner
 	}
-	pd.addMu.Lock() // no Add between the parts' snapshots
+	pd.addMu.Lock() // no change between the parts' snapshots
 	defer pd.addMu.Unlock()
 	pd.mu.RLock()
 	parts := slices.Sorted(maps.Keys(pd.parts))
@@ -317,7 +326,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 	if pp, ok := pd.p.(Persister); ok {
 		in, _, err := pp.Restore(sr)
 		if err != nil {
-			return nil, 0, fmt.Errorf("neardup: Partitioner: %w", err)
+			return nil, 0, errorf("neardup: Partitioner: %w", err)
 		}
 		installs = append(installs, in)
 	}
@@ -342,7 +351,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 		}
 		det, err := pd.newFn(part)
 		if err != nil || det == nil {
-			return nil, 0, fmt.Errorf("neardup: part %d: constructor: %v: %w", part, err, ErrInvalidOption)
+			return nil, 0, errorf("neardup: part %d: constructor: %v: %w", part, err, ErrInvalidOption)
 		}
 		p, err := persisterOf(fmt.Sprintf("Partitioned part %d", part), det)
 		if err != nil {
@@ -350,7 +359,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 		}
 		in, _, err := p.Restore(sr)
 		if err != nil {
-			return nil, 0, fmt.Errorf("neardup: part %d: %w", part, err)
+			return nil, 0, errorf("neardup: part %d: %w", part, err)
 		}
 		installs = append(installs, in)
 		parts[part] = det

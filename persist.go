@@ -61,13 +61,13 @@ type Persister interface {
 func SaveFile(name string, p io.WriterTo) (err error) {
 	name, err = resolveLinks(name)
 	if err != nil {
-		return fmt.Errorf("neardup: SaveFile: %w", err)
+		return errorf("neardup: SaveFile: %w", err)
 	}
 	var perm fs.FileMode
 	keepPerm := false
 	if fi, err := os.Stat(name); err == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("neardup: SaveFile %s: not a regular file (%v)", name, fi.Mode().Type())
+			return errorf("neardup: SaveFile %s: not a regular file (%v)", name, fi.Mode().Type())
 		}
 		perm, keepPerm = fi.Mode().Perm(), true
 	}
@@ -77,7 +77,7 @@ func SaveFile(name string, p io.WriterTo) (err error) {
 	}
 	f, err := createTemp(dir, "."+base+".tmp-")
 	if err != nil {
-		return fmt.Errorf("neardup: SaveFile: %w", err)
+		return errorf("neardup: SaveFile: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -87,20 +87,20 @@ func SaveFile(name string, p io.WriterTo) (err error) {
 	}()
 	if keepPerm {
 		if err = f.Chmod(perm); err != nil {
-			return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+			return errorf("neardup: SaveFile %s: %w", name, err)
 		}
 	}
 	if _, err = p.WriteTo(f); err != nil {
-		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+		return errorf("neardup: SaveFile %s: %w", name, err)
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+		return errorf("neardup: SaveFile %s: %w", name, err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+		return errorf("neardup: SaveFile %s: %w", name, err)
 	}
 	if err = os.Rename(f.Name(), name); err != nil {
-		return fmt.Errorf("neardup: SaveFile %s: %w", name, err)
+		return errorf("neardup: SaveFile %s: %w", name, err)
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync() // best effort: some file systems cannot sync a directory
@@ -154,15 +154,15 @@ func createTemp(dir, prefix string) (*os.File, error) {
 func LoadFile(name string, p io.ReaderFrom) error {
 	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("neardup: LoadFile: %w", err)
+		return errorf("neardup: LoadFile: %w", err)
 	}
 	defer f.Close()
 	r := &readErrs{r: f}
 	if _, err := p.ReadFrom(r); err != nil {
 		if r.err != nil {
-			return fmt.Errorf("neardup: LoadFile %s: %w", name, r.err)
+			return errorf("neardup: LoadFile %s: %w", name, r.err)
 		}
-		return fmt.Errorf("neardup: LoadFile %s: %w", name, err)
+		return errorf("neardup: LoadFile %s: %w", name, err)
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ func restoreNow(restore func(io.Reader) (func(), int64, error), r io.Reader) (in
 func persisterOf(what string, d Detector) (Persister, error) {
 	p, ok := d.(Persister)
 	if !ok {
-		return nil, fmt.Errorf("neardup: %s (%T) cannot be saved: %w", what, d, errors.ErrUnsupported)
+		return nil, errorf("neardup: %s (%T) cannot be saved: %w", what, d, errors.ErrUnsupported)
 	}
 	return p, nil
 }
@@ -224,7 +224,7 @@ type withSettings struct {
 
 func (w withSettings) WriteTo(wr io.Writer) (int64, error) {
 	if w.p == nil {
-		return 0, fmt.Errorf("neardup: WithSettings of a nil Persister: %w", ErrInvalidOption)
+		return 0, errorf("neardup: WithSettings of a nil Persister: %w", ErrInvalidOption)
 	}
 	sw := snapshot.NewWriter(wr, "neardup.WithSettings", w.params)
 	if _, err := w.p.WriteTo(sw.Nested()); err != nil {
@@ -237,7 +237,7 @@ func (w withSettings) ReadFrom(r io.Reader) (int64, error) { return restoreNow(w
 
 func (w withSettings) Restore(r io.Reader) (install func(), n int64, err error) {
 	if w.p == nil {
-		return nil, 0, fmt.Errorf("neardup: WithSettings of a nil Persister: %w", ErrInvalidOption)
+		return nil, 0, errorf("neardup: WithSettings of a nil Persister: %w", ErrInvalidOption)
 	}
 	sr, err := snapshot.NewReader(r, "neardup.WithSettings", w.params)
 	if err != nil {

@@ -59,14 +59,14 @@ type windowItem struct {
 // NewWindow wraps inner, which must implement Remover.
 func NewWindow(inner Detector, o WindowOptions) (*Window, error) {
 	if inner == nil {
-		return nil, fmt.Errorf("neardup: NewWindow: nil detector: %w", ErrInvalidOption)
+		return nil, errorf("neardup: NewWindow: nil detector: %w", ErrInvalidOption)
 	}
 	rm, ok := inner.(Remover)
 	if !ok {
-		return nil, fmt.Errorf("neardup: NewWindow: %T is not a Remover: %w", inner, ErrInvalidOption)
+		return nil, errorf("neardup: NewWindow: %T is not a Remover: %w", inner, ErrInvalidOption)
 	}
 	if o.MaxDocuments < 0 || o.MaxAge < 0 {
-		return nil, fmt.Errorf("neardup: NewWindow: negative MaxDocuments %d or MaxAge %v: %w", o.MaxDocuments, o.MaxAge, ErrInvalidOption)
+		return nil, errorf("neardup: NewWindow: negative MaxDocuments %d or MaxAge %v: %w", o.MaxDocuments, o.MaxAge, ErrInvalidOption)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -74,7 +74,7 @@ func NewWindow(inner Detector, o WindowOptions) (*Window, error) {
 	return &Window{inner: inner, rm: rm, opts: o, byID: make(map[string]windowEntry)}, nil
 }
 
-var errNoInner = fmt.Errorf("neardup: Window has no detector (make it with NewWindow): %w", ErrInvalidOption)
+var errNoInner = errorf("neardup: Window has no detector (make it with NewWindow): %w", ErrInvalidOption)
 
 // Len returns the number of documents in the window.
 func (w *Window) Len() int {
@@ -142,7 +142,7 @@ func (w *Window) verify(ctx context.Context, d *Document, candidates []Match) ([
 	}
 	v, ok := w.inner.(Verifier)
 	if !ok {
-		return nil, fmt.Errorf("neardup: Window: %T is not a Verifier: %w", w.inner, ErrInvalidOption)
+		return nil, errorf("neardup: Window: %T is not a Verifier: %w", w.inner, ErrInvalidOption)
 	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
@@ -262,7 +262,7 @@ func (w *Window) remove(ctx context.Context, id string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.byID[id]; !ok {
-		return fmt.Errorf("neardup: Window: Remove %q: %w", id, ErrUnknownID)
+		return errorf("neardup: Window: Remove %q: %w", id, ErrUnknownID)
 	}
 	if err := w.forget(ctx, id); err != nil {
 		return err
@@ -374,7 +374,7 @@ func (w *Window) Restore(r io.Reader) (install func(), n int64, err error) {
 	}
 	in, _, err := p.Restore(sr)
 	if err != nil {
-		return nil, 0, fmt.Errorf("neardup: Window: %w", err)
+		return nil, 0, errorf("neardup: Window: %w", err)
 	}
 	byID := make(map[string]windowEntry)
 	var order []windowItem

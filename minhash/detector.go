@@ -16,7 +16,7 @@ import (
 const (
 	DefaultContentDistance  = 0.62
 	DefaultPageDistance     = 0.5
-	DefaultContentGuard     = 0.9
+	DefaultContentGuard     = 0.7
 	DefaultHostPageDistance = 0.6
 	DefaultTemplatePages    = 3
 	DefaultSketchSize       = 128
@@ -234,14 +234,15 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 }
 
 // encodeFeature writes a kept page's feature: host, text hash, the two
-// sketches (ascending, as gaps), the content hashes' block indexes and the
-// block keys.
+// sketches (ascending, as gaps), the content hashes' block indexes, the
+// content's share of the page and the block keys.
 func encodeFeature(sw *snapshot.Writer, f feature) {
 	sw.Text(f.host)
 	sw.Uint64(f.exact)
 	writeSketch(sw, f.page)
 	writeSketch(sw, f.content)
 	sw.Raw(f.tags)
+	sw.Raw([]byte{f.share})
 	sw.Uvarint(uint64(len(f.blocks)))
 	for _, b := range f.blocks {
 		sw.Uvarint(uint64(b))
@@ -260,6 +261,9 @@ func decodeFeature(sr *snapshot.Reader, o Options) feature {
 		return feature{}
 	}
 	f.tags = append([]uint8(nil), sr.Raw(len(f.content))...)
+	if sh := sr.Raw(1); len(sh) == 1 {
+		f.share = sh[0]
+	}
 	nb := sr.Count()
 	if nb > uint64(len(f.content)) || (nb == 0) != (len(f.content) == 0) {
 		sr.Fail("%d blocks for %d content hashes", nb, len(f.content))

@@ -22,16 +22,22 @@
 // page's analysed tokens (preprocess.Page.Tokens): of the whole page, and of
 // its content — the blocks its markup does not mark as navigation, header,
 // footer or sidebar, with the block each hash came from. The content of a
-// page is its content sketch less the blocks that are template on its host:
-// in the content sketches of TemplatePages (3) kept pages of the host. The
-// template model counts kept pages only, so offering a page again, or a
-// near-duplicate that is not kept, teaches it nothing, and it is rebuilt
-// from the kept pages when a snapshot is read.
+// page is its content sketch less the blocks that are template: in the
+// content sketches of TemplatePages (3) kept pages of its host, or template
+// on two hosts (a generator's or a theme's text, so that a host's first
+// pages lose it too). The template model counts kept pages only, so
+// offering a page again, or a near-duplicate that is not kept, teaches it
+// nothing, and it is rebuilt from the kept pages when a snapshot is read.
 //
 // Two pages are near-duplicates when their contents are closer than
 // ContentDistance (0.62, in Jaccard distance), or their whole pages closer
 // than PageDistance (0.5) and their contents closer than ContentGuard
-// (0.9). A page with the same text as a kept one is found through a hash;
+// (0.7); two pages of one host, only when their whole pages are also closer
+// than HostPageDistance (0.6: far apart as wholes, they differ in what the
+// markup calls furniture, such as a table of contents). When the markup of
+// two pages disagrees on what is content, a content is also compared with
+// the other's whole page. A page with the same text as a kept one is found
+// through a hash;
 // other candidates through an Index of each kept page's eight smallest
 // content hashes in which a hash shared by more than 256 pages stops being
 // a key, so the pages a new page is compared with do not grow with the

@@ -1,6 +1,7 @@
 package minhash_test
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -13,7 +14,9 @@ import (
 // Offering a corpus a second and a third time keeps no new page and gives
 // every page its first verdict: a page kept the first time matches itself,
 // a page found a near-duplicate is found one again. The template model
-// learns only from kept pages, so re-offers cannot teach it.
+// learns only from kept pages, so re-offers cannot teach it; and a detector
+// restored from a snapshot after the first offer (a crawler restarted) gives
+// the same verdicts.
 func TestReoffer(t *testing.T) {
 	for _, name := range []string{"en-sample", "zh-sample"} {
 		t.Run(name, func(t *testing.T) {
@@ -55,6 +58,16 @@ func TestReoffer(t *testing.T) {
 				}
 				if round > 0 && kept > 0 {
 					t.Errorf("round %d kept %d new pages", round+1, kept)
+				}
+				if round == 0 {
+					var buf bytes.Buffer
+					if _, err := det.WriteTo(&buf); err != nil {
+						t.Fatal(err)
+					}
+					det, _ = minhash.New(minhash.Options{})
+					if _, err := det.ReadFrom(&buf); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 		})

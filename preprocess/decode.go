@@ -42,11 +42,11 @@ type Charset struct {
 //     */xml, */json, the subtypes ending in +xml or +json
 //     (application/xhtml+xml, application/rss+xml, image/svg+xml,
 //     application/ld+json, ...), application/javascript and
-//     application/ecmascript (and their x- forms). An empty or unparsable contentType, and the types that say
-//     nothing (application/octet-stream, binary/octet-stream,
-//     application/unknown, unknown/unknown, */*), leave the decision to the
-//     bytes. Any other media type (image/*, application/pdf,
-//     application/zip, ...) is refused.
+//     application/ecmascript (and their x- forms). An empty or unparsable
+//     contentType, and the types that say nothing (application/octet-stream,
+//     binary/octet-stream, application/unknown, unknown/unknown, */*), leave
+//     the decision to the bytes. Any other media type (image/*,
+//     application/pdf, application/zip, ...) is refused.
 //   - bytes that start with the magic number of a binary format: PDF, gzip,
 //     zip, zlib, compress, zstd, bzip2, xz, 7z, RAR, LZ4, tar, PNG, JPEG,
 //     GIF, WebP, TIFF, BMP, ICO, JPEG 2000/XL, MP4/QuickTime/HEIF,
@@ -66,27 +66,25 @@ type Charset struct {
 // text: markup, digits, spaces) or by its characters (CJK text, or Cyrillic,
 // Greek, ... text with little markup: no unpaired surrogates, controls or
 // private use, and a good share of ASCII, letters below U+2000 and common
-// Han, kana or Hangul); and
-// otherwise the most plausible of the encodings of the web's legacy pages
-// (GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R, Windows-1251,
-// Windows-1252), judged by how few bytes each fails to decode and how much
-// the text reads like its language. Labels are the WHATWG Encoding
-// Standard's (ISO-8859-1 and US-ASCII read as Windows-1252, GBK as GB18030,
-// as browsers do).
+// Han, kana or Hangul); and otherwise the most plausible of the encodings of
+// the web's legacy pages (GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R,
+// Windows-1251, Windows-1252), judged by how few bytes each fails to decode
+// and how much the text reads like its language. Labels are the WHATWG
+// Encoding Standard's (ISO-8859-1 and US-ASCII read as Windows-1252, GBK as
+// GB18030, as browsers do).
 //
-// A declaration is checked against the page. A UTF-16 charset in
-// contentType is passed over when the page has no byte-order mark and does
-// not look like UTF-16. A multi-byte encoding that fails on much of the
-// page gives way to detection. A single-byte one
-// (ISO-8859-x, Windows-125x, KOI8, ...: every byte decodes to something, so
-// failures do not show) gives way, when it comes from contentType, to a
-// <meta> charset that names another encoding and decodes the page cleanly;
-// and, from either, to UTF-8 when the page is valid UTF-8 with multi-byte
-// characters, to UTF-16 when it looks like UTF-16, and to the detected
-// encoding when that reads clearly more like its language than the
-// declared one does. So a server's default "charset=ISO-8859-1" does not
-// turn a Chinese, Russian or Korean page into mojibake, where a browser
-// would follow the header.
+// A declaration is checked against the page. A UTF-16 charset in contentType
+// is passed over when the page has no byte-order mark and does not look like
+// UTF-16. A multi-byte encoding that fails on much of the page gives way to
+// detection. A single-byte one (ISO-8859-x, Windows-125x, KOI8, ...: every
+// byte decodes to something, so failures do not show) gives way, when it
+// comes from contentType, to a <meta> charset that names another encoding
+// and decodes the page cleanly; and, from either, to UTF-8 when the page is
+// valid UTF-8 with multi-byte characters, to UTF-16 when it looks like
+// UTF-16, and to the detected encoding when that reads clearly more like its
+// language than the declared one does. So a server's default
+// "charset=ISO-8859-1" does not turn a Chinese, Russian or Korean page into
+// mojibake, where a browser would follow the header.
 //
 // Bytes that cannot be decoded become U+FFFD and control characters (NUL
 // included) other than white space become spaces, so one stray byte or a

@@ -9,7 +9,8 @@
 //	empty page, white space, no visible text      ErrEmpty
 //	stop words only                               a Page without terms (detectors: ErrNoFeatures)
 //	larger than Options.MaxBytes (8 MiB)          ErrTooLarge, before any work
-//	binary data (control bytes, undecodable)      ErrInvalidUTF8
+//	binary data, non-text media type              ErrNotText (errors.Is also matches ErrInvalidUTF8)
+//	undecodable text (over MaxUndecodable)        ErrInvalidUTF8
 //	invalid UTF-8 bytes in a UTF-8 page           each becomes U+FFFD
 //	a page cut in mid-character                   the cut character becomes U+FFFD
 //	legacy encoding, declared or not              decoded (Decode: header, <meta>, detection)
@@ -20,10 +21,10 @@
 //	one huge token                                dropped beyond Options.MaxTokenLen
 //	megabytes of distinct words                   the first Options.MaxTerms counted, Tokens cut at Options.MaxTokens, Sentences and Blocks at a quarter of it
 //
-// It follows the preprocessing of the seed papers: document parsing, stop-word
-// removal and stemming (Kumar and Govindarajulu §3.1), top-N keywords by frequency (Zaheer et al.
-// §3.3-3.6), data cleaning, Porter stemming and lower-cased tokens (Khan et al.
-// §3.1, Figs. 3-4).
+// It follows the preprocessing of the papers the method packages implement:
+// document parsing, stop-word removal and stemming (Kumar and Govindarajulu
+// §3.1), top-N keywords by frequency (Zaheer et al. §3.3-3.6), data cleaning,
+// Porter stemming and lower-cased tokens (Khan et al. §3.1, Figs. 3-4).
 //
 // # Stages
 //
@@ -34,25 +35,17 @@
 //  2. HTML or text: Process sniffs (a leading tag or a common tag in the first
 //     KiB means HTML); ProcessHTML and ProcessText skip the sniffing, and
 //     ProcessContent takes it from the HTTP Content-Type.
-//  3. Decoding (Decode): first what is not text is refused with ErrNotText
-//     (which errors.Is also matches to ErrInvalidUTF8): a Content-Type whose
-//     media type is not a text type (text/*, */html, */xml, */json, *+xml,
-//     *+json, JavaScript; an empty, unparsable or application/octet-stream
-//     one leaves it to the bytes), the magic number of a binary format (PDF,
-//     gzip, zip, PNG, JPEG, ...), compressed or random data, more than
-//     MaxControl control bytes, UTF-16 that decodes to implausible
-//     characters. Then the encoding: the byte-order mark, then the
-//     Content-Type charset (ProcessContent, ProcessReader), then a <meta>
-//     charset, then UTF-8 when the page is valid UTF-8, then UTF-16 without
-//     a mark (by its zero bytes, or by its characters for CJK text), else the
-//     most plausible legacy encoding (GB18030/GBK, Big5, Shift_JIS, EUC-JP,
-//     EUC-KR, KOI8-R, Windows-1251, Windows-1252). A declared single-byte
-//     charset (ISO-8859-1, Windows-125x, KOI8, ...) that the page belies
-//     gives way to a clean <meta> charset, UTF-8, UTF-16 or detection; a
-//     multi-byte one that fails on much of the page, to detection.
-//     Undecodable bytes become U+FFFD, NUL and other control characters
-//     spaces; a page more than MaxUndecodable of which cannot be decoded
-//     gives ErrInvalidUTF8.
+//  3. Decoding (Decode): what is not text is refused with ErrNotText (a
+//     media type that is not text, the magic number of a binary format,
+//     compressed or random data, more than MaxControl control bytes,
+//     implausible UTF-16). The encoding is the byte-order mark's, else the
+//     Content-Type charset (ProcessContent, ProcessReader), a <meta>
+//     charset, UTF-8, UTF-16 without a mark, or the most plausible legacy
+//     encoding (GB18030/GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R,
+//     Windows-1251, Windows-1252); a declared charset that the page belies
+//     gives way (see Decode). Undecodable bytes become U+FFFD, NUL and other
+//     control characters spaces; a page more than MaxUndecodable of which
+//     cannot be decoded gives ErrInvalidUTF8.
 //  4. Visible text (AppendHTMLText, AppendPlainText): the streaming
 //     golang.org/x/net/html Tokenizer; script, style, noscript, template,
 //     iframe, title and comments dropped; entities decoded; white space
@@ -88,9 +81,9 @@
 // # Defaults
 //
 // The zero Options (and the zero Pipeline) detect the language per page,
-// remove stop words, stem, keep word tokens of 2 runes to 64 bytes, accept pages up
-// to DefaultMaxBytes (8 MiB) and remember up to DefaultStemCacheSize stems
-// per language.
+// remove stop words, stem, keep word tokens of 2 runes to 64 bytes, accept
+// pages up to DefaultMaxBytes (8 MiB) and remember up to DefaultStemCacheSize
+// stems per language.
 //
 // # Concurrency and memory
 //
@@ -99,9 +92,5 @@
 // buffers. There is no package-level mutable state. A Page is immutable:
 // Sentences are sub-strings of Text, and equal tokens of one page share one
 // string, so a page costs about its text plus one string header per token.
-//
-// Performance: about 60-70 MB/s of HTML per core on the English and Chinese
-// pages of BenchmarkPreprocessHTML (2-core shared machine, noisy). About half
-// the time is spent in the golang.org/x/net/html tokenizer, which also makes
-// nearly all of the allocations (one per attribute of every start tag).
+// docs/BENCHMARKS.md gives the throughput and the memory of huge pages.
 package preprocess

@@ -1,6 +1,10 @@
 package preprocess
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/neardup/neardup/internal/sentinel"
+)
 
 // Sentinel errors returned (wrapped, with detail) by New and the Process
 // methods. Test for them with errors.Is.
@@ -30,8 +34,9 @@ var (
 	// ErrTooLarge reports input longer than Options.MaxBytes.
 	ErrTooLarge = errors.New("preprocess: page too large")
 
-	// ErrInvalidOption reports an Options value that New rejects.
-	ErrInvalidOption = errors.New("preprocess: invalid option")
+	// ErrInvalidOption reports an Options value that New rejects. It is the
+	// same value as neardup.ErrInvalidOption.
+	ErrInvalidOption = sentinel.InvalidOption
 )
 
 // notText is ErrNotText's type: a comparable value that is also

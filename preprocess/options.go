@@ -94,37 +94,37 @@ type Options struct {
 // checks every field. Errors wrap ErrInvalidOption.
 func (o Options) withDefaults() (Options, error) {
 	if o.MaxBytes < 0 {
-		return o, fmt.Errorf("%w: MaxBytes %d < 0", ErrInvalidOption, o.MaxBytes)
+		return o, fmt.Errorf("preprocess: MaxBytes %d < 0: %w", o.MaxBytes, ErrInvalidOption)
 	}
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultMaxBytes
 	}
 	if o.Language != "" && !isSupported(o.Language) {
-		return o, fmt.Errorf("%w: unsupported Language %q (want one of %v)", ErrInvalidOption, o.Language, SupportedLanguages())
+		return o, fmt.Errorf("preprocess: unsupported Language %q (want one of %v): %w", o.Language, SupportedLanguages(), ErrInvalidOption)
 	}
 	if o.MinTokenLen < 0 {
-		return o, fmt.Errorf("%w: MinTokenLen %d < 0", ErrInvalidOption, o.MinTokenLen)
+		return o, fmt.Errorf("preprocess: MinTokenLen %d < 0: %w", o.MinTokenLen, ErrInvalidOption)
 	}
 	if o.MinTokenLen == 0 {
 		o.MinTokenLen = DefaultMinTokenLen
 	}
 	if o.MaxTokenLen < 0 {
-		return o, fmt.Errorf("%w: MaxTokenLen %d < 0", ErrInvalidOption, o.MaxTokenLen)
+		return o, fmt.Errorf("preprocess: MaxTokenLen %d < 0: %w", o.MaxTokenLen, ErrInvalidOption)
 	}
 	if o.MaxTokenLen == 0 {
 		o.MaxTokenLen = DefaultMaxTokenLen
 	}
 	if o.MaxTokenLen < o.MinTokenLen {
-		return o, fmt.Errorf("%w: MaxTokenLen %d < MinTokenLen %d", ErrInvalidOption, o.MaxTokenLen, o.MinTokenLen)
+		return o, fmt.Errorf("preprocess: MaxTokenLen %d < MinTokenLen %d: %w", o.MaxTokenLen, o.MinTokenLen, ErrInvalidOption)
 	}
 	if o.MaxTokens < 0 {
-		return o, fmt.Errorf("%w: MaxTokens %d < 0", ErrInvalidOption, o.MaxTokens)
+		return o, fmt.Errorf("preprocess: MaxTokens %d < 0: %w", o.MaxTokens, ErrInvalidOption)
 	}
 	if o.MaxTokens == 0 {
 		o.MaxTokens = DefaultMaxTokens
 	}
 	if o.MaxTerms < 0 {
-		return o, fmt.Errorf("%w: MaxTerms %d < 0", ErrInvalidOption, o.MaxTerms)
+		return o, fmt.Errorf("preprocess: MaxTerms %d < 0: %w", o.MaxTerms, ErrInvalidOption)
 	}
 	if o.MaxTerms == 0 {
 		o.MaxTerms = DefaultMaxTerms
@@ -136,7 +136,7 @@ func (o Options) withDefaults() (Options, error) {
 		words := make([]string, len(o.ExtraStopWords))
 		for i, w := range o.ExtraStopWords {
 			if w == "" || !utf8.ValidString(w) {
-				return o, fmt.Errorf("%w: ExtraStopWords[%d] %q is empty or not UTF-8", ErrInvalidOption, i, w)
+				return o, fmt.Errorf("preprocess: ExtraStopWords[%d] %q is empty or not UTF-8: %w", i, w, ErrInvalidOption)
 			}
 			words[i] = strings.ToLower(w)
 		}

@@ -118,8 +118,11 @@ const (
 // legacy encoding).
 //
 // Errors wrap ErrTooLarge (len(raw) > MaxBytes), ErrEmpty (no visible
-// text) or ErrInvalidUTF8 (binary data: more than MaxUndecodable of the page
-// cannot be decoded). The returned Page shares no memory with raw.
+// text), ErrNotText (binary data: a binary format's magic number, compressed
+// or random bytes, control bytes, implausible UTF-16; see Decode) or
+// ErrInvalidUTF8 (more than MaxUndecodable of the page cannot be decoded;
+// an error wrapping ErrNotText matches ErrInvalidUTF8 too). The returned
+// Page shares no memory with raw.
 func (p *Pipeline) Process(raw []byte) (*Page, error) {
 	return p.process(raw, "", modeSniff)
 }
@@ -127,7 +130,10 @@ func (p *Pipeline) Process(raw []byte) (*Page, error) {
 // ProcessContent is Process for a page fetched with the HTTP Content-Type
 // contentType: its charset, when it names one, decodes the page (before a
 // <meta> charset and detection; after a byte-order mark), and a media type of
-// text/plain, text/html or application/xhtml+xml chooses text or HTML.
+// text/plain, text/html or application/xhtml+xml chooses text or HTML. A
+// media type that is not text (image/*, application/pdf, ...; see Decode)
+// gives an error wrapping ErrNotText, whatever the bytes look like; an empty
+// contentType or application/octet-stream leaves the decision to the bytes.
 func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error) {
 	mode := modeSniff
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {

@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	go run ./examples/evaluate -corpus DIR [-methods recommended,simhash,cascade,shingle] [-tsv]
+//	go run ./examples/evaluate -corpus DIR [-methods minhash,simhash,cascade,shingle] [-tsv]
 //	go run ./examples/evaluate -corpus DIR -sweep METHOD [-plot FILE.svg]
 //	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
 //	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]

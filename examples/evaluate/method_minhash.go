@@ -19,9 +19,10 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	rk := fs.Int("rk", 0, "minhash: hashes kept of a page's content (0 = default)")
 	rpk := fs.Int("rpk", 0, "minhash: hashes kept of the whole page (0 = default)")
 	rkeys := fs.Int("rkeys", 0, "minhash: index keys per page (0 = default)")
+	rw := fs.Int("rw", 0, "minhash: tokens per shingle (0 = default)")
 	at := func(c float64) (neardup.Detector, error) {
 		return minhash.New(minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
-			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys})
+			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys, ShingleWidth: *rw})
 	}
 	m := method{
 		name: "minhash",

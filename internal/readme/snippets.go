@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/simhash"
+)
+
+// snippets holds the README's shorter Go snippets in order, so that they
+// compile together (it is not run: it would write state.snap).
+func snippets(pipe *preprocess.Pipeline) error {
+	words := strings.Fields("acme cordless drill 18v with two batteries and charger")
+	a := minhash.Of(words, 64, 1) // 64 hashes of single words (1-token shingles)
+	b := minhash.Of(strings.Fields("acme 18v cordless drill with charger and two batteries"), 64, 1)
+	fmt.Println(minhash.Jaccard(a, b, 64)) // 1: the same set of words
+
+	var idx minhash.Index                              // files sketches under their smallest hashes
+	idx.Insert(7, idx.Keys(a))                         // the caller's uint32 ID
+	fmt.Println(idx.Candidates(idx.Keys(b), nil))      // [7]: compare only these
+	byPrint, _ := simhash.New(simhash.Options{})       // T_B = 8 bits
+	bySentences, _ := sentence.New(sentence.Options{}) // T_s = 24, or 0.6 of the longer page
+	cascade, _ := neardup.NewCascade(byPrint, bySentences)
+	state := neardup.WithSettings(cascade, pipe.Settings()) // also record the preprocessing
+	err := neardup.LoadFile("state.snap", state)            // errors.Is(err, fs.ErrNotExist) on the first run
+	// ... crawl ...
+	err = neardup.SaveFile("state.snap", state) // atomic; follows a symbolic link and keeps the file's mode
+	return err
+}

@@ -1,0 +1,58 @@
+package minhash_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/corpus"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// BenchmarkThroughput streams a labelled corpus through preprocessing and
+// MatchOrAdd, as a crawler does, and reports pages per CPU-second (run with
+// -cpu 1 so that no other goroutine's work is counted) and the share of it
+// that is the detector. The corpus is the English sample that ships in the
+// repository, or the one named by $NEARDUP_CORPUS (a folder holding
+// manifest.tsv):
+//
+//	NEARDUP_CORPUS=../../shared/corpus/en-dev go test ./minhash -run '^$' -bench Throughput -cpu 1
+func BenchmarkThroughput(b *testing.B) {
+	dir := os.Getenv("NEARDUP_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "examples", "evaluate", "testdata", "en-sample")
+	}
+	pages, err := corpus.Read(dir, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var bytes int64
+	for _, p := range pages {
+		bytes += int64(len(p.Raw))
+	}
+	b.SetBytes(bytes)
+	var cpu, det time.Duration
+	for b.Loop() {
+		var pipe preprocess.Pipeline
+		d, _ := minhash.New(minhash.Options{})
+		c0 := cpuTime()
+		for _, p := range pages {
+			doc, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			if _, _, err := d.MatchOrAdd(doc); err != nil {
+				b.Fatal(err)
+			}
+			det += time.Since(t0)
+		}
+		cpu += cpuTime() - c0
+	}
+	n := float64(b.N * len(pages))
+	b.ReportMetric(n/cpu.Seconds(), "pages/cpu-s")
+	b.ReportMetric(float64(det.Microseconds())/n, "detector-us/page")
+}
