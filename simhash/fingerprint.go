@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -171,11 +172,25 @@ func Sum(terms []preprocess.Term) (Fingerprint, error) {
 // read as text. Errors are the pipeline's (preprocess.ErrEmpty,
 // ErrInvalidUTF8, ErrTooLarge) and, for a text with no terms, one wrapping
 // neardup.ErrNoFeatures.
+//
+// FromText is the convenience path: it borrows a zero Pipeline from a pool
+// shared by all callers, so that repeated calls reuse its stem memo and
+// buffers, and it is safe for concurrent use. A caller that wants other
+// preprocess.Options processes the text with its own Pipeline and calls Sum
+// on the page's Terms.
 func FromText(text string) (Fingerprint, error) {
-	var p preprocess.Pipeline
+	p := pipelines.Get().(*preprocess.Pipeline)
 	page, err := p.ProcessText([]byte(text))
+	pipelines.Put(p)
 	if err != nil {
 		return 0, fmt.Errorf("simhash: FromText: %w", err)
 	}
 	return Sum(page.Terms)
 }
+
+// pipelines holds zero preprocess.Pipelines for FromText to reuse. It is a
+// cache, not state: a Pipeline's only memory is its bounded stem memo and
+// scratch buffers, which change how fast a page is processed, never the page
+// it gives, so FromText returns the same fingerprint whichever Pipeline (or
+// a new one, after the garbage collector empties the pool) serves a call.
+var pipelines = sync.Pool{New: func() any { return new(preprocess.Pipeline) }}

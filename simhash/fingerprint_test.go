@@ -2,10 +2,12 @@ package simhash
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup"
@@ -235,6 +237,41 @@ func TestFromTextIsTheDetectors(t *testing.T) {
 	f3, _ := FromText(strings.Repeat("completely unrelated words about gardening and tomatoes ", 20))
 	if d := Distance(f1, f3); d < 10 {
 		t.Errorf("unrelated text only %d bits away", d)
+	}
+}
+
+// TestFromTextConcurrent checks that FromText, whose Pipelines are shared
+// through a pool, gives every caller the fingerprint a fresh Pipeline gives,
+// whatever other texts the same Pipelines processed before or at once.
+func TestFromTextConcurrent(t *testing.T) {
+	b, err := os.ReadFile("testdata/en-10k.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{string(b), "日本語のテキストと近似重复网页检测。", "The meetings affect the closing of the affection."}
+	want := make([]Fingerprint, len(texts))
+	for i, text := range texts {
+		if want[i], err = ofText(t, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				j := (g + i) % len(texts)
+				if got, err := FromText(texts[j]); err != nil || got != want[j] {
+					errs <- fmt.Sprintf("FromText(text %d) = %v, %v; want %v", j, got, err, want[j])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 
