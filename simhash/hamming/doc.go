@@ -85,7 +85,7 @@
 //
 // Bucket scans check eight entries per step with AVX-512 on amd64 CPUs that
 // have it (assembly); the purego build tag, or any other CPU or
-// architecture, keeps the Go loop. Prefetching (internal/prefetch) is amd64
+// architecture, keeps the Go loop. Prefetching is amd64
 // assembly too, and a no-op elsewhere.
 //
 // AllPairs finds every pair within k bits among a set of codes, in parallel.
