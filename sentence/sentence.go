@@ -62,11 +62,11 @@ func (o Options) resolve() (Options, error) {
 	case o.Threshold == 0 && !o.ExplicitZero:
 		o.Threshold = DefaultThreshold
 	case o.Threshold < 0:
-		return o, fmt.Errorf("sentence: Options.Threshold %d is negative: %w", o.Threshold, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.Threshold %d is negative: %w", o.Threshold, neardup.ErrInvalidOption)
 	}
 	switch {
 	case o.Relative != o.Relative || o.Relative > 1: // NaN or too large
-		return o, fmt.Errorf("sentence: Options.Relative %v above 1: %w", o.Relative, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.Relative %v above 1: %w", o.Relative, neardup.ErrInvalidOption)
 	case o.Relative == 0:
 		o.Relative = DefaultRelative
 	case o.Relative < 0:

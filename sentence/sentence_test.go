@@ -272,8 +272,11 @@ func TestRelativeTolerance(t *testing.T) {
 		}
 	}
 	for _, bad := range []float64{1.5, math.NaN()} {
-		if _, err := New(Options{Relative: bad}); !errors.Is(err, neardup.ErrInvalidOption) {
+		_, err := New(Options{Relative: bad})
+		if !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("Relative %v: err = %v, want ErrInvalidOption", bad, err)
+		} else if n := strings.Count(err.Error(), "sentence:"); n != 1 {
+			t.Errorf("Relative %v: %q names the package %d times", bad, err, n)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package simhash
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -64,16 +63,16 @@ func (o Options) resolve() (Options, error) {
 	case o.MaxDistance == 0 && !o.ExplicitZero:
 		o.MaxDistance = DefaultMaxDistance
 	case o.MaxDistance < 0 || o.MaxDistance > 64:
-		return o, fmt.Errorf("simhash: Options.MaxDistance %d not in 0..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.MaxDistance %d not in 0..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
 	}
 	switch {
 	case o.ExpectedSize == 0:
 		o.ExpectedSize = DefaultExpectedSize
 	case o.ExpectedSize < 0:
-		return o, fmt.Errorf("simhash: Options.ExpectedSize %d is negative: %w", o.ExpectedSize, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.ExpectedSize %d is negative: %w", o.ExpectedSize, neardup.ErrInvalidOption)
 	}
 	if o.IndexBytesPerEntry < 0 {
-		return o, fmt.Errorf("simhash: Options.IndexBytesPerEntry %d is negative: %w", o.IndexBytesPerEntry, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.IndexBytesPerEntry %d is negative: %w", o.IndexBytesPerEntry, neardup.ErrInvalidOption)
 	}
 	return o, nil
 }
@@ -94,9 +93,6 @@ func newIndex(o Options) (*hamming.Index, error) {
 		// directories cost more per entry) take the smallest layout instead.
 		io.MaxBytesPerEntry = 0
 		ix, err = hamming.New(io)
-	}
-	if errors.Is(err, hamming.ErrInvalidOption) {
-		err = fmt.Errorf("%w: %w", err, neardup.ErrInvalidOption)
 	}
 	return ix, err
 }
@@ -221,8 +217,8 @@ func Of(d *neardup.Document) (Fingerprint, error) {
 	}
 	return neardup.Feature(d, featureKey{}, func(d *neardup.Document) (Fingerprint, error) {
 		f, err := Sum(d.Page.Terms)
-		if err != nil {
-			return 0, fmt.Errorf("simhash: document %q: %w", d.ID, err)
+		if err != nil { // only a page without terms has no fingerprint
+			return 0, fmt.Errorf("simhash: document %q has no terms: %w", d.ID, neardup.ErrNoFeatures)
 		}
 		return f, nil
 	})

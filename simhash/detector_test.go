@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -45,6 +46,8 @@ func TestNewOptions(t *testing.T) {
 		if !c.ok {
 			if !errors.Is(err, neardup.ErrInvalidOption) {
 				t.Errorf("New(%d) error = %v, want ErrInvalidOption", c.in, err)
+			} else if n := strings.Count(err.Error(), "simhash:"); n != 1 {
+				t.Errorf("New(%d): %q names the package %d times", c.in, err, n)
 			}
 			continue
 		}
@@ -57,8 +60,11 @@ func TestNewOptions(t *testing.T) {
 		"negative IndexBytesPerEntry": {IndexBytesPerEntry: -1},
 		"budget no layout fits":       {IndexBytesPerEntry: 4},
 	} {
-		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+		_, err := New(o)
+		if !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("%s: error = %v, want ErrInvalidOption", name, err)
+		} else if n := strings.Count(err.Error(), "simhash:"); n != 1 {
+			t.Errorf("%s: %q names the package %d times", name, err, n)
 		}
 	}
 	// The default budget bends for tiny repositories instead of failing.

@@ -43,13 +43,13 @@ var ErrSyntax = errors.New("simhash: invalid binary fingerprint")
 // 71-digit Wp1 of the paper's Table 3, returns an error wrapping ErrSyntax.
 func ParseBinary(s string) (Fingerprint, error) {
 	if len(s) == 0 || len(s) > 64 {
-		return 0, fmt.Errorf("simhash: ParseBinary %q: %d digits, want 1 to 64: %w", s, len(s), ErrSyntax)
+		return 0, fmt.Errorf("%w: ParseBinary %q: %d digits, want 1 to 64", ErrSyntax, s, len(s))
 	}
 	var f uint64
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '0' && c != '1' {
-			return 0, fmt.Errorf("simhash: ParseBinary %q: byte %d is %q: %w", s, i, c, ErrSyntax)
+			return 0, fmt.Errorf("%w: ParseBinary %q: byte %d is %q", ErrSyntax, s, i, c)
 		}
 		f = f<<1 | uint64(c-'0')
 	}
@@ -185,7 +185,11 @@ func FromText(text string) (Fingerprint, error) {
 	if err != nil {
 		return 0, fmt.Errorf("simhash: FromText: %w", err)
 	}
-	return Sum(page.Terms)
+	f, err := Sum(page.Terms)
+	if err != nil { // only a text without terms has no fingerprint
+		return 0, fmt.Errorf("simhash: FromText: no terms: %w", neardup.ErrNoFeatures)
+	}
+	return f, nil
 }
 
 // pipelines holds zero preprocess.Pipelines for FromText to reuse. It is a

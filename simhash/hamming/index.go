@@ -1,23 +1,28 @@
 package hamming
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"sync"
+
+	"github.com/neardup/neardup"
 )
 
-// Errors. Test them with errors.Is.
+// Errors. Test them with errors.Is. They are the sentinels of package
+// neardup under this package's names, so that errors.Is(err,
+// neardup.ErrInvalidOption) holds for an Index's invalid options too.
 var (
 	// ErrInvalidOption reports an option or argument outside its range: a
 	// MaxDistance above MaxDistance, a k above the index's, a memory budget
-	// no layout fits.
-	ErrInvalidOption = errors.New("hamming: invalid option")
-	// ErrDuplicateID reports an Add of an id that is already stored.
-	ErrDuplicateID = errors.New("hamming: duplicate id")
-	// ErrUnknownID reports a Remove of an id that is not stored.
-	ErrUnknownID = errors.New("hamming: unknown id")
+	// no layout fits. It is neardup.ErrInvalidOption.
+	ErrInvalidOption = neardup.ErrInvalidOption
+	// ErrDuplicateID reports an Add of an id that is already stored. It is
+	// neardup.ErrDuplicateID.
+	ErrDuplicateID = neardup.ErrDuplicateID
+	// ErrUnknownID reports a Remove of an id that is not stored. It is
+	// neardup.ErrUnknownID.
+	ErrUnknownID = neardup.ErrUnknownID
 )
 
 // Distance returns the Hamming distance of a and b: the number of bits in

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/race"
 )
 
@@ -443,8 +444,11 @@ func TestIndexErrors(t *testing.T) {
 		{MaxDistance: -1}, {MaxDistance: MaxDistance + 1}, {ExpectedSize: -5},
 		{MaxBytesPerEntry: -1}, {MaxDistance: 8, MaxBytesPerEntry: 20},
 	} {
-		if _, err := New(o); !errors.Is(err, ErrInvalidOption) {
-			t.Errorf("New(%+v): %v, want ErrInvalidOption", o, err)
+		_, err := New(o)
+		if !errors.Is(err, ErrInvalidOption) || !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): %v, want neardup.ErrInvalidOption", o, err)
+		} else if n := strings.Count(err.Error(), "hamming:"); n != 1 {
+			t.Errorf("New(%+v): %q names the package %d times", o, err, n)
 		}
 	}
 	ix, err := New(Options{MaxDistance: 3, ExpectedSize: 100})
