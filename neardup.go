@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/neardup/neardup/internal/sentinel"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -20,11 +21,11 @@ var (
 	// features (no keywords, no sentences, no 。 ...): the method cannot decide.
 	ErrNoFeatures = errors.New("neardup: document has no features")
 	// ErrInvalidOption reports a constructor option outside its documented range.
-	ErrInvalidOption = errors.New("neardup: invalid option")
+	ErrInvalidOption = sentinel.InvalidOption
 	// ErrDuplicateID reports an Add of an ID that is already kept.
-	ErrDuplicateID = errors.New("neardup: duplicate document id")
+	ErrDuplicateID = sentinel.DuplicateID
 	// ErrUnknownID reports a Remove or lookup of an ID that is not kept.
-	ErrUnknownID = errors.New("neardup: unknown document id")
+	ErrUnknownID = sentinel.UnknownID
 )
 
 // Analyzer turns a fetched page into a preprocess.Page.

@@ -6,23 +6,23 @@ import (
 	"math/bits"
 	"sync"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
-// Errors. Test them with errors.Is. They are the sentinels of package
-// neardup under this package's names, so that errors.Is(err,
+// Errors. Test them with errors.Is. They are package neardup's errors of the
+// same names (this package does not import neardup), so that errors.Is(err,
 // neardup.ErrInvalidOption) holds for an Index's invalid options too.
 var (
 	// ErrInvalidOption reports an option or argument outside its range: a
 	// MaxDistance above MaxDistance, a k above the index's, a memory budget
 	// no layout fits. It is neardup.ErrInvalidOption.
-	ErrInvalidOption = neardup.ErrInvalidOption
+	ErrInvalidOption = sentinel.InvalidOption
 	// ErrDuplicateID reports an Add of an id that is already stored. It is
 	// neardup.ErrDuplicateID.
-	ErrDuplicateID = neardup.ErrDuplicateID
+	ErrDuplicateID = sentinel.DuplicateID
 	// ErrUnknownID reports a Remove of an id that is not stored. It is
 	// neardup.ErrUnknownID.
-	ErrUnknownID = neardup.ErrUnknownID
+	ErrUnknownID = sentinel.UnknownID
 )
 
 // Distance returns the Hamming distance of a and b: the number of bits in
