@@ -67,6 +67,24 @@ func TestNewOptions(t *testing.T) {
 			t.Errorf("%s: %q names the package %d times", name, err, n)
 		}
 	}
+	// At 100,000 pages the default budget buys exact-block tables at
+	// T_B = 3 and fewer probes at T_B = 8 than hamming's default of 48 bytes.
+	for _, tb := range []int{3, 8} {
+		o := Options{MaxDistance: tb, ExpectedSize: 100_000}
+		def, err := newIndex(Options{MaxDistance: tb, ExpectedSize: 100_000, IndexBytesPerEntry: DefaultIndexBytesPerEntry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.IndexBytesPerEntry = 48
+		small, err := newIndex(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, q := def.Plan(), small.Plan()
+		if tb == 3 && p.Radius != 0 || p.ProbesPerQuery >= q.ProbesPerQuery {
+			t.Errorf("T_B = %d at 100,000 pages: default budget %v; 48 bytes %v", tb, p, q)
+		}
+	}
 	// The default budget bends for tiny repositories instead of failing.
 	if _, err := New(Options{ExpectedSize: 1}); err != nil {
 		t.Errorf("ExpectedSize 1: %v", err)
@@ -193,9 +211,9 @@ func detectorAgainstOracle(t *testing.T, tb int) {
 	}
 }
 
-// TestDetectorSeed000Tables3And5 replays the paper's second filter with the
+// TestDetectorPaperTables3And5 replays the paper's second filter with the
 // printed fingerprints of Wp2, Wp3 (Table 3) and Wp_new (Table 5).
-func TestDetectorSeed000Tables3And5(t *testing.T) {
+func TestDetectorPaperTables3And5(t *testing.T) {
 	for _, c := range []struct {
 		tb   int
 		want []neardup.Match

@@ -39,17 +39,16 @@ type Options struct {
 	// ExpectedSize is the number of fingerprints the layout is chosen for;
 	// 0 means 1<<20. The index stays exact at any size; far beyond
 	// ExpectedSize its buckets grow and queries slow down, far below it the
-	// directories (about 1 MB at the default) dominate memory.
+	// directories dominate memory.
 	ExpectedSize int
 	// MaxBytesPerEntry bounds the memory per entry of the layout at
 	// ExpectedSize; New picks the fastest layout within it and fails
 	// with ErrInvalidOption when none fits. 0 means a default of 48 bytes
 	// that bends: to up to 64 bytes when that buys a layout estimated at
-	// least three times as fast (below about a million entries the directories
-	// cost more per entry and the exact tables need wider entries: at
-	// k = 3 and 16,384 entries, 4 exact tables at 50.6 B/entry query about
-	// 5 times as fast as 2 multi-probe tables at 33 B/entry), and to the
-	// smallest layout when none fits. Plan.OverBudget tells when it bent.
+	// least three times as fast (below about a million entries the
+	// directories cost more per entry and the exact tables need wider
+	// entries), and to the smallest layout when none fits.
+	// Plan.OverBudget tells when it bent.
 	MaxBytesPerEntry int
 }
 

@@ -194,7 +194,8 @@ func BenchmarkIndexInsertBatch1M(b *testing.B) {
 }
 
 // BenchmarkLinearScan1M is the baseline: every fingerprint compared with
-// the query (seed 000's approach).
+// the query (the paper's approach: Kumar and Govindarajulu compare with
+// every kept fingerprint).
 func BenchmarkLinearScan1M(b *testing.B) { benchLinearScan(b, 3) }
 
 // benchLinearScan compares every benchmark fingerprint with random queries

@@ -89,11 +89,9 @@ func BenchmarkPrefetchList(b *testing.B) {
 //	prefetch  independent loads, each prefetched 16 lines ahead: the
 //	          throughput of misses, what a batch of queries pays per line
 //
-// On the shared 2-core AMD EPYC VM of the benchmarks: chase ~170 ns,
-// plain ~25 ns, prefetch ~12 ns, so that at about 20 lines per random
-// query at a million entries the lines alone cost about 240 ns. On a 2-core
-// Intel Xeon VM (Sapphire Rapids class): chase ~139 ns, plain ~11 ns,
-// prefetch ~8 ns.
+// At about 20 lines per random query at a million entries, the lines
+// alone cost about 20 times "prefetch" per batched query and two or three
+// "chase" rounds per single one; the figures are in docs/BENCHMARKS.md.
 func BenchmarkMemory(b *testing.B) {
 	const (
 		words = 64 << 20 / 8
