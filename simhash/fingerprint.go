@@ -56,7 +56,7 @@ func ParseBinary(s string) (Fingerprint, error) {
 	return Fingerprint(f), nil
 }
 
-// Hash returns the 64-bit hash of one feature: xxhash64 (seed 0) of its
+// Hash returns the 64-bit hash of one feature: xxhash64, with a zero seed, of its
 // bytes. Builder.AddWeighted, Sum and FromText all hash features this way.
 func Hash(feature string) uint64 {
 	return xxhash.Sum64String(feature)
