@@ -9,7 +9,7 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// The worked example of seed 000 (Tables 2 and 4): the new page has 4
+// The worked example of Kumar and Govindarajulu (Tables 2 and 4): the new page has 4
 // sentences and T_s = 1, so Wp3 (4) and Wp2 (5) are candidates and Wp1 (6) is
 // not.
 func Example() {
@@ -41,7 +41,7 @@ func Example() {
 	// Wp2 |ΔS| = 1
 }
 
-// The cascade of seed 000 §3: the sentence count picks candidates cheaply,
+// The cascade of Kumar and Govindarajulu, §3: the sentence count picks candidates cheaply,
 // then SimHash keeps those within T_B bits.
 func ExampleDetector_cascade() {
 	page := func(id string, sentences int, words ...string) *neardup.Document {

@@ -12,13 +12,12 @@ import (
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
-// DefaultThreshold is T_s when Options.Threshold is zero: 24 sentences,
-// chosen on the labelled corpora en-dev and zh-dev (the cascade with
-// T_B = 8 has its best F1 there; see the package documentation). The paper's
-// worked example uses T_s = 1 (Table 4) but the paper does not print the
-// value behind its evaluation. Whole pages in site templates vary by many
-// "sentences" (navigation lines, footers), which a small T_s turns into
-// missed duplicates.
+// DefaultThreshold is T_s when Options.Threshold is zero: 24 sentences.
+// The paper's worked example uses
+// T_s = 1 (Table 4) but the paper does not print the value behind its
+// evaluation. Whole pages in site templates vary by many "sentences"
+// (navigation lines, footers), which a small T_s turns into missed
+// duplicates.
 const DefaultThreshold = 24
 
 // DefaultRelative is Options.Relative when it is zero: pages with S_d and
@@ -62,11 +61,11 @@ func (o Options) resolve() (Options, error) {
 	case o.Threshold == 0 && !o.ExplicitZero:
 		o.Threshold = DefaultThreshold
 	case o.Threshold < 0:
-		return o, fmt.Errorf("sentence: Options.Threshold %d is negative: %w", o.Threshold, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.Threshold %d is negative: %w", o.Threshold, neardup.ErrInvalidOption)
 	}
 	switch {
 	case o.Relative != o.Relative || o.Relative > 1: // NaN or too large
-		return o, fmt.Errorf("sentence: Options.Relative %v above 1: %w", o.Relative, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.Relative %v above 1: %w", o.Relative, neardup.ErrInvalidOption)
 	case o.Relative == 0:
 		o.Relative = DefaultRelative
 	case o.Relative < 0:

@@ -40,10 +40,10 @@ func mustNew(t testing.TB, opts Options) *Detector {
 	return det
 }
 
-// TestSeed000Tables2And4: Table 2 keeps Wp1 = 6, Wp2 = 5, Wp3 = 4 sentences;
+// TestPaperTables2And4: Table 2 keeps Wp1 = 6, Wp2 = 5, Wp3 = 4 sentences;
 // Table 4's new page has 4 and T_s = 1. The paper keeps Wp2 and Wp3 and drops
 // Wp1, which needs |S_d − S_k| ≤ T_s (the text's "< T_s" would keep only Wp3).
-func TestSeed000Tables2And4(t *testing.T) {
+func TestPaperTables2And4(t *testing.T) {
 	det := mustNew(t, Options{Threshold: 1, Relative: Absolute})
 	for _, d := range []*neardup.Document{doc("Wp1", 6), doc("Wp2", 5), doc("Wp3", 4)} {
 		if err := det.Add(d); err != nil {
@@ -272,8 +272,11 @@ func TestRelativeTolerance(t *testing.T) {
 		}
 	}
 	for _, bad := range []float64{1.5, math.NaN()} {
-		if _, err := New(Options{Relative: bad}); !errors.Is(err, neardup.ErrInvalidOption) {
+		_, err := New(Options{Relative: bad})
+		if !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("Relative %v: err = %v, want ErrInvalidOption", bad, err)
+		} else if n := strings.Count(err.Error(), "sentence:"); n != 1 {
+			t.Errorf("Relative %v: %q names the package %d times", bad, err, n)
 		}
 	}
 }

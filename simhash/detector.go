@@ -1,7 +1,6 @@
 package simhash
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,14 +13,14 @@ import (
 )
 
 // DefaultMaxDistance is the threshold T_B used when Options.MaxDistance is
-// zero: 8 bits, chosen on the labelled corpora en-dev and zh-dev, where
-// SimHash over whole-page stems has its best F1 between 7 and 10 bits (see
-// the README). Kumar and Govindarajulu's §3.3 example uses 3 bits, as do Manku, Jain and Das
-// Sarma (WWW 2007) for 64-bit fingerprints of crawled pages; with this
-// package's preprocessing 3 bits finds only 66-81 % of the duplicates.
+// zero: 8 bits. Kumar and Govindarajulu's §3.3 example uses 3 bits, as do
+// Manku, Jain and Das Sarma (WWW 2007) for 64-bit fingerprints of crawled
+// pages; with this package's preprocessing 3 bits misses many duplicates of
+// labelled crawls, whose best T_B lies between 5 and 10 bits
+// (docs/DEPARTURES.md).
 const DefaultMaxDistance = 8
 
-// Options configures a Detector. The zero value gives the paper's defaults.
+// Options configures a Detector. The zero value gives the package defaults.
 type Options struct {
 	// MaxDistance is T_B: a kept page is a near-duplicate of a new page when
 	// the Hamming distance b_f of their fingerprints is ≤ MaxDistance
@@ -46,12 +45,11 @@ type Options struct {
 const DefaultExpectedSize = 1 << 16
 
 // DefaultIndexBytesPerEntry is the Options.IndexBytesPerEntry used when it is
-// zero (where no layout fits it, as for tiny ExpectedSize, the index takes its
-// smallest layout): 64 bytes, which lets the index keep exact-block tables at T_B = 3 and
-// fewer probes at T_B = 8 for repositories of 10^4 to 10^5 pages. Measured
-// with BenchmarkDetectorMatch at 100,000 kept pages: T_B = 3 takes 0.2 µs per
-// Match against 1.3 µs with a 48-byte budget, and T_B = 8 takes 5.7 µs
-// against 14 µs.
+// zero: 64 bytes per kept page. For repositories of 10^4 to 10^5 pages it
+// lets the index take its faster layouts, exact-block tables at T_B = 3 and
+// fewer probes per query at T_B = 8, which hamming's own default of 48 bytes
+// does not allow. When no layout fits it, as for a tiny ExpectedSize, the
+// index takes its smallest layout.
 const DefaultIndexBytesPerEntry = 64
 
 // Bits is the Measure of this package's matches: the Hamming distance b_f of
@@ -64,16 +62,16 @@ func (o Options) resolve() (Options, error) {
 	case o.MaxDistance == 0 && !o.ExplicitZero:
 		o.MaxDistance = DefaultMaxDistance
 	case o.MaxDistance < 0 || o.MaxDistance > 64:
-		return o, fmt.Errorf("simhash: Options.MaxDistance %d not in 0..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.MaxDistance %d not in 0..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
 	}
 	switch {
 	case o.ExpectedSize == 0:
 		o.ExpectedSize = DefaultExpectedSize
 	case o.ExpectedSize < 0:
-		return o, fmt.Errorf("simhash: Options.ExpectedSize %d is negative: %w", o.ExpectedSize, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.ExpectedSize %d is negative: %w", o.ExpectedSize, neardup.ErrInvalidOption)
 	}
 	if o.IndexBytesPerEntry < 0 {
-		return o, fmt.Errorf("simhash: Options.IndexBytesPerEntry %d is negative: %w", o.IndexBytesPerEntry, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.IndexBytesPerEntry %d is negative: %w", o.IndexBytesPerEntry, neardup.ErrInvalidOption)
 	}
 	return o, nil
 }
@@ -95,9 +93,6 @@ func newIndex(o Options) (*hamming.Index, error) {
 		io.MaxBytesPerEntry = 0
 		ix, err = hamming.New(io)
 	}
-	if errors.Is(err, hamming.ErrInvalidOption) {
-		err = fmt.Errorf("%w: %w", err, neardup.ErrInvalidOption)
-	}
 	return ix, err
 }
 
@@ -109,10 +104,10 @@ func newIndex(o Options) (*hamming.Index, error) {
 // A document's fingerprint is Sum over its Page.Terms, computed once per
 // Document (see Of). When T_B ≤ hamming.MaxDistance, Match asks a k-bit index
 // (permuted block tables, Manku et al.) for the fingerprints within T_B bits
-// instead of comparing with every kept one; for larger T_B it scans (about
-// 1 ns per kept document). A Detector keeps its index entry (see
-// hamming.Index.MemoryUsage) and the document's ID with a map entry and a
-// slot in a table of IDs.
+// instead of comparing with every kept one; for larger T_B it compares with
+// every kept fingerprint. For each kept document a Detector keeps its index
+// entry (see hamming.Index.MemoryUsage) and the document's ID with a map
+// entry and a slot in a table of IDs.
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel,
 // Add, Replace, Remove and MatchOrAdd exclusively. The zero Detector is ready
@@ -139,7 +134,6 @@ func New(opts Options) (*Detector, error) {
 	return det, nil
 }
 
-// build makes the Core for resolved options o; ix is the index of its first
 // WriteTo writes a snapshot of the kept documents (IDs and fingerprints) to w,
 // with the options that give them their meaning; ReadFrom or Restore of a
 // Detector with the same options reads it back (docs/format.md).
@@ -157,6 +151,7 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }
 
+// build makes the Core for resolved options o; ix is the index of its first
 // store (nil when T_B is beyond hamming.MaxDistance).
 func (det *Detector) build(o Options, ix *hamming.Index) *detector.Core[Fingerprint] {
 	det.opts = o
@@ -221,8 +216,8 @@ func Of(d *neardup.Document) (Fingerprint, error) {
 	}
 	return neardup.Feature(d, featureKey{}, func(d *neardup.Document) (Fingerprint, error) {
 		f, err := Sum(d.Page.Terms)
-		if err != nil {
-			return 0, fmt.Errorf("simhash: document %q: %w", d.ID, err)
+		if err != nil { // only a page without terms has no fingerprint
+			return 0, fmt.Errorf("simhash: document %q has no terms: %w", d.ID, neardup.ErrNoFeatures)
 		}
 		return f, nil
 	})

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -45,6 +46,8 @@ func TestNewOptions(t *testing.T) {
 		if !c.ok {
 			if !errors.Is(err, neardup.ErrInvalidOption) {
 				t.Errorf("New(%d) error = %v, want ErrInvalidOption", c.in, err)
+			} else if n := strings.Count(err.Error(), "simhash:"); n != 1 {
+				t.Errorf("New(%d): %q names the package %d times", c.in, err, n)
 			}
 			continue
 		}
@@ -57,8 +60,29 @@ func TestNewOptions(t *testing.T) {
 		"negative IndexBytesPerEntry": {IndexBytesPerEntry: -1},
 		"budget no layout fits":       {IndexBytesPerEntry: 4},
 	} {
-		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+		_, err := New(o)
+		if !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("%s: error = %v, want ErrInvalidOption", name, err)
+		} else if n := strings.Count(err.Error(), "simhash:"); n != 1 {
+			t.Errorf("%s: %q names the package %d times", name, err, n)
+		}
+	}
+	// At 100,000 pages the default budget buys exact-block tables at
+	// T_B = 3 and fewer probes at T_B = 8 than hamming's default of 48 bytes.
+	for _, tb := range []int{3, 8} {
+		o := Options{MaxDistance: tb, ExpectedSize: 100_000}
+		def, err := newIndex(Options{MaxDistance: tb, ExpectedSize: 100_000, IndexBytesPerEntry: DefaultIndexBytesPerEntry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.IndexBytesPerEntry = 48
+		small, err := newIndex(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, q := def.Plan(), small.Plan()
+		if tb == 3 && p.Radius != 0 || p.ProbesPerQuery >= q.ProbesPerQuery {
+			t.Errorf("T_B = %d at 100,000 pages: default budget %v; 48 bytes %v", tb, p, q)
 		}
 	}
 	// The default budget bends for tiny repositories instead of failing.
@@ -187,9 +211,9 @@ func detectorAgainstOracle(t *testing.T, tb int) {
 	}
 }
 
-// TestDetectorSeed000Tables3And5 replays the paper's second filter with the
+// TestDetectorPaperTables3And5 replays the paper's second filter with the
 // printed fingerprints of Wp2, Wp3 (Table 3) and Wp_new (Table 5).
-func TestDetectorSeed000Tables3And5(t *testing.T) {
+func TestDetectorPaperTables3And5(t *testing.T) {
 	for _, c := range []struct {
 		tb   int
 		want []neardup.Match

@@ -4,30 +4,54 @@
 // Fingerprinting" (§3.2b, §3.3, Fig. 2), after M. Charikar, "Similarity
 // estimation techniques from rounding algorithms", STOC 2002.
 //
-// A page's fingerprint has f = 64 bits: every keyword with weight w (its term
-// frequency) is hashed with xxhash64 (Hash), w is added to V[i] for each bit
-// i set in the hash and subtracted for each bit clear, and bit i of the
-// fingerprint is 1 iff V[i] > 0 (Builder, Sum, FromText). Two pages are
-// near-duplicates when the Hamming distance b_f of their fingerprints is
-// ≤ T_B (§3.3; §4.2's "more than T_B" is a typo). The paper's example: 110010
-// and 101010 are 2 bits apart, within T_B = 3; Tables 3 and 5 give b_f = 3
-// and 27 (Table 3 prints Wp1 with 71 bits: unusable).
+// # The method
 //
-// T_B = DefaultMaxDistance = 8 bits, chosen on the labelled corpora en-dev
-// and zh-dev (F1 0.94 and 0.97; 3 bits, the paper's example and the choice of
-// Manku et al. for 8 billion pages, gives 0.89 and 0.79 with this
-// preprocessing). The paper's Table 5 conclusion (Wp_new is not a duplicate of
-// Wp2, 3 bits apart) holds only for T_B ≤ 2.
+// A page's fingerprint has f = 64 bits. Every keyword with weight w (its
+// term frequency) is hashed to 64 bits (Hash: xxhash64); w is added to a sum
+// V[i] for each bit i set in the hash and subtracted for each bit clear, and
+// bit i of the fingerprint is 1 iff V[i] > 0 (Builder, Sum). Similar pages
+// share most keywords, so most sums keep their sign and the fingerprints
+// differ in few bits. Two pages are near-duplicates when the Hamming distance
+// b_f of their fingerprints (Distance) is at most T_B.
 //
-// A Detector finds the kept fingerprints within T_B through the exact index
-// of package simhash/hamming (T_B ≤ 16): 0.1 µs per Match at T_B = 3 and 2–6
-// µs at T_B = 8 with 100,000 kept pages (BenchmarkDetectorMatch); larger T_B
-// scans, about 0.7 ns per kept page. A kept page costs its index entry (about
-// 40 bytes), its ID and a map entry; a snapshot (WriteTo), the ID and 8 bytes.
+// Of gives a Document's fingerprint, from the terms of its preprocess.Page
+// (stems, stop words removed); FromText gives the same fingerprint for a
+// plain-text string. ParseBinary and Fingerprint.String read and write the
+// 64-digit binary form the paper prints.
 //
-// Not for pages that differ by a heavy site template: SimHash over whole-page
-// keywords sees a bag of words, so a short page in a large template is
-// dominated by the template, and two different pages of one template can
-// land within T_B. Very short pages give unstable fingerprints. Word order is
-// ignored: a reordered page is an exact match.
+// A Detector keeps fingerprints and finds the kept ones within T_B bits of
+// a new page's. Up to T_B = 16 it asks an exact k-bit index (package
+// simhash/hamming: permuted block tables, after Manku, Jain and Das Sarma,
+// "Detecting Near-Duplicates for Web Crawling", WWW 2007), so a Match does
+// not compare with every kept page; beyond 16 it scans them. It is safe for
+// concurrent use, implements neardup.Detector, Verifier, Remover, MatchAdder,
+// Replacer and Persister, and scores matches in bits (Bits).
+//
+// # Defaults
+//
+// T_B is DefaultMaxDistance, 8 bits, unless Options.MaxDistance says
+// otherwise (Options.ExplicitZero for T_B = 0: identical fingerprints only).
+// The paper's example, and Manku et al., use 3 bits; with this package's
+// preprocessing 3 bits misses many of the duplicates in labelled crawls,
+// whose best T_B lies between 5 and 10 bits. Where this package departs from
+// the paper, and why, is in docs/DEPARTURES.md of the repository.
+//
+// The index is sized for Options.ExpectedSize kept pages
+// (DefaultExpectedSize, 65,536) within Options.IndexBytesPerEntry bytes per
+// page (DefaultIndexBytesPerEntry, 64). It stays exact at any size; far
+// beyond ExpectedSize it gets slower, so size it for the repository you
+// expect. A kept page costs its index entry, its ID and a map entry; a
+// snapshot (WriteTo) keeps the ID and 8 bytes. Speed and memory are
+// measured in docs/BENCHMARKS.md, with the commands that measure them.
+//
+// # When not to use it
+//
+// SimHash over whole-page keywords sees a bag of words. A short page inside
+// a large site template is dominated by the template, so two different
+// pages of one template can land within T_B; strip templates first, or use
+// a method that compares sentences or shingles. Very short pages (a few
+// dozen words) give unstable fingerprints. Word order is ignored: a page
+// with its paragraphs reordered is an exact match. A fingerprint says how
+// many bits differ, not how much text: T_B cannot be read as a share of
+// the page, so choose it on labelled pages of your own.
 package simhash

@@ -9,7 +9,7 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// The §3.3 example of seed 000: b_f = 2 ≤ T_B = 3, a near-duplicate.
+// The §3.3 example of Kumar and Govindarajulu: b_f = 2 ≤ T_B = 3, a near-duplicate.
 func ExampleDistance() {
 	a, _ := simhash.ParseBinary("110010")
 	b, _ := simhash.ParseBinary("101010")
@@ -17,7 +17,7 @@ func ExampleDistance() {
 	// Output: 2
 }
 
-// Tables 3 and 5 of seed 000.
+// Tables 3 and 5 of Kumar and Govindarajulu.
 func ExampleParseBinary() {
 	wpNew, _ := simhash.ParseBinary("0101111000110101011010100010101101010001000011010010010101000100")
 	wp2, _ := simhash.ParseBinary("0101111000110101011010100010101101010001000011010010010101000011")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -42,20 +43,20 @@ var ErrSyntax = errors.New("simhash: invalid binary fingerprint")
 // 71-digit Wp1 of the paper's Table 3, returns an error wrapping ErrSyntax.
 func ParseBinary(s string) (Fingerprint, error) {
 	if len(s) == 0 || len(s) > 64 {
-		return 0, fmt.Errorf("simhash: ParseBinary %q: %d digits, want 1 to 64: %w", s, len(s), ErrSyntax)
+		return 0, fmt.Errorf("%w: ParseBinary %q: %d digits, want 1 to 64", ErrSyntax, s, len(s))
 	}
 	var f uint64
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '0' && c != '1' {
-			return 0, fmt.Errorf("simhash: ParseBinary %q: byte %d is %q: %w", s, i, c, ErrSyntax)
+			return 0, fmt.Errorf("%w: ParseBinary %q: byte %d is %q", ErrSyntax, s, i, c)
 		}
 		f = f<<1 | uint64(c-'0')
 	}
 	return Fingerprint(f), nil
 }
 
-// Hash returns the 64-bit hash of one feature: xxhash64 (seed 0) of its
+// Hash returns the 64-bit hash of one feature: xxhash64, with a zero seed, of its
 // bytes. Builder.AddWeighted, Sum and FromText all hash features this way.
 func Hash(feature string) uint64 {
 	return xxhash.Sum64String(feature)
@@ -171,11 +172,29 @@ func Sum(terms []preprocess.Term) (Fingerprint, error) {
 // read as text. Errors are the pipeline's (preprocess.ErrEmpty,
 // ErrInvalidUTF8, ErrTooLarge) and, for a text with no terms, one wrapping
 // neardup.ErrNoFeatures.
+//
+// FromText is the convenience path: it borrows a zero Pipeline from a pool
+// shared by all callers, so that repeated calls reuse its stem memo and
+// buffers, and it is safe for concurrent use. A caller that wants other
+// preprocess.Options processes the text with its own Pipeline and calls Sum
+// on the page's Terms.
 func FromText(text string) (Fingerprint, error) {
-	var p preprocess.Pipeline
+	p := pipelines.Get().(*preprocess.Pipeline)
 	page, err := p.ProcessText([]byte(text))
+	pipelines.Put(p)
 	if err != nil {
 		return 0, fmt.Errorf("simhash: FromText: %w", err)
 	}
-	return Sum(page.Terms)
+	f, err := Sum(page.Terms)
+	if err != nil { // only a text without terms has no fingerprint
+		return 0, fmt.Errorf("simhash: FromText: no terms: %w", neardup.ErrNoFeatures)
+	}
+	return f, nil
 }
+
+// pipelines holds zero preprocess.Pipelines for FromText to reuse. It is a
+// cache, not state: a Pipeline's only memory is its bounded stem memo and
+// scratch buffers, which change how fast a page is processed, never the page
+// it gives, so FromText returns the same fingerprint whichever Pipeline (or
+// a new one, after the garbage collector empties the pool) serves a call.
+var pipelines = sync.Pool{New: func() any { return new(preprocess.Pipeline) }}

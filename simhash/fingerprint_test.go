@@ -2,17 +2,19 @@ package simhash
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
 )
 
-// Seed 000 Table 3 (Wp2, Wp3) and Table 5 (Wp_new), 64 bits each.
+// Kumar and Govindarajulu, Table 3 (Wp2, Wp3) and Table 5 (Wp_new), 64 bits each.
 const (
 	tableWpNew = "0101111000110101011010100010101101010001000011010010010101000100"
 	tableWp2   = "0101111000110101011010100010101101010001000011010010010101000011"
@@ -31,10 +33,10 @@ func mustParse(t testing.TB, s string) Fingerprint {
 	return f
 }
 
-// TestSeed000Section33Example: §3.3, 110010 vs 101010 differ in the second
+// TestPaperSection33Example: §3.3, 110010 vs 101010 differ in the second
 // and third bits, b_f = 2 ≤ T_B = 3: near-duplicates. The second pair,
 // 100110 vs 111011, differs in 4 bits > T_B: not near-duplicates.
-func TestSeed000Section33Example(t *testing.T) {
+func TestPaperSection33Example(t *testing.T) {
 	const tb = 3
 	for _, c := range []struct {
 		a, b string
@@ -51,13 +53,13 @@ func TestSeed000Section33Example(t *testing.T) {
 	}
 }
 
-// TestSeed000Tables3And5: b_f(Wp_new, Wp2) = 3 and b_f(Wp_new, Wp3) = 27.
+// TestPaperTables3And5: b_f(Wp_new, Wp2) = 3 and b_f(Wp_new, Wp3) = 27.
 // Wp1 is printed with 71 bits and ParseBinary rejects it.
 //
 // Note the paper then calls Wp_new "not a near duplicate" because the
 // difference "exceeds the threshold": that holds for Wp2 only with T_B ≤ 2,
 // while §3.3's example uses T_B = 3 (with which Wp2 would be a match).
-func TestSeed000Tables3And5(t *testing.T) {
+func TestPaperTables3And5(t *testing.T) {
 	nw, wp2, wp3 := mustParse(t, tableWpNew), mustParse(t, tableWp2), mustParse(t, tableWp3)
 	if got := Distance(nw, wp2); got != 3 {
 		t.Errorf("b_f(new, Wp2) = %d, want 3", got)
@@ -96,7 +98,7 @@ func TestDistanceZeroAlloc(t *testing.T) {
 }
 
 // TestBuilderMatchesPseudoCode checks Builder against a literal transcription
-// of seed 000 Fig. 2.
+// of Kumar and Govindarajulu, Fig. 2.
 func TestBuilderMatchesPseudoCode(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for it := 0; it < 200; it++ {
@@ -235,6 +237,41 @@ func TestFromTextIsTheDetectors(t *testing.T) {
 	f3, _ := FromText(strings.Repeat("completely unrelated words about gardening and tomatoes ", 20))
 	if d := Distance(f1, f3); d < 10 {
 		t.Errorf("unrelated text only %d bits away", d)
+	}
+}
+
+// TestFromTextConcurrent checks that FromText, whose Pipelines are shared
+// through a pool, gives every caller the fingerprint a fresh Pipeline gives,
+// whatever other texts the same Pipelines processed before or at once.
+func TestFromTextConcurrent(t *testing.T) {
+	b, err := os.ReadFile("testdata/en-10k.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{string(b), "日本語のテキストと近似重复网页检测。", "The meetings affect the closing of the affection."}
+	want := make([]Fingerprint, len(texts))
+	for i, text := range texts {
+		if want[i], err = ofText(t, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				j := (g + i) % len(texts)
+				if got, err := FromText(texts[j]); err != nil || got != want[j] {
+					errs <- fmt.Sprintf("FromText(text %d) = %v, %v; want %v", j, got, err, want[j])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-
-	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // QueryBatch answers Query(fps[i], k) for every i, faster than a loop of
@@ -111,7 +109,7 @@ func (ix *Index) queryBatch(fps []uint64, k int, dst []Hit, ends []int) ([]Hit, 
 	var ring [batchStages*batchDepth + 1]batchQuery
 	// one list for every stage (each flushes it), so that it is not
 	// zeroed at every stage of every query
-	var pl prefetch.List
+	var pl prefetchList
 	n := len(fps)
 	const D = batchDepth
 	for i := 0; i < n+batchStages*D; i++ {
@@ -140,7 +138,7 @@ func (ix *Index) queryBatch(fps []uint64, k int, dst []Hit, ends []int) ([]Hit, 
 
 // batchStart permutes the query for every table and prefetches its
 // directory entries and buffer chain heads.
-func (ix *Index) batchStart(bq *batchQuery, q uint64, k int, pl *prefetch.List) {
+func (ix *Index) batchStart(bq *batchQuery, q uint64, k int, pl *prefetchList) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
@@ -153,7 +151,7 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int, pl *prefetch.List) 
 		bq.qt[t] = v
 		b.tabs[t].prefetchBucket(pl, v>>l.tables[t].shift)
 		if buffered {
-			prefetch.Add(pl, bf.heads[t], int(v>>bf.shift[t]))
+			prefetchTo(pl, bf.heads[t], int(v>>bf.shift[t]))
 		}
 	}
 	pl.Flush()
@@ -161,7 +159,7 @@ func (ix *Index) batchStart(bq *batchQuery, q uint64, k int, pl *prefetch.List) 
 
 // batchLoad reads the query's directory entries and chain heads (by now in
 // cache) and prefetches its buckets and first chain entries.
-func (ix *Index) batchLoad(bq *batchQuery, k int, pl *prefetch.List) {
+func (ix *Index) batchLoad(bq *batchQuery, k int, pl *prefetchList) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	buffered := len(bf.fps) > 0
@@ -179,12 +177,12 @@ func (ix *Index) batchLoad(bq *batchQuery, k int, pl *prefetch.List) {
 			if near {
 				bq.head[t] = e
 				bq.near |= 1 << t
-				prefetch.Add(pl, bf.fps, int(e-1))
+				prefetchTo(pl, bf.fps, int(e-1))
 			}
 			if rest {
 				bq.head[t] = e
 				bq.rest |= 1 << t
-				prefetch.Add(pl, bf.next, int(e-1)*bf.links+t)
+				prefetchTo(pl, bf.next, int(e-1)*bf.links+t)
 			}
 		}
 	}
@@ -195,7 +193,7 @@ func (ix *Index) batchLoad(bq *batchQuery, k int, pl *prefetch.List) {
 // prefetches the second ones, and scans its buckets: hits of table 0 become
 // positions, hits of the other tables fingerprints to resolve, whose table 0
 // directory entries it prefetches.
-func (ix *Index) batchScan(bq *batchQuery, k int, pl *prefetch.List) {
+func (ix *Index) batchScan(bq *batchQuery, k int, pl *prefetchList) {
 	l := &ix.lay
 	b, bf := &ix.base, &ix.buf
 	q := bq.q
@@ -256,7 +254,7 @@ func (ix *Index) batchScan(bq *batchQuery, k int, pl *prefetch.List) {
 
 // advance moves the walk of table t's buffer chain past entry i and
 // prefetches the next entry, or ends the walk.
-func (bq *batchQuery) advance(bf *buffer, pl *prefetch.List, t, i int) {
+func (bq *batchQuery) advance(bf *buffer, pl *prefetchList, t, i int) {
 	e := bf.next[i*bf.links+t]
 	bq.head[t] = e
 	if e == 0 {
@@ -270,7 +268,7 @@ func (bq *batchQuery) advance(bf *buffer, pl *prefetch.List, t, i int) {
 // the stage before) and moves on by one link, prefetching the next, so that
 // a long chain costs a query one miss per stage rather than a run of
 // dependent misses in one.
-func (bq *batchQuery) chainStep(bf *buffer, l *layout, k int, pl *prefetch.List) {
+func (bq *batchQuery) chainStep(bf *buffer, l *layout, k int, pl *prefetchList) {
 	if bq.rest == 0 {
 		return
 	}
@@ -299,7 +297,7 @@ func (bq *batchQuery) bufHit(bf *buffer, l *layout, i, t int, q uint64, k int) {
 // batchResolve takes a step along the query's buffer chains (chainStep),
 // reads table 0's directory entries for the fingerprints to resolve and
 // prefetches their buckets.
-func (ix *Index) batchResolve(bq *batchQuery, k int, pl *prefetch.List) {
+func (ix *Index) batchResolve(bq *batchQuery, k int, pl *prefetchList) {
 	if bq.over {
 		return
 	}
@@ -313,14 +311,14 @@ func (ix *Index) batchResolve(bq *batchQuery, k int, pl *prefetch.List) {
 	for p, f := range bq.pend[:bq.npend] {
 		lo, hi := tab.bucket(f >> t0.shift)
 		bq.plo[p], bq.phi[p] = lo, hi
-		prefetch.Span(tab.data, int(lo)*t0.stride, scanEnd(int(hi)*t0.stride, t0.stride))
+		prefetchSpan(tab.data, int(lo)*t0.stride, scanEnd(int(hi)*t0.stride, t0.stride))
 	}
 }
 
 // batchLocate takes a step along the query's buffer chains, finds the
 // positions of the fingerprints to resolve in their table 0 buckets and
 // prefetches the ids and tombstones of every position.
-func (ix *Index) batchLocate(bq *batchQuery, k int, pl *prefetch.List) {
+func (ix *Index) batchLocate(bq *batchQuery, k int, pl *prefetchList) {
 	if bq.over {
 		return
 	}
@@ -350,13 +348,13 @@ func (ix *Index) batchLocate(bq *batchQuery, k int, pl *prefetch.List) {
 		}
 	}
 	for _, i := range bq.pos[:bq.npos] {
-		prefetch.Elem(b.ids, int(i))
-		prefetch.Elem(b.dead, int(i>>6))
+		prefetchElem(b.ids, int(i))
+		prefetchElem(b.dead, int(i>>6))
 	}
 }
 
 // batchEmit appends the query's hits to dst.
-func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit, pl *prefetch.List) []Hit {
+func (ix *Index) batchEmit(bq *batchQuery, k int, dst []Hit, pl *prefetchList) []Hit {
 	// chains longer than the pipeline is deep: walk what is left, every
 	// chain a link at a time
 	for bq.rest != 0 && !bq.over {
@@ -404,7 +402,7 @@ func (ix *Index) AddBatch(ids []uint64, fps []uint64) error {
 // ids[0] in the caller's batch, for errors.
 func (ix *Index) addBatch(ids []uint64, fps []uint64, from int) error {
 	const D = batchDepth
-	var pl prefetch.List // flushed at every entry
+	var pl prefetchList // flushed at every entry
 	for i, id := range ids {
 		if j := i + 2*D; j < len(ids) {
 			ix.prefetchID(&pl, ids[j])
@@ -429,24 +427,24 @@ func (ix *Index) addBatch(ids []uint64, fps []uint64, from int) error {
 
 // prefetchID adds to pl the id lookup's directory entry and the buffer's id
 // chain head for id.
-func (ix *Index) prefetchID(pl *prefetch.List, id uint64) {
+func (ix *Index) prefetchID(pl *prefetchList, id uint64) {
 	h := mix64(id)
 	b, bf := &ix.base, &ix.buf
-	prefetch.Add(pl, b.idDir, int(h>>(64-b.idBits)))
-	prefetch.Add(pl, bf.idHeads, int(h>>bf.shift[len(bf.heads)]))
+	prefetchTo(pl, b.idDir, int(h>>(64-b.idBits)))
+	prefetchTo(pl, bf.idHeads, int(h>>bf.shift[len(bf.heads)]))
 }
 
 // prefetchIDBucket adds to pl the id lookup bucket of id (its directory
 // entry should be in cache) and the first buffer entry of its id chain.
-func (ix *Index) prefetchIDBucket(pl *prefetch.List, id uint64) {
+func (ix *Index) prefetchIDBucket(pl *prefetchList, id uint64) {
 	h := mix64(id)
 	b, bf := &ix.base, &ix.buf
 	j := h >> (64 - b.idBits)
 	if lo, hi := int(b.idDir[j]), int(b.idDir[j+1]); lo < hi {
-		prefetch.Add(pl, b.idPos, lo)
-		prefetch.Add(pl, b.idPos, hi-1)
+		prefetchTo(pl, b.idPos, lo)
+		prefetchTo(pl, b.idPos, hi-1)
 	}
 	if e := bf.idHeads[h>>bf.shift[len(bf.heads)]]; e != 0 {
-		prefetch.Add(pl, bf.ids, int(e-1))
+		prefetchTo(pl, bf.ids, int(e-1))
 	}
 }

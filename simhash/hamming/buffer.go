@@ -2,8 +2,6 @@ package hamming
 
 import (
 	"math/bits"
-
-	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // buffer holds the entries added since the last merge, linked into one
@@ -166,7 +164,7 @@ func (bf *buffer) reset(l *layout, limit int) {
 // the table chain heads it joins, and the lines that the entries appended a
 // few adds later will be stored to.
 func (bf *buffer) prefetchAdd(l *layout, fp uint64) {
-	var pl prefetch.List
+	var pl prefetchList
 	bf.prefetchHeadsTo(&pl, l, fp)
 	bf.prefetchAppends(&pl)
 	pl.Flush()
@@ -180,27 +178,27 @@ const appendAhead = 8
 // after the next will be stored to: its fingerprint, id and links. The
 // arrays are written in order, a new line every few entries, and a store to
 // a line not in cache holds up the next lock release until it arrives.
-func (bf *buffer) prefetchAppends(pl *prefetch.List) {
+func (bf *buffer) prefetchAppends(pl *prefetchList) {
 	i := len(bf.fps) + appendAhead
-	prefetch.Add(pl, bf.fps[:cap(bf.fps)], i)
-	prefetch.Add(pl, bf.ids[:cap(bf.ids)], i)
-	prefetch.Add(pl, bf.next[:cap(bf.next)], i*bf.links)
+	prefetchTo(pl, bf.fps[:cap(bf.fps)], i)
+	prefetchTo(pl, bf.ids[:cap(bf.ids)], i)
+	prefetchTo(pl, bf.next[:cap(bf.next)], i*bf.links)
 }
 
 // prefetchEntry adds to pl the fingerprint and table t's link of entry e
 // (index+1): what a walk of t's chain reads there.
-func (bf *buffer) prefetchEntry(pl *prefetch.List, e int32, t int) {
-	prefetch.Add(pl, bf.fps, int(e-1))
-	prefetch.Add(pl, bf.next, int(e-1)*bf.links+t)
+func (bf *buffer) prefetchEntry(pl *prefetchList, e int32, t int) {
+	prefetchTo(pl, bf.fps, int(e-1))
+	prefetchTo(pl, bf.next, int(e-1)*bf.links+t)
 }
 
 // prefetchHeadsTo adds to pl the table chain heads an entry of fingerprint
 // fp joins.
-func (bf *buffer) prefetchHeadsTo(pl *prefetch.List, l *layout, fp uint64) {
+func (bf *buffer) prefetchHeadsTo(pl *prefetchList, l *layout, fp uint64) {
 	for t, h := range bf.heads {
 		j := int(l.permute(t, fp) >> bf.shift[t])
-		prefetch.Add(pl, h, j)
-		prefetch.Add(pl, bf.sums[t], j)
+		prefetchTo(pl, h, j)
+		prefetchTo(pl, bf.sums[t], j)
 	}
 }
 

@@ -1,23 +1,28 @@
 package hamming
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"sync"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
-// Errors. Test them with errors.Is.
+// Errors. Test them with errors.Is. They are package neardup's errors of the
+// same names (this package does not import neardup), so that errors.Is(err,
+// neardup.ErrInvalidOption) holds for an Index's invalid options too.
 var (
 	// ErrInvalidOption reports an option or argument outside its range: a
 	// MaxDistance above MaxDistance, a k above the index's, a memory budget
-	// no layout fits.
-	ErrInvalidOption = errors.New("hamming: invalid option")
-	// ErrDuplicateID reports an Add of an id that is already stored.
-	ErrDuplicateID = errors.New("hamming: duplicate id")
-	// ErrUnknownID reports a Remove of an id that is not stored.
-	ErrUnknownID = errors.New("hamming: unknown id")
+	// no layout fits. It is neardup.ErrInvalidOption.
+	ErrInvalidOption = sentinel.InvalidOption
+	// ErrDuplicateID reports an Add of an id that is already stored. It is
+	// neardup.ErrDuplicateID.
+	ErrDuplicateID = sentinel.DuplicateID
+	// ErrUnknownID reports a Remove of an id that is not stored. It is
+	// neardup.ErrUnknownID.
+	ErrUnknownID = sentinel.UnknownID
 )
 
 // Distance returns the Hamming distance of a and b: the number of bits in
@@ -34,17 +39,16 @@ type Options struct {
 	// ExpectedSize is the number of fingerprints the layout is chosen for;
 	// 0 means 1<<20. The index stays exact at any size; far beyond
 	// ExpectedSize its buckets grow and queries slow down, far below it the
-	// directories (about 1 MB at the default) dominate memory.
+	// directories dominate memory.
 	ExpectedSize int
 	// MaxBytesPerEntry bounds the memory per entry of the layout at
 	// ExpectedSize; New picks the fastest layout within it and fails
 	// with ErrInvalidOption when none fits. 0 means a default of 48 bytes
 	// that bends: to up to 64 bytes when that buys a layout estimated at
-	// least three times as fast (below about a million entries the directories
-	// cost more per entry and the exact tables need wider entries: at
-	// k = 3 and 16,384 entries, 4 exact tables at 50.6 B/entry query about
-	// 5 times as fast as 2 multi-probe tables at 33 B/entry), and to the
-	// smallest layout when none fits. Plan.OverBudget tells when it bent.
+	// least three times as fast (below about a million entries the
+	// directories cost more per entry and the exact tables need wider
+	// entries), and to the smallest layout when none fits.
+	// Plan.OverBudget tells when it bent.
 	MaxBytesPerEntry int
 }
 

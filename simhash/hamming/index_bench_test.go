@@ -23,7 +23,7 @@ import (
 // its table 0 bucket. QueryBatch overlaps the misses of consecutive queries
 // and is then bound by how many lines the memory system delivers: about 17
 // random lines per query (four directory lines, four buffer chain heads,
-// eight or nine bucket lines; see internal/prefetch BenchmarkMemory).
+// eight or nine bucket lines; see BenchmarkMemory).
 //
 // The query benchmarks measure the index in one state: the buffer as the
 // build of a million adds leaves it (65,204 of 116,849 entries); a
@@ -194,7 +194,8 @@ func BenchmarkIndexInsertBatch1M(b *testing.B) {
 }
 
 // BenchmarkLinearScan1M is the baseline: every fingerprint compared with
-// the query (seed 000's approach).
+// the query (the paper's approach: Kumar and Govindarajulu compare with
+// every kept fingerprint).
 func BenchmarkLinearScan1M(b *testing.B) { benchLinearScan(b, 3) }
 
 // benchLinearScan compares every benchmark fingerprint with random queries

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/race"
 )
 
@@ -402,12 +403,22 @@ func TestIndexPlan(t *testing.T) {
 	if p.Blocks != 4 || p.Tables != 4 || p.PrefixBits != 16 || p.BytesPerEntry > 48 {
 		t.Errorf("plan at 1M, k=3: %v", p)
 	}
+	// Every k gets a layout at the default size: within the default budget
+	// of 48 bytes per entry, or flagged as over it and within 64; exact
+	// (more blocks than k, one bucket per table) or multi-probe (at most k
+	// blocks, probed within floor(k/B)).
 	for k := 1; k <= MaxDistance; k++ {
 		ix, err := New(Options{MaxDistance: k})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Log(ix.Plan())
+		p := ix.Plan()
+		budget := p.BytesPerEntry <= 48 || p.OverBudget && p.BytesPerEntry <= 64
+		exact := p.Radius == 0 && p.Blocks > k && p.ProbesPerQuery == p.Tables
+		multi := p.Radius == k/p.Blocks && p.Radius > 0 && p.Tables == p.Blocks
+		if p.MaxDistance != k || !budget || !exact && !multi {
+			t.Errorf("default plan for k = %d: %v", k, p)
+		}
 	}
 	// Below a million entries the exact tables need 7-byte entries (50.6
 	// B/entry at 16K); the default budget bends to them rather than take
@@ -443,8 +454,11 @@ func TestIndexErrors(t *testing.T) {
 		{MaxDistance: -1}, {MaxDistance: MaxDistance + 1}, {ExpectedSize: -5},
 		{MaxBytesPerEntry: -1}, {MaxDistance: 8, MaxBytesPerEntry: 20},
 	} {
-		if _, err := New(o); !errors.Is(err, ErrInvalidOption) {
-			t.Errorf("New(%+v): %v, want ErrInvalidOption", o, err)
+		_, err := New(o)
+		if !errors.Is(err, ErrInvalidOption) || !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): %v, want neardup.ErrInvalidOption", o, err)
+		} else if n := strings.Count(err.Error(), "hamming:"); n != 1 {
+			t.Errorf("New(%+v): %q names the package %d times", o, err, n)
 		}
 	}
 	ix, err := New(Options{MaxDistance: 3, ExpectedSize: 100})

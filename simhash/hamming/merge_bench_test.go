@@ -18,8 +18,7 @@ import (
 //	go test -run='^$' -bench=IndexMerge1M -benchtime=10x -cpu=1,2 -count=8 ./simhash/
 //
 // Medians of 8 runs alternated with the previous merge (lowerBound and a
-// copy per add, id lookup rebuilt from the ids) on the shared 2-core VM of
-// index_bench_test.go, busy with other work:
+// copy per add, id lookup rebuilt from the ids), docs/BENCHMARKS.md:
 //
 //	              before               after
 //	-cpu=1    41.9 ms  358 ns/entry    29.4 ms  252 ns/entry

@@ -3,8 +3,6 @@ package hamming
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // query answers Query for a k within the index's range. The three layouts
@@ -123,12 +121,12 @@ func (ix *Index) querySegments(q uint64, k int, dst []Hit) []Hit {
 	for t := range ps {
 		p := &ps[t]
 		stride := l.tables[t].stride
-		prefetch.Span(b.tabs[t].data, int(p.lo)*stride, scanEnd(int(p.hi)*stride, stride))
+		prefetchSpan(b.tabs[t].data, int(p.lo)*stride, scanEnd(int(p.hi)*stride, stride))
 		if buffered && !sumSkips(p.sum, p.qt, k) {
 			headH[t] = bf.heads[t][p.qt>>bf.shift[t]]
 		}
 	}
-	var pl prefetch.List
+	var pl prefetchList
 	for t := range ps {
 		if headH[t] != 0 {
 			if e := bf.first(headH[t], t, ps[t].qt, k); e != 0 {

@@ -2,8 +2,6 @@ package hamming
 
 import (
 	"math/bits"
-
-	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // multiBatch is the number of buckets or chains a multi-probe query looks up
@@ -35,10 +33,10 @@ func (ix *Index) multiBase(q uint64, k int, dst []Hit) []Hit {
 			// every line of the buckets prefetched before any is scanned
 			// (a list at a time: a call per bucket costs more than it
 			// saves when they are cached)
-			var pl prefetch.List
+			var pl prefetchList
 			for p := range nb {
 				pl.Span(data, int(lo[p])*tl.stride, scanEnd(int(hi[p])*tl.stride, tl.stride))
-				if pl.Len() > prefetch.ListSize-4 {
+				if pl.Len() > prefetchListSize-4 {
 					pl.Flush()
 				}
 			}
@@ -87,11 +85,11 @@ func (ix *Index) multiBuffer(q uint64, k int, dst []Hit) []Hit {
 			// a batch of chain heads prefetched, then read, and their
 			// first entries prefetched, before any chain is walked
 			nb := 0
-			var pl prefetch.List
+			var pl prefetchList
 			for ; more && nb < multiBatch; f, more = nextFlip(f, 64-int(shift), r) {
 				keys[nb], flips[nb] = qk^f, f
-				prefetch.Add(&pl, heads, int(qk^f))
-				if pl.Len() == prefetch.ListSize {
+				prefetchTo(&pl, heads, int(qk^f))
+				if pl.Len() == prefetchListSize {
 					pl.Flush()
 				}
 				nb++

@@ -3,8 +3,6 @@ package hamming
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // rotQuery is the state of one query of a rotation layout (queryRot): where
@@ -85,7 +83,7 @@ func (ix *Index) rotLocate(rq *rotQuery, q uint64, k int) {
 	}
 	for t := range tabs {
 		data, stride := tabs[t].data, tls[t].stride
-		prefetch.Span(data, int(lo[t])*stride, scanEnd(int(hi[t])*stride, stride))
+		prefetchSpan(data, int(lo[t])*stride, scanEnd(int(hi[t])*stride, stride))
 	}
 	if len(bf.fps) == 0 {
 		return
@@ -98,7 +96,7 @@ func (ix *Index) rotLocate(rq *rotQuery, q uint64, k int) {
 	for t := range heads {
 		if !sumSkips(sum[t], qt[t], k) {
 			rq.need |= 1 << t
-			prefetch.Elem(heads[t], int(qt[t]>>shift[t]))
+			prefetchElem(heads[t], int(qt[t]>>shift[t]))
 		}
 	}
 }
@@ -107,7 +105,7 @@ func (ix *Index) rotLocate(rq *rotQuery, q uint64, k int) {
 // first entry of every chain to walk.
 func (ix *Index) rotReadHeads(rq *rotQuery) {
 	bf := &ix.buf
-	var pl prefetch.List
+	var pl prefetchList
 	for m := rq.need; m != 0; m &= m - 1 {
 		t := bits.TrailingZeros32(m)
 		e := bf.first(bf.heads[t][rq.qt[t]>>bf.shift[t]], t, rq.qt[t], rq.k)
@@ -160,9 +158,9 @@ func (ix *Index) rotScan(rq *rotQuery, t int, dst []Hit) []Hit {
 func (ix *Index) rotKeep0(rq *rotQuery, i, dist int) {
 	rq.pos0[rq.npos0], rq.dis0[rq.npos0] = uint32(i), uint8(dist)
 	rq.npos0++
-	var pl prefetch.List
-	prefetch.Add(&pl, ix.base.ids, i)
-	prefetch.Add(&pl, ix.base.dead, i>>6)
+	var pl prefetchList
+	prefetchTo(&pl, ix.base.ids, i)
+	prefetchTo(&pl, ix.base.dead, i>>6)
 	pl.Flush()
 }
 
@@ -171,12 +169,12 @@ func (ix *Index) rotKeep0(rq *rotQuery, i, dist int) {
 func (ix *Index) rotKeep(rq *rotQuery, t int, f uint64, dist int) {
 	b, t0 := &ix.base, &ix.lay.tables[0]
 	if lo, hi := b.tabs[0].bucket(f >> t0.shift); lo < hi {
-		var pl prefetch.List
+		var pl prefetchList
 		pl.Span(b.tabs[0].data, int(lo)*t0.stride, scanEnd(int(hi)*t0.stride, t0.stride))
-		for p := int(lo); p < int(hi) && pl.Len() < prefetch.ListSize; p += 8 {
-			prefetch.Add(&pl, b.ids, p)
+		for p := int(lo); p < int(hi) && pl.Len() < prefetchListSize; p += 8 {
+			prefetchTo(&pl, b.ids, p)
 		}
-		prefetch.Add(&pl, b.ids, int(hi)-1)
+		prefetchTo(&pl, b.ids, int(hi)-1)
 		pl.Flush()
 	}
 	rq.pend[rq.npend] = pending{f, dist, ix.lay.tables[t].drop}

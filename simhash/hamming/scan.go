@@ -24,7 +24,7 @@ func scanBucket(data []byte, x, end, stride int, low, q uint64, k int, skip *[3]
 		// masked-off byte does not fault, but a load reaching into a line
 		// past the bucket still waits for that line: in QueryBatch at a
 		// million entries, where about one bucket in five would reach one,
-		// the unprefetched misses cost 14% of its time (AMD Zen 4).
+		// the unprefetched misses cost 14% of its time.
 		n := (end - x + stride - 1) / stride
 		lastLine := (uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(scanEnd(end, stride)-1)) &^ 63
 		return x + stride*scanAVX512(&data[x], n, stride, low, q&low, k, &scanPerm[stride], lastLine, skip)

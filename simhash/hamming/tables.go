@@ -2,8 +2,6 @@ package hamming
 
 import (
 	"encoding/binary"
-
-	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // table is one sorted, permuted table: the stored low bits of each entry in
@@ -59,11 +57,11 @@ func (t *table) bucket(j uint64) (lo, hi uint32) {
 
 // prefetchBucket adds to pl the directory line that bucket j's start is read
 // from.
-func (t *table) prefetchBucket(pl *prefetch.List, j uint64) {
+func (t *table) prefetchBucket(pl *prefetchList, j uint64) {
 	if t.cdir != nil {
-		prefetch.Add(pl, t.cdir, int(j))
+		prefetchTo(pl, t.cdir, int(j))
 	} else {
-		prefetch.Add(pl, t.dir, int(j))
+		prefetchTo(pl, t.dir, int(j))
 	}
 }
 

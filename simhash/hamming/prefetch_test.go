@@ -1,27 +1,27 @@
-package prefetch
+package hamming
 
 import "testing"
 
 // The functions have no visible effect; these tests check that they accept
 // every range a caller may pass, empty and clamped ones included, without
-// faulting, and that a List counts and drops what it should.
-func TestSpanRanges(t *testing.T) {
+// faulting, and that a prefetchList counts and drops what it should.
+func TestPrefetchSpanRanges(t *testing.T) {
 	b := make([]byte, 1000)
 	for _, r := range [][2]int{{0, 0}, {0, 1}, {0, 1000}, {63, 65}, {999, 1000}, {-5, 10}, {990, 5000}, {500, 400}, {1000, 1000}} {
-		Span(b, r[0], r[1])
+		prefetchSpan(b, r[0], r[1])
 	}
-	Span(nil, 0, 10)
+	prefetchSpan(nil, 0, 10)
 	s32 := make([]uint32, 10)
-	Elem(s32, 0)
-	Elem(s32, 9)
-	Elem(s32, 10)
-	Elem(s32, -1)
+	prefetchElem(s32, 0)
+	prefetchElem(s32, 9)
+	prefetchElem(s32, 10)
+	prefetchElem(s32, -1)
 	var s64 []uint64
-	Elem(s64, 0)
+	prefetchElem(s64, 0)
 }
 
-func TestList(t *testing.T) {
-	var l List
+func TestPrefetchList(t *testing.T) {
+	var l prefetchList
 	l.Flush() // empty: nothing to do
 	b := make([]byte, 4096)
 	l.Span(b, 0, 1)
@@ -32,11 +32,11 @@ func TestList(t *testing.T) {
 		t.Errorf("Len after spans = %d, want 2 or 3", n)
 	}
 	s := make([]uint64, 8)
-	Add(&l, s, 7)
-	Add(&l, s, 8)
-	Add(&l, s, -1)
+	prefetchTo(&l, s, 7)
+	prefetchTo(&l, s, 8)
+	prefetchTo(&l, s, -1)
 	var empty []uint32
-	Add(&l, empty, 0)
+	prefetchTo(&l, empty, 0)
 	if n := l.Len(); n < 3 || n > 4 {
 		t.Errorf("Len after Add = %d, want 3 or 4", n)
 	}
@@ -44,33 +44,33 @@ func TestList(t *testing.T) {
 	if l.Len() != 0 {
 		t.Errorf("Len after Flush = %d", l.Len())
 	}
-	l.Span(b, 0, len(b)) // 64 or 65 lines: the list keeps ListSize
-	Add(&l, s, 0)
-	if l.Len() != ListSize {
-		t.Errorf("Len of a full list = %d, want %d", l.Len(), ListSize)
+	l.Span(b, 0, len(b)) // 64 or 65 lines: the list keeps prefetchListSize
+	prefetchTo(&l, s, 0)
+	if l.Len() != prefetchListSize {
+		t.Errorf("Len of a full list = %d, want %d", l.Len(), prefetchListSize)
 	}
 	l.Flush()
 }
 
-// BenchmarkSpan measures the cost of prefetching one 96-byte bucket (two or
+// BenchmarkPrefetchSpan measures the cost of prefetching one 96-byte bucket (two or
 // three lines) that is already cached: the overhead a caller pays per call.
-func BenchmarkSpan(b *testing.B) {
+func BenchmarkPrefetchSpan(b *testing.B) {
 	buf := make([]byte, 4096)
 	for i := 0; b.Loop(); i++ {
 		lo := (i * 96) & 2047
-		Span(buf, lo, lo+96)
+		prefetchSpan(buf, lo, lo+96)
 	}
 }
 
-// BenchmarkList measures a List of 12 places (a query's directory entries,
+// BenchmarkPrefetchList measures a prefetchList of 12 places (a query's directory entries,
 // chain heads and buckets) flushed with one call.
-func BenchmarkList(b *testing.B) {
+func BenchmarkPrefetchList(b *testing.B) {
 	buf := make([]byte, 4096)
 	dir := make([]uint32, 1024)
-	var l List
+	var l prefetchList
 	for i := 0; b.Loop(); i++ {
 		for t := range 4 {
-			Add(&l, dir, (i*7+t*131)&1023)
+			prefetchTo(&l, dir, (i*7+t*131)&1023)
 			lo := (i*96 + t*512) & 2047
 			l.Span(buf, lo, lo+96)
 		}
@@ -89,11 +89,9 @@ func BenchmarkList(b *testing.B) {
 //	prefetch  independent loads, each prefetched 16 lines ahead: the
 //	          throughput of misses, what a batch of queries pays per line
 //
-// On the shared 2-core AMD EPYC VM of the benchmarks: chase ~170 ns,
-// plain ~25 ns, prefetch ~12 ns, so that at about 20 lines per random
-// query at a million entries the lines alone cost about 240 ns. On a 2-core
-// Intel Xeon VM (Sapphire Rapids class): chase ~139 ns, plain ~11 ns,
-// prefetch ~8 ns.
+// At about 20 lines per random query at a million entries, the lines
+// alone cost about 20 times "prefetch" per batched query and two or three
+// "chase" rounds per single one; the figures are in docs/BENCHMARKS.md.
 func BenchmarkMemory(b *testing.B) {
 	const (
 		words = 64 << 20 / 8
@@ -138,7 +136,7 @@ func BenchmarkMemory(b *testing.B) {
 	b.Run("prefetch", func(b *testing.B) {
 		sum := uint64(0)
 		for i := 0; b.Loop(); i++ {
-			Elem(s, 8*line(i+ahead))
+			prefetchElem(s, 8*line(i+ahead))
 			sum += s[8*line(i)]
 		}
 		sink += sum

@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// func lines(p unsafe.Pointer, n uintptr)
-TEXT ·lines(SB), NOSPLIT|NOFRAME, $0-16
+// func prefetchLines(p unsafe.Pointer, n uintptr)
+TEXT ·prefetchLines(SB), NOSPLIT|NOFRAME, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	LEAQ -1(AX)(CX*1), CX
@@ -15,8 +15,8 @@ loop:
 	JLS  loop
 	RET
 
-// func addrs(a *uintptr, n int)
-TEXT ·addrs(SB), NOSPLIT|NOFRAME, $0-16
+// func prefetchAddrs(a *uintptr, n int)
+TEXT ·prefetchAddrs(SB), NOSPLIT|NOFRAME, $0-16
 	MOVQ a+0(FP), AX
 	MOVQ n+8(FP), CX
 	LEAQ (AX)(CX*8), CX
