@@ -199,11 +199,11 @@ func TestCorpusSweep(t *testing.T) {
 								for _, sim := range grid["sim"] {
 									line := fmt.Sprintf("%s k=%2d f=%2d m=%3d fit=%d inc=%d init=%d sim=%d", name, k, f, m, fitAt, inc, in, sim)
 									for _, p := range grid["p"] {
-										o := Options{K: k, Keywords: f, ModeKeywords: m, Probes: p, Init: Init(in), Similarity: Similarity(sim), Seed: 1}
+										o := KModesOptions{K: k, Keywords: f, ModeKeywords: m, Probes: p, Init: Init(in), Similarity: Similarity(sim), Seed: 1}
 										if m < 0 {
 											o.ModeKeywords = f // the paper's modes
 										}
-										det, err := NewDetector(DetectorOptions{KModes: o, FitAt: fitAt, Incremental: inc == 1})
+										det, err := New(Options{NewDetector: cascades, KModes: o, FitAt: fitAt, Incremental: inc == 1})
 										if err != nil {
 											t.Fatal(err)
 										}
@@ -246,7 +246,7 @@ func TestCorpusClaims(t *testing.T) {
 		c0, _ := stream(t, plain.(neardup.MatchAdder), pages)
 		line := fmt.Sprintf("%-12s cascade %v", name, c0)
 		for _, p := range []int{1, 2, 3} {
-			det, _ := NewDetector(DetectorOptions{KModes: Options{Probes: p}})
+			det, _ := New(Options{NewDetector: cascades, KModes: KModesOptions{Probes: p}})
 			c, _ := stream(t, det, pages)
 			st := det.Stats()
 			line += fmt.Sprintf(" | p=%d %v (compared with %.0f%% of %d, %d generations)", p, c, 100*float64(p)*st.Compared()/float64(st.Documents), st.Documents, len(st.Sizes))
@@ -256,7 +256,7 @@ func TestCorpusClaims(t *testing.T) {
 		// Side by side, page by page: the cascade alone and the clustered
 		// cascade with p = 1 see the same pages in the same order.
 		plain, _ = newCascade(0)
-		det, _ := NewDetector(DetectorOptions{})
+		det, _ := New(Options{})
 		s := det.get()
 		lost, elsewhere, notKept := 0, 0, 0
 		atRank := map[int]int{}

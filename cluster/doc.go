@@ -68,7 +68,7 @@
 // and moves each page into a new detector of its cluster (by default the
 // cascade of Kumar and Govindarajulu §3: sentence count, then SimHash);
 // then, at every doubling, it fits again on the keywords of every kept page.
-// With DetectorOptions.Source, which gives kept pages back, that fit moves
+// With Options.Source, which gives kept pages back, that fit moves
 // every page again. Without one the fit starts a generation: new cluster
 // detectors for the pages to come, routed by the new model, while the pages
 // already kept stay where their own generation's model sent them. A page is

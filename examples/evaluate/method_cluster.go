@@ -24,11 +24,11 @@ func clusterMethods(fs *flag.FlagSet) []method {
 	init := fs.String("kinit", cluster.Cao.String(), "kmodes: initialisation, cao or huang")
 	inc := fs.Bool("kinc", false, "kmodes: fold each kept page into its cluster's mode between refits")
 	build := func(k int) (neardup.Detector, error) {
-		o := cluster.DetectorOptions{
-			KModes:      cluster.Options{K: k, Probes: min(*p, k), Keywords: *f},
+		o := cluster.Options{
+			KModes:      cluster.KModesOptions{K: k, Probes: min(*p, k), Keywords: *f},
 			FitAt:       *fitAt,
 			Incremental: *inc,
-			New:         func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
+			NewDetector: func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
 		}
 		switch *init {
 		case cluster.Cao.String():
@@ -37,7 +37,7 @@ func clusterMethods(fs *flag.FlagSet) []method {
 		default:
 			return nil, fmt.Errorf("-kinit %q: want cao or huang", *init)
 		}
-		return cluster.NewDetector(o)
+		return cluster.New(o)
 	}
 	return []method{
 		{
