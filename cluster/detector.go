@@ -12,8 +12,8 @@ import (
 
 // DefaultFitAt is the repository size at which a Detector first clusters
 // its kept pages, when Options.FitAt is zero: 256. Below that one
-// detector answers in microseconds anyway, and fits at 128 or 256 pages do
-// as well on the labelled corpora (package documentation, "Defaults").
+// detector answers in microseconds anyway, and earlier fits measured no
+// better (docs/cluster.md).
 const DefaultFitAt = 256
 
 // DefaultGrowth is Options.Growth when it is zero: the Detector
@@ -55,8 +55,8 @@ type Options struct {
 	// (online k-modes) instead of keeping the fitted modes until the next
 	// fit. The modes then follow new topics, but a kept page's cluster may
 	// stop being the one its keywords are assigned to, so that a
-	// near-duplicate of it with the same keywords is sent elsewhere (see the
-	// package documentation for the measured cost).
+	// near-duplicate of it with the same keywords is sent elsewhere
+	// (docs/cluster.md has the measured cost).
 	Incremental bool
 	// Source returns a kept page by its ID. With a Source every refit moves
 	// every kept page into its new cluster (adding it to that cluster's new

@@ -16,7 +16,7 @@ import (
 //
 // KModes implements neardup.Partitioner, so a fitted KModes splits a
 // repository for neardup.NewPartitioned: each cluster keeps its own detector
-// (the seed-000 cascade, say) and a new page is compared only within its
+// (the sentence-count → SimHash cascade, say) and a new page is compared only within its
 // Probes most similar clusters. (Detector does the same and refits as the
 // repository grows.)
 //

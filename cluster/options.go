@@ -8,32 +8,30 @@ import (
 	"github.com/neardup/neardup"
 )
 
-// DefaultK is the number of clusters k when KModesOptions.K is zero: 16, chosen on
-// the labelled corpora (see the package documentation, "Defaults"): a page
-// is compared with about 7 % of the repository there, at the F1 of the
-// cascade alone. The papers do not print the k behind their figures.
+// DefaultK is the number of clusters k when KModesOptions.K is zero: 16.
+// The papers do not print the k behind their figures; docs/cluster.md has
+// how it was chosen. A larger k compares fewer pages for more empty cluster
+// detectors at each fit, so large repositories can take a larger one.
 const DefaultK = 16
 
 // DefaultKeywords is f, the number of top keywords that represent a document
-// (its representatives R_i), when KModesOptions.Keywords is zero: 4, chosen on the
-// labelled corpora, where 3 to 5 do best (within 0.006 of F1 of each other;
-// 4 ties less often than 3 in the overlap counts that route a page) and 10,
-// the number of keywords per page in the worked example of Kumar and
-// Govindarajulu (Tables 1 and 4), loses recall: a near-duplicate's tenth
-// keyword is less often its original's.
+// (its representatives R_i), when KModesOptions.Keywords is zero: 4. The
+// paper's worked example shows 10 (Tables 1 and 4), which loses recall: a
+// near-duplicate's tenth keyword is less often its original's
+// (docs/cluster.md).
 const DefaultKeywords = 4
 
-// DefaultModeKeywords is the size of a mode when KModesOptions.ModeKeywords is zero
-// and the Similarity is Cosine: 200 keywords, the most frequent among the
-// cluster's documents. Modes of f keywords, like a document's, describe a
-// cluster of hundreds of pages by its five commonest words; on the labelled
-// corpora modes of 100 to 400 keywords keep more near-duplicates with their
-// originals and give clusters of more even sizes (package documentation,
-// "Defaults").
+// DefaultModeKeywords is the size of a mode when KModesOptions.ModeKeywords
+// is zero and the Similarity is Cosine: 200 keywords, the most frequent among
+// the cluster's documents. Modes of f keywords, like a document's (the
+// paper's), describe a cluster of hundreds of pages by its few commonest
+// words; larger modes keep more near-duplicates with their originals and
+// give clusters of more even sizes (docs/cluster.md).
 const DefaultModeKeywords = 200
 
 // DefaultMaxIter is the iteration cap when KModesOptions.MaxIter is zero: 100, the
-// max_iter of nicodv/kmodes. Fits of en-dev converge in well under 20.
+// max_iter of nicodv/kmodes; fits of real pages converge in well under 20
+// passes.
 const DefaultMaxIter = 100
 
 // DefaultNInit is the number of Huang initialisations when KModesOptions.NInit is

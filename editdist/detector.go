@@ -36,10 +36,8 @@ type Options struct {
 }
 
 // DefaultMaxLength is Options.MaxLength when it is zero: 8,192 runes, far
-// above a real page's count of sentences (the longest feature strings of the
-// labelled corpora have 83 runes with Han, 594 with Latin), and a
-// comparison of two strings of that length takes about 6 ms (the time grows
-// with the product of the lengths: 90 µs at 1,000).
+// above a real page's count of sentences. The time of a comparison grows
+// with the product of the two lengths (docs/BENCHMARKS.md).
 const DefaultMaxLength = 8192
 
 // NoLimit, as Options.MaxLength, keeps feature strings whole.
