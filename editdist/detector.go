@@ -75,20 +75,33 @@ type Feature struct {
 	bag bag
 }
 
-// bag counts the symbols of a feature string in 64 buckets, 7 bits each,
-// packed 8 to a word. Every edit changes at most one count up and one down,
+// bag counts the symbols of a feature string in bagBuckets buckets, 7 bits
+// each, packed 8 to a word. Every edit changes at most one count up and one down,
 // so the buckets' differences bound the edit distance from below (the bag
 // distance). A bucket that would pass 127 marks the bag full, and a full bag
 // bounds nothing.
 type bag struct {
-	w    [8]uint64
+	w    [bagBuckets / 8]uint64
 	full bool
 }
 
+// bagBuckets is the number of a bag's buckets: 256, so that the symbols of
+// two unrelated strings of a few hundred characters rarely share a bucket
+// and the bound rejects them without a distance (with 64 the bound of two
+// random 100-character strings is about 0.45 of their length, below what
+// α = 0.6 lets through). bagShift maps a 32-bit hash to a bucket.
+const (
+	bagBuckets = 256
+	bagShift   = 24
+)
+
+// bagBucket returns the bag bucket of r.
+func bagBucket(r rune) uint32 { return (uint32(r) * 0x9E3779B1) >> bagShift }
+
 func bagOf(s []rune) (b bag) {
-	var c [64]uint8
+	var c [bagBuckets]uint8
 	for _, r := range s {
-		i := (uint32(r) * 0x9E3779B1) >> 26
+		i := bagBucket(r)
 		if c[i] == 127 {
 			b.full = true
 			continue

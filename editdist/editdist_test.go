@@ -286,12 +286,12 @@ func TestBagLowerBound(t *testing.T) {
 	for _, p := range pairs(r) {
 		a, b := p[0], p[1]
 		ba, bb := bagOf(a), bagOf(b)
-		var ca, cb [64]int
+		var ca, cb [bagBuckets]int
 		for _, x := range a {
-			ca[(uint32(x)*0x9E3779B1)>>26]++
+			ca[bagBucket(x)]++
 		}
 		for _, x := range b {
-			cb[(uint32(x)*0x9E3779B1)>>26]++
+			cb[bagBucket(x)]++
 		}
 		plus, minus, full := 0, 0, false
 		for i := range ca {
