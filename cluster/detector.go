@@ -16,6 +16,11 @@ import (
 // better (docs/cluster.md).
 const DefaultFitAt = 256
 
+// Never, as Options.FitAt, means no automatic fit (call Refit); as
+// Options.Growth, no automatic refit after the first fit. Any negative value
+// means the same.
+const Never = -1
+
 // DefaultGrowth is Options.Growth when it is zero: the Detector
 // refits when the repository has doubled since the last fit, so that the
 // fits cost O(n) amortised per kept page and a Detector of n pages has about
@@ -43,13 +48,13 @@ type Options struct {
 	NewDetector func(cluster, expected int) (neardup.Detector, error)
 	// FitAt is the number of kept pages at which the Detector first fits
 	// KModes on them and moves each into its cluster; until then every page
-	// is kept in one detector. Zero means DefaultFitAt; negative means never
+	// is kept in one detector. Zero means DefaultFitAt; Never means never
 	// automatically (call Refit).
 	FitAt int
 	// Growth makes the Detector refit when the number of kept pages reaches
 	// Growth times the number at the last fit. It must be above 1; zero
-	// means DefaultGrowth; negative means no automatic refit after the
-	// first fit.
+	// means DefaultGrowth; Never means no automatic refit after the first
+	// fit.
 	Growth float64
 	// Incremental folds each page kept after a fit into its cluster's mode
 	// (online k-modes) instead of keeping the fitted modes until the next
@@ -222,7 +227,7 @@ func (s *state) keywords(d *neardup.Document) ([]string, error) {
 	if err := neardup.Check(d); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return Keywords(d, s.o.KModes.Keywords)
+	return KeywordsOf(d, s.o.KModes.Keywords)
 }
 
 // probes returns the places a page with these keywords is compared within:
@@ -437,6 +442,9 @@ func (s *state) remove(id string) error {
 	delete(s.kept, id)
 	return nil
 }
+
+// Options returns the options of det with defaults filled in.
+func (det *Detector) Options() Options { return det.get().o }
 
 // Len returns the number of kept pages.
 func (det *Detector) Len() int {

@@ -417,3 +417,30 @@ func TestMultiProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectorOptions checks the defaults Options reports, that NewDetector
+// is required, and that Never turns the automatic fits off.
+func TestDetectorOptions(t *testing.T) {
+	if _, err := New(Options{}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("New without NewDetector: err = %v, want ErrInvalidOption", err)
+	}
+	det, err := New(Options{NewDetector: cascades})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := det.Options(); o.FitAt != DefaultFitAt || o.Growth != DefaultGrowth || o.KModes.K != DefaultK || o.KModes.Keywords != DefaultKeywords {
+		t.Errorf("Options() = %+v, want the defaults", o)
+	}
+	never, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 2}, FitAt: Never, Growth: Never})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range codeDocs(func() [][]uint32 { it, _ := topics(3, 40, 2, 4, 0.1); return it }()) {
+		if err := never.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := never.Stats(); st.Fits != 0 {
+		t.Errorf("FitAt Never: %d fits after 40 pages, want 0", st.Fits)
+	}
+}

@@ -12,7 +12,7 @@
 // # Method
 //
 // A document is represented by its top f keywords R (stems after stop-word
-// removal; Keywords). A cluster's mode M is the set of keywords most frequent
+// removal; KeywordsOf). A cluster's mode M is the set of keywords most frequent
 // among its documents. A document is as similar to a cluster as
 //
 //	s = |R ∩ M| / √(|R|·|M|)

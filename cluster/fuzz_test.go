@@ -49,16 +49,16 @@ func FuzzAssign(f *testing.F) {
 			}
 			return
 		}
-		w, err := Keywords(d, 4)
+		w, err := KeywordsOf(d, 4)
 		j, aerr := km.Assign(d)
 		if err != nil {
 			if !errors.Is(err, neardup.ErrNoFeatures) || !errors.Is(aerr, neardup.ErrNoFeatures) {
-				t.Fatalf("Keywords(%q) = %v; Assign err %v", text, err, aerr)
+				t.Fatalf("KeywordsOf(%q) = %v; Assign err %v", text, err, aerr)
 			}
 			return
 		}
 		if len(w) == 0 || len(w) > 4 || aerr != nil || j < 0 || j >= 3 {
-			t.Fatalf("Keywords(%q) = %v; Assign = %d, %v", text, w, j, aerr)
+			t.Fatalf("KeywordsOf(%q) = %v; Assign = %d, %v", text, w, j, aerr)
 		}
 		ps, err := km.Nearest(d, 3)
 		if err != nil || len(ps) != 3 || ps[0] != j || !slices.Equal(slices.Sorted(slices.Values(ps)), []int{0, 1, 2}) {

@@ -70,7 +70,7 @@ func (km *KModes) Fit(docs []*neardup.Document) error {
 	words := newVocab[string]()
 	items := make([]item, len(docs))
 	for i, d := range docs {
-		w, err := Keywords(d, o.Keywords)
+		w, err := KeywordsOf(d, o.Keywords)
 		if err != nil {
 			return fmt.Errorf("cluster: Fit: document %d: %w", i, err)
 		}
@@ -158,7 +158,7 @@ func (km *KModes) Nearest(d *neardup.Document, p int) ([]int, error) {
 	if p < 1 {
 		return nil, fmt.Errorf("cluster: Nearest: p = %d, want at least 1: %w", p, neardup.ErrInvalidOption)
 	}
-	w, err := Keywords(d, km.Options().Keywords)
+	w, err := KeywordsOf(d, km.Options().Keywords)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
 // per update. It returns the cluster. Later Assigns see the new modes, so a
 // document updated early may no longer be assigned where it went.
 func (km *KModes) Update(d *neardup.Document) (int, error) {
-	w, err := Keywords(d, km.Options().Keywords)
+	w, err := KeywordsOf(d, km.Options().Keywords)
 	if err != nil {
 		return 0, err
 	}

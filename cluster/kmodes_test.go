@@ -490,8 +490,8 @@ func TestBadInput(t *testing.T) {
 	if _, err := km.AssignCodes(nil); !errors.Is(err, neardup.ErrNoFeatures) {
 		t.Errorf("AssignCodes(nil): err = %v, want ErrNoFeatures", err)
 	}
-	if _, err := Keywords(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("Keywords(f = 0): err = %v, want ErrInvalidOption", err)
+	if _, err := KeywordsOf(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("KeywordsOf(f = 0): err = %v, want ErrInvalidOption", err)
 	}
 	// The zero KModes fits with the defaults (k = 8 > 4 items: ErrTooFew).
 	var zero KModes

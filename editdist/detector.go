@@ -262,6 +262,9 @@ func (det *Detector) extract(d *neardup.Document) (Feature, error) {
 // Len returns the number of kept pages.
 func (det *Detector) Len() int { return det.c().Len() }
 
+// Lookup returns the feature kept for id, and whether id is kept.
+func (det *Detector) Lookup(id string) (Feature, bool) { return det.c().Lookup(id) }
+
 // Match returns the kept pages d nearly duplicates by Definition 4, closest
 // first (ties by ID), with Score = 1 − LCC/m.
 func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }

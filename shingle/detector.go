@@ -213,6 +213,12 @@ func (dt *Detector) Options() Options {
 // Len returns the number of kept documents.
 func (dt *Detector) Len() int { return dt.c().Len() }
 
+// Lookup returns the vector kept for id, and whether id is kept. A page with
+// more than Options.MaxPatterns patterns is kept as its sample (see
+// Options.MaxPatterns), so its vector may hold fewer patterns than VectorOf
+// of the page.
+func (dt *Detector) Lookup(id string) (*Vector, bool) { return dt.c().Lookup(id) }
+
 // Match returns the kept documents whose dissimilarity to d is below the
 // threshold, closest first (ties by ID). Score is the dissimilarity in the
 // detector's Form. Errors wrap neardup.ErrNilDocument (nil d or no Page) or
