@@ -171,7 +171,7 @@ type Detector struct {
 func New(opts Options) (*Detector, error) {
 	o, err := opts.resolve()
 	if err != nil {
-		return nil, fmt.Errorf("editdist: New: %w", err)
+		return nil, err // resolve's message names the package and the option
 	}
 	det := new(Detector)
 	det.core.Set(det.build(o))
