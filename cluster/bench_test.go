@@ -3,10 +3,12 @@ package cluster
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/corpus"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/sentence"
 	"github.com/neardup/neardup/simhash"
@@ -38,7 +40,7 @@ func benchDocs(n int) []*neardup.Document {
 // BenchmarkFit fits 10,000 pages (top 10 keywords each) into k clusters.
 func BenchmarkFit(b *testing.B) {
 	docs := benchDocs(10000)
-	for _, o := range []Options{
+	for _, o := range []KModesOptions{
 		{K: 8}, {K: 32}, {K: 8, Similarity: Matching},
 		{K: 8, Init: Huang, Seed: 1}, // NInit 10, in parallel
 	} {
@@ -61,7 +63,7 @@ func BenchmarkFit(b *testing.B) {
 func BenchmarkAssign(b *testing.B) {
 	docs := benchDocs(10000)
 	for _, k := range []int{8, 32} {
-		km := mustNew(b, Options{K: k})
+		km := mustNew(b, KModesOptions{K: k})
 		if err := km.Fit(docs); err != nil {
 			b.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 			}
 		})
 		for _, p := range []int{1, 2} {
-			det, err := NewDetector(DetectorOptions{KModes: Options{K: 8, Probes: p}, FitAt: -1})
+			det, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 8, Probes: p}, FitAt: -1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -142,9 +144,10 @@ func BenchmarkDetectorMatch(b *testing.B) {
 // the paper's database). The clustered cascade is fitted on the repository
 // (default options: k = 16, f = 5, modes of 200 keywords) and probes p
 // clusters; "compared/op" is the number of kept pages in the probed
-// clusters. It skips when the corpus is absent (NEARDUP_CORPUS).
+// clusters. It runs when NEARDUP_CORPUS names the folder of the labelled
+// corpora.
 func BenchmarkCorpusMatch(b *testing.B) {
-	pages := loadCorpus(b, filepath.Join(corpusRoot(), "en-dev"))
+	pages := corpusDocs(b, "en-dev")
 	queries, rest := pages[len(pages)-300:], pages[:len(pages)-300]
 	for _, n := range []int{100, 200, 400, 800, 1600} {
 		if n > len(rest) {
@@ -152,14 +155,14 @@ func BenchmarkCorpusMatch(b *testing.B) {
 		}
 		plain, _ := newCascade(n)
 		for _, pg := range rest[:n] {
-			if err := plain.Add(pg.doc); err != nil {
+			if err := plain.Add(pg); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(fmt.Sprintf("n=%d/cascade", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				if _, err := plain.Match(queries[i%len(queries)].doc); err != nil {
+				if _, err := plain.Match(queries[i%len(queries)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -172,26 +175,26 @@ func BenchmarkCorpusMatch(b *testing.B) {
 		byPrint, _ := simhash.New(simhash.Options{ExpectedSize: n})
 		printFirst, _ := neardup.NewCascade(byPrint, bySentences)
 		for _, pg := range rest[:n] {
-			if err := printFirst.Add(pg.doc); err != nil {
+			if err := printFirst.Add(pg); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(fmt.Sprintf("n=%d/cascade-simhash-first", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				if _, err := printFirst.Match(queries[i%len(queries)].doc); err != nil {
+				if _, err := printFirst.Match(queries[i%len(queries)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
 			}
 		})
 		for _, p := range []int{1, 2} {
-			det, err := NewDetector(DetectorOptions{KModes: Options{Probes: p}, FitAt: -1})
+			det, err := New(Options{NewDetector: cascades, KModes: KModesOptions{Probes: p}, FitAt: -1})
 			if err != nil {
 				b.Fatal(err)
 			}
 			for _, pg := range rest[:n] {
-				if err := det.Add(pg.doc); err != nil {
+				if err := det.Add(pg); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -201,7 +204,7 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			sizes := det.Stats().Sizes
 			compared := 0
 			for _, q := range queries {
-				ps, _ := det.Probes(q.doc)
+				ps, _ := det.Probes(q)
 				for _, at := range ps {
 					compared += sizes[at.Generation][at.Cluster]
 				}
@@ -209,7 +212,7 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/kmodes-p=%d", n, p), func(b *testing.B) {
 				i := 0
 				for b.Loop() {
-					if _, err := det.Match(queries[i%len(queries)].doc); err != nil {
+					if _, err := det.Match(queries[i%len(queries)]); err != nil {
 						b.Fatal(err)
 					}
 					i++
@@ -218,4 +221,27 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			})
 		}
 	}
+}
+
+// corpusDocs reads and preprocesses the labelled corpus name under
+// $NEARDUP_CORPUS, skipping tb when the variable is not set; pages the
+// pipeline rejects are left out.
+func corpusDocs(tb testing.TB, name string) []*neardup.Document {
+	tb.Helper()
+	root := os.Getenv("NEARDUP_CORPUS")
+	if root == "" {
+		tb.Skip("set NEARDUP_CORPUS to the folder of the labelled corpora")
+	}
+	pages, err := corpus.Read(filepath.Join(root, name), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var pipe preprocess.Pipeline
+	var docs []*neardup.Document
+	for _, p := range pages {
+		if d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw); err == nil {
+			docs = append(docs, d)
+		}
+	}
+	return docs
 }

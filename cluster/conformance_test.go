@@ -20,23 +20,25 @@ import (
 func TestConformance(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 16})
 	noKeywords := kwDoc("stop-words-only")
-	for name, o := range map[string]DetectorOptions{
+	for name, o := range map[string]Options{
 		"defaults":      {},
-		"refits":        {KModes: Options{K: 6}, FitAt: 4},
-		"refits-probes": {KModes: Options{K: 3, Probes: 3}, FitAt: 3, Growth: 1.5},
-		"generations":   {KModes: Options{K: 6}, FitAt: 2, Growth: 1.5},
-		"incremental":   {KModes: Options{K: 6, Init: Huang, Seed: 1, NInit: 2}, FitAt: 4, Incremental: true},
+		"refits":        {KModes: KModesOptions{K: 6}, FitAt: 4},
+		"refits-probes": {KModes: KModesOptions{K: 3, Probes: 3}, FitAt: 3, Growth: 1.5},
+		"generations":   {KModes: KModesOptions{K: 6}, FitAt: 2, Growth: 1.5},
+		"incremental":   {KModes: KModesOptions{K: 6, Init: Huang, Seed: 1, NInit: 2}, FitAt: 4, Incremental: true},
 	} {
+		o.NewDetector = cascades
 		t.Run(name, func(t *testing.T) {
 			other := o
 			other.KModes.K = 5
 			detectortest.Run(t, detectortest.Suite{
-				New:        func() (neardup.Detector, error) { return NewDetector(o) },
+				New:        func() (neardup.Detector, error) { return New(o) },
 				Groups:     groups,
 				NoFeatures: noKeywords,
 				Measure:    simhash.Bits,
-				Other:      func() (neardup.Detector, error) { return NewDetector(other) },
+				Other:      func() (neardup.Detector, error) { return New(other) },
 				Zero:       new(Detector),
+				ZeroErrs:   true,
 			})
 		})
 	}

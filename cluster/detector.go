@@ -8,56 +8,60 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/sentence"
-	"github.com/neardup/neardup/simhash"
 )
 
 // DefaultFitAt is the repository size at which a Detector first clusters
-// its kept pages, when DetectorOptions.FitAt is zero: 256. Below that one
-// detector answers in microseconds anyway, and fits at 128 or 256 pages do
-// as well on the labelled corpora (package documentation, "Defaults").
+// its kept pages, when Options.FitAt is zero: 256. Below that one
+// detector answers in microseconds anyway, and earlier fits measured no
+// better (docs/cluster.md).
 const DefaultFitAt = 256
 
-// DefaultGrowth is DetectorOptions.Growth when it is zero: the Detector
+// Never, as Options.FitAt, means no automatic fit (call Refit); as
+// Options.Growth, no automatic refit after the first fit. Any negative value
+// means the same.
+const Never = -1
+
+// DefaultGrowth is Options.Growth when it is zero: the Detector
 // refits when the repository has doubled since the last fit, so that the
 // fits cost O(n) amortised per kept page and a Detector of n pages has about
 // log2(n/FitAt) generations.
 const DefaultGrowth = 2.0
 
-// DetectorOptions configures a Detector. The zero value gives the defaults:
-// KModes at its defaults, the seed-000 cascade in each cluster, the first fit
-// at DefaultFitAt pages and a refit at every doubling.
-type DetectorOptions struct {
+// Options configures a Detector. NewDetector is required; every other zero
+// field means its default: KModes at its defaults, the first fit at
+// DefaultFitAt pages and a refit at every doubling.
+type Options struct {
 	// KModes configures the clustering: K, Keywords (f), ModeKeywords,
 	// Similarity, Init, NInit, Seed, MaxIter, and Probes (p), the number of
 	// clusters of each generation a new page is compared within.
-	KModes Options
-	// New returns the empty detector a cluster keeps; expected is the
-	// number of pages the cluster should hold by the next fit, a hint for
-	// detectors that size an index (simhash.Options.ExpectedSize). nil
-	// means the cascade of Kumar and Govindarajulu with this module's
-	// defaults: neardup.NewCascade(sentence count, SimHash). New is called
+	KModes KModesOptions
+	// NewDetector returns the empty detector a cluster keeps; expected is
+	// the number of pages the cluster should hold by the next fit, a hint
+	// for detectors that size an index (simhash.Options.ExpectedSize). It
+	// is required: the package holds no method of its own. The paper's
+	// choice is neardup.NewCascade of a sentence-count detector and a
+	// SimHash detector (see the Detector example). NewDetector is called
 	// for every cluster of every fit (and for cluster 0 before the first
 	// fit, and when a snapshot is read), and must return detectors that are
 	// Removers (for Remove and Replace), Verifiers (for Verify) and
 	// Persisters (for snapshots) when those are used.
-	New func(cluster, expected int) (neardup.Detector, error)
+	NewDetector func(cluster, expected int) (neardup.Detector, error)
 	// FitAt is the number of kept pages at which the Detector first fits
 	// KModes on them and moves each into its cluster; until then every page
-	// is kept in one detector. Zero means DefaultFitAt; negative means never
+	// is kept in one detector. Zero means DefaultFitAt; Never means never
 	// automatically (call Refit).
 	FitAt int
 	// Growth makes the Detector refit when the number of kept pages reaches
 	// Growth times the number at the last fit. It must be above 1; zero
-	// means DefaultGrowth; negative means no automatic refit after the
-	// first fit.
+	// means DefaultGrowth; Never means no automatic refit after the first
+	// fit.
 	Growth float64
 	// Incremental folds each page kept after a fit into its cluster's mode
 	// (online k-modes) instead of keeping the fitted modes until the next
 	// fit. The modes then follow new topics, but a kept page's cluster may
 	// stop being the one its keywords are assigned to, so that a
-	// near-duplicate of it with the same keywords is sent elsewhere (see the
-	// package documentation for the measured cost).
+	// near-duplicate of it with the same keywords is sent elsewhere
+	// (docs/cluster.md has the measured cost).
 	Incremental bool
 	// Source returns a kept page by its ID. With a Source every refit moves
 	// every kept page into its new cluster (adding it to that cluster's new
@@ -69,12 +73,15 @@ type DetectorOptions struct {
 }
 
 // resolve fills in defaults and validates o.
-func (o DetectorOptions) resolve() (DetectorOptions, error) {
+func (o Options) resolve() (Options, error) {
 	km, err := o.KModes.resolve()
 	if err != nil {
 		return o, err
 	}
 	o.KModes = km
+	if o.NewDetector == nil {
+		return o, fmt.Errorf("cluster: Options.NewDetector is nil (want the factory of the clusters' detectors): %w", neardup.ErrInvalidOption)
+	}
 	if o.FitAt == 0 {
 		o.FitAt = DefaultFitAt
 	}
@@ -82,21 +89,21 @@ func (o DetectorOptions) resolve() (DetectorOptions, error) {
 	case o.Growth == 0:
 		o.Growth = DefaultGrowth
 	case math.IsNaN(o.Growth) || o.Growth > 0 && o.Growth <= 1:
-		return o, fmt.Errorf("cluster: DetectorOptions.Growth %v: want above 1, or negative for no refit: %w", o.Growth, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("cluster: Options.Growth %v: want above 1, or negative for no refit: %w", o.Growth, neardup.ErrInvalidOption)
 	}
 	return o, nil
 }
 
 // Detector is the clustered detector of Kumar and Govindarajulu (§4): the
 // kept pages are split into k clusters by KModes over their top keywords,
-// each cluster keeps its own detector (by default the sentence-count →
-// SimHash cascade), and a new page is compared only within its p most similar
+// each cluster keeps its own detector (Options.NewDetector; the paper's is
+// the sentence-count → SimHash cascade), and a new page is compared only within its p most similar
 // clusters; when it is kept, it is kept in the most similar one.
 //
 // The repository grows, so the Detector fits again at FitAt pages and at
 // every Growth-fold growth, without losing a kept page. The first fit moves
 // every page into its cluster. A later fit moves every page again when
-// DetectorOptions.Source can give it back; otherwise it starts a new
+// Options.Source can give it back; otherwise it starts a new
 // generation: a model fitted on the keywords of every kept page, with empty
 // cluster detectors for the pages to come, while the pages already kept stay
 // in the clusters of the generation that placed them. A new page is compared
@@ -106,23 +113,24 @@ func (o DetectorOptions) resolve() (DetectorOptions, error) {
 // a page meets about p·n/k kept pages whatever their number (each
 // generation adds one Assign, k·f bit tests).
 //
-// Scores and Measures are those of the cluster detectors (simhash-bits for
-// the default cascade). A Detector implements neardup.Detector, Verifier,
-// Remover, MatchAdder, Replacer and Persister (the last four when its
-// cluster detectors do).
+// Scores and Measures are those of the cluster detectors. A Detector
+// implements neardup.Detector, Verifier, Remover, MatchAdder, Replacer and
+// Persister (the last four when its cluster detectors do).
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel;
 // Add, MatchOrAdd, Replace, Remove and Refit exclusively (an automatic refit
-// runs inside the Add that triggers it). The zero Detector is ready to use
-// with the default DetectorOptions.
+// runs inside the Add that triggers it). Make one with New: the zero
+// Detector has no cluster detectors, and its Match and Add return an error
+// wrapping neardup.ErrInvalidOption.
 type Detector struct {
 	once sync.Once
 	s    *state
 }
 
-// NewDetector returns an empty Detector configured by opts. Options out of
-// range return an error wrapping neardup.ErrInvalidOption.
-func NewDetector(opts DetectorOptions) (*Detector, error) {
+// New returns an empty Detector configured by opts. A nil
+// opts.NewDetector and options out of range return an error wrapping
+// neardup.ErrInvalidOption.
+func New(opts Options) (*Detector, error) {
 	o, err := opts.resolve()
 	if err != nil {
 		return nil, err
@@ -134,17 +142,26 @@ func NewDetector(opts DetectorOptions) (*Detector, error) {
 	return &Detector{s: s}, nil
 }
 
-// get returns the detector's state, made with the default options for a zero
-// Detector.
+// get returns the detector's state. A zero Detector gets a state whose one
+// cluster detector refuses every page (errZero).
 func (det *Detector) get() *state {
 	det.once.Do(func() {
 		if det.s == nil {
-			o, _ := DetectorOptions{}.resolve() // the defaults are valid
-			det.s, _ = newState(o)              // the default cascade is valid
+			o, _ := Options{NewDetector: func(int, int) (neardup.Detector, error) { return unset{}, nil }}.resolve()
+			det.s, _ = newState(o) // unset never fails
 		}
 	})
 	return det.s
 }
+
+// errZero is the error of a zero Detector, which has no NewDetector.
+var errZero = fmt.Errorf("cluster: zero Detector (make one with New and Options.NewDetector): %w", neardup.ErrInvalidOption)
+
+// unset is the cluster detector of a zero Detector.
+type unset struct{}
+
+func (unset) Match(*neardup.Document) ([]neardup.Match, error) { return nil, errZero }
+func (unset) Add(*neardup.Document) error                      { return errZero }
 
 // Place is where a page is kept or compared: a cluster of a generation.
 // Generation 0 is the oldest.
@@ -169,7 +186,7 @@ type kept struct {
 }
 
 type state struct {
-	o       DetectorOptions
+	o       Options
 	newPart func(j, expected int) (neardup.Detector, error)
 
 	mu      sync.RWMutex
@@ -182,20 +199,17 @@ type state struct {
 	lastErr error
 }
 
-func newState(o DetectorOptions) (*state, error) {
+func newState(o Options) (*state, error) {
 	s := &state{o: o, words: newVocab[string](), kept: make(map[string]*kept), retain: o.Source == nil}
 	s.newPart = func(j, expected int) (neardup.Detector, error) {
-		if o.New != nil {
-			det, err := o.New(j, expected)
-			if err == nil && det == nil {
-				err = fmt.Errorf("returned a nil detector: %w", neardup.ErrInvalidOption)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("cluster: DetectorOptions.New(%d): %w", j, err)
-			}
-			return det, nil
+		det, err := o.NewDetector(j, expected)
+		if err == nil && det == nil {
+			err = fmt.Errorf("returned a nil detector: %w", neardup.ErrInvalidOption)
 		}
-		return newCascade(expected)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: Options.NewDetector(%d): %w", j, err)
+		}
+		return det, nil
 	}
 	if o.FitAt > 0 {
 		s.nextFit = o.FitAt
@@ -208,26 +222,12 @@ func newState(o DetectorOptions) (*state, error) {
 	return s, nil
 }
 
-// newCascade returns the seed-000 cascade with this module's defaults, its
-// SimHash index sized for expected pages.
-func newCascade(expected int) (neardup.Detector, error) {
-	bySentences, err := sentence.New(sentence.Options{})
-	if err != nil {
-		return nil, err
-	}
-	byPrint, err := simhash.New(simhash.Options{ExpectedSize: max(expected, 1024)})
-	if err != nil {
-		return nil, err
-	}
-	return neardup.NewCascade(bySentences, byPrint)
-}
-
 // keywords checks d and returns its keywords.
 func (s *state) keywords(d *neardup.Document) ([]string, error) {
 	if err := neardup.Check(d); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return Keywords(d, s.o.KModes.Keywords)
+	return KeywordsOf(d, s.o.KModes.Keywords)
 }
 
 // probes returns the places a page with these keywords is compared within:
@@ -443,6 +443,9 @@ func (s *state) remove(id string) error {
 	return nil
 }
 
+// Options returns the options of det with defaults filled in.
+func (det *Detector) Options() Options { return det.get().o }
+
 // Len returns the number of kept pages.
 func (det *Detector) Len() int {
 	s := det.get()
@@ -481,7 +484,7 @@ func (det *Detector) Probes(d *neardup.Document) ([]Place, error) {
 // so the result does not depend on the order pages arrived in), with k =
 // min(K, the number of distinct keyword sets) clusters. When every kept page
 // is at hand (kept since the start, before the first fit, or read back
-// through DetectorOptions.Source) each moves into a new detector of its
+// through Options.Source) each moves into a new detector of its
 // cluster, and the clusters replace every generation; otherwise the fit
 // starts a new generation for the pages to come (replacing the latest one
 // if it keeps no page), and generations left without pages are dropped. A

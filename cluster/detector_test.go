@@ -24,7 +24,7 @@ func TestPartitionedKModes(t *testing.T) {
 	for _, p := range []int{1, 3} {
 		t.Run(fmt.Sprint("p=", p), func(t *testing.T) {
 			newKM := func() *KModes {
-				km := mustNew(t, Options{K: 4, Probes: p})
+				km := mustNew(t, KModesOptions{K: 4, Probes: p})
 				if err := km.Fit(firsts); err != nil {
 					t.Fatal(err)
 				}
@@ -87,7 +87,7 @@ func sizesEqual(a, b [][]int) bool {
 func TestRefit(t *testing.T) {
 	groups := manyGroups(t, 40, 22)
 	for _, incremental := range []bool{false, true} {
-		det, err := NewDetector(DetectorOptions{KModes: Options{K: 5}, FitAt: 8, Incremental: incremental})
+		det, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 5}, FitAt: 8, Incremental: incremental})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestSource(t *testing.T) {
 		}
 		return byID[id], nil
 	}
-	det, err := NewDetector(DetectorOptions{KModes: Options{K: 4}, FitAt: -1, Source: source})
+	det, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 4}, FitAt: -1, Source: source})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestSource(t *testing.T) {
 // refit starts a generation; with one it moves them.
 func TestSnapshotRefit(t *testing.T) {
 	groups := manyGroups(t, 30, 24)
-	det, err := NewDetector(DetectorOptions{KModes: Options{K: 4}, FitAt: 10})
+	det, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 4}, FitAt: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestSnapshotRefit(t *testing.T) {
 	if _, err := det.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	loaded, _ := NewDetector(DetectorOptions{KModes: Options{K: 4}, FitAt: 10})
+	loaded, _ := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 4}, FitAt: 10})
 	if _, err := loaded.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestSnapshotRefit(t *testing.T) {
 	for _, g := range groups {
 		byID[g[0].ID] = g[0]
 	}
-	withSource, _ := NewDetector(DetectorOptions{KModes: Options{K: 4}, FitAt: 10, Source: func(id string) (*neardup.Document, error) { return byID[id], nil }})
+	withSource, _ := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 4}, FitAt: 10, Source: func(id string) (*neardup.Document, error) { return byID[id], nil }})
 	if _, err := withSource.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
@@ -272,11 +272,11 @@ func TestSnapshotRefit(t *testing.T) {
 func TestKModesSnapshot(t *testing.T) {
 	items, _ := topics(31, 300, 5, 6, 0.4)
 	docs := codeDocs(items)
-	km := mustNew(t, Options{K: 5, Keywords: 6})
+	km := mustNew(t, KModesOptions{K: 5, Keywords: 6})
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}
-	kc := mustNew(t, Options{K: 5, Keywords: 6})
+	kc := mustNew(t, KModesOptions{K: 5, Keywords: 6})
 	if err := kc.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestKModesSnapshot(t *testing.T) {
 		if _, err := src.WriteTo(&buf); err != nil {
 			t.Fatal(err)
 		}
-		back := mustNew(t, Options{K: 5, Keywords: 6})
+		back := mustNew(t, KModesOptions{K: 5, Keywords: 6})
 		if _, err := back.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
 			t.Fatal(err)
 		}
@@ -321,13 +321,13 @@ func TestKModesSnapshot(t *testing.T) {
 			t.Errorf("Mode(0) after updates: %v, read back %v", back.Mode(0), src.Mode(0))
 		}
 		// Other options: a mismatch, and nothing changes.
-		other := mustNew(t, Options{K: 6, Keywords: 6})
+		other := mustNew(t, KModesOptions{K: 6, Keywords: 6})
 		if _, err := other.ReadFrom(bytes.NewReader(buf.Bytes())); !errors.Is(err, neardup.ErrSnapshotMismatch) || other.Fitted() {
 			t.Errorf("ReadFrom with another K: err = %v, fitted %v", err, other.Fitted())
 		}
 		// Every truncation is an error.
 		for n := 0; n < buf.Len(); n += 1 + buf.Len()/300 {
-			if _, err := mustNew(t, Options{K: 5, Keywords: 6}).ReadFrom(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, neardup.ErrCorrupt) {
+			if _, err := mustNew(t, KModesOptions{K: 5, Keywords: 6}).ReadFrom(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, neardup.ErrCorrupt) {
 				t.Fatalf("ReadFrom of %d of %d bytes: err = %v", n, buf.Len(), err)
 			}
 		}
@@ -386,7 +386,7 @@ func TestMultiProbe(t *testing.T) {
 			kwDoc(fmt.Sprintf("b%d", i), "beta", "basin", "brook", fmt.Sprintf("bx%d", i)))
 	}
 	for _, p := range []int{1, 2} {
-		det, err := NewDetector(DetectorOptions{KModes: Options{K: 2, Keywords: 3, Probes: p}, FitAt: -1})
+		det, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 2, Keywords: 3, Probes: p}, FitAt: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,5 +415,32 @@ func TestMultiProbe(t *testing.T) {
 		if err != nil || (len(vs) == 1) != (p == 2) {
 			t.Errorf("p = %d: Verify(twin, original) = %v, %v", p, vs, err)
 		}
+	}
+}
+
+// TestDetectorOptions checks the defaults Options reports, that NewDetector
+// is required, and that Never turns the automatic fits off.
+func TestDetectorOptions(t *testing.T) {
+	if _, err := New(Options{}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("New without NewDetector: err = %v, want ErrInvalidOption", err)
+	}
+	det, err := New(Options{NewDetector: cascades})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := det.Options(); o.FitAt != DefaultFitAt || o.Growth != DefaultGrowth || o.KModes.K != DefaultK || o.KModes.Keywords != DefaultKeywords {
+		t.Errorf("Options() = %+v, want the defaults", o)
+	}
+	never, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: 2}, FitAt: Never, Growth: Never})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range codeDocs(func() [][]uint32 { it, _ := topics(3, 40, 2, 4, 0.1); return it }()) {
+		if err := never.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := never.Stats(); st.Fits != 0 {
+		t.Errorf("FitAt Never: %d fits after 40 pages, want 0", st.Fits)
 	}
 }

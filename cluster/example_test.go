@@ -6,6 +6,8 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/simhash"
 )
 
 // Pages about two topics fall into two clusters; a new page goes to the
@@ -27,7 +29,7 @@ func ExampleKModes() {
 		}
 		docs = append(docs, d)
 	}
-	km, err := cluster.New(cluster.Options{K: 2, Keywords: 3, ModeKeywords: 3}) // small modes, to print
+	km, err := cluster.NewKModes(cluster.KModesOptions{K: 2, Keywords: 3, ModeKeywords: 3}) // small modes, to print
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -50,8 +52,9 @@ func ExampleKModes() {
 	// new page goes to cluster 0
 }
 
-// The clustered cascade: each cluster keeps its own sentence → SimHash
-// cascade, and a page is compared only within its most similar cluster.
+// The clustered cascade of Kumar and Govindarajulu: each cluster keeps its
+// own sentence-count → SimHash cascade (Options.NewDetector), and a page is
+// compared only within its most similar cluster.
 func ExampleDetector() {
 	var pipe preprocess.Pipeline
 	page := func(id, text string) *neardup.Document {
@@ -61,9 +64,21 @@ func ExampleDetector() {
 		}
 		return d
 	}
-	det, err := cluster.NewDetector(cluster.DetectorOptions{
-		KModes: cluster.Options{K: 2, Keywords: 3},
-		FitAt:  4, // cluster the repository once it keeps four pages
+	cascade := func(_, expected int) (neardup.Detector, error) {
+		bySentences, err := sentence.New(sentence.Options{})
+		if err != nil {
+			return nil, err
+		}
+		byPrint, err := simhash.New(simhash.Options{ExpectedSize: max(expected, 1024)})
+		if err != nil {
+			return nil, err
+		}
+		return neardup.NewCascade(bySentences, byPrint)
+	}
+	det, err := cluster.New(cluster.Options{
+		NewDetector: cascade,
+		KModes:      cluster.KModesOptions{K: 2, Keywords: 3},
+		FitAt:       4, // cluster the repository once it keeps four pages
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -37,7 +37,7 @@ func FuzzAssign(f *testing.F) {
 		}
 		docs = append(docs, d)
 	}
-	km := mustNew(f, Options{K: 3, Keywords: 4})
+	km := mustNew(f, KModesOptions{K: 3, Keywords: 4})
 	if err := km.Fit(docs); err != nil {
 		f.Fatal(err)
 	}
@@ -49,16 +49,16 @@ func FuzzAssign(f *testing.F) {
 			}
 			return
 		}
-		w, err := Keywords(d, 4)
+		w, err := KeywordsOf(d, 4)
 		j, aerr := km.Assign(d)
 		if err != nil {
 			if !errors.Is(err, neardup.ErrNoFeatures) || !errors.Is(aerr, neardup.ErrNoFeatures) {
-				t.Fatalf("Keywords(%q) = %v; Assign err %v", text, err, aerr)
+				t.Fatalf("KeywordsOf(%q) = %v; Assign err %v", text, err, aerr)
 			}
 			return
 		}
 		if len(w) == 0 || len(w) > 4 || aerr != nil || j < 0 || j >= 3 {
-			t.Fatalf("Keywords(%q) = %v; Assign = %d, %v", text, w, j, aerr)
+			t.Fatalf("KeywordsOf(%q) = %v; Assign = %d, %v", text, w, j, aerr)
 		}
 		ps, err := km.Nearest(d, 3)
 		if err != nil || len(ps) != 3 || ps[0] != j || !slices.Equal(slices.Sorted(slices.Values(ps)), []int{0, 1, 2}) {
@@ -92,7 +92,7 @@ func FuzzFitCodes(f *testing.F) {
 			cur = append(cur, uint32(b)*1000003) // sparse codes
 		}
 		items = append(items, cur)
-		for _, o := range []Options{{K: k, Keywords: 3}, {K: k, Keywords: 2, Similarity: Matching, MaxIter: 2}, {K: k, Keywords: 3, Init: Huang, NInit: 2}} {
+		for _, o := range []KModesOptions{{K: k, Keywords: 3}, {K: k, Keywords: 2, Similarity: Matching, MaxIter: 2}, {K: k, Keywords: 3, Init: Huang, NInit: 2}} {
 			km := mustNew(t, o)
 			err := km.FitCodes(items)
 			if err != nil {
@@ -119,8 +119,8 @@ func FuzzFitCodes(f *testing.F) {
 // an accepted one answers.
 func FuzzReadFrom(f *testing.F) {
 	groups := detectortest.Groups(f, nil, detectortest.GroupSpec{Seed: 26, Groups: 4, Members: 2})
-	opts := DetectorOptions{KModes: Options{K: 2}, FitAt: 3}
-	det, err := NewDetector(opts)
+	opts := Options{NewDetector: cascades, KModes: KModesOptions{K: 2}, FitAt: 3}
+	det, err := New(opts)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func FuzzReadFrom(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(bytes.Clone(buf.Bytes()))
-	km := mustNew(f, Options{K: 2, Keywords: 3})
+	km := mustNew(f, KModesOptions{K: 2, Keywords: 3})
 	if err := km.FitCodes([][]uint32{{1, 2}, {2, 3}, {7, 8}, {8, 9}}); err != nil {
 		f.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func FuzzReadFrom(f *testing.F) {
 	f.Add([]byte("NEARDUP\x00\x01"))
 
 	f.Fuzz(func(t *testing.T, in []byte) {
-		d, err := NewDetector(opts)
+		d, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +172,7 @@ func FuzzReadFrom(f *testing.F) {
 			d.Stats()
 			_ = d.Add(groups[3][1])
 		}
-		k := mustNew(t, Options{K: 2, Keywords: 3})
+		k := mustNew(t, KModesOptions{K: 2, Keywords: 3})
 		if _, err := k.ReadFrom(bytes.NewReader(in)); err != nil {
 			if k.Fitted() {
 				t.Fatal("a failed ReadFrom fitted the KModes")

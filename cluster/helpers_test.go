@@ -7,6 +7,8 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/sentence"
+	"github.com/neardup/neardup/simhash"
 )
 
 // kwDoc returns a document whose page has the given keywords, most frequent
@@ -66,9 +68,9 @@ func codeDocs(items [][]uint32) []*neardup.Document {
 	return docs
 }
 
-func mustNew(t testing.TB, o Options) *KModes {
+func mustNew(t testing.TB, o KModesOptions) *KModes {
 	t.Helper()
-	km, err := New(o)
+	km, err := NewKModes(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,3 +78,21 @@ func mustNew(t testing.TB, o Options) *KModes {
 }
 
 func termOf(w string, n int) preprocess.Term { return preprocess.Term{Text: w, Count: n} }
+
+// newCascade returns the cascade of Kumar and Govindarajulu (§3) with the
+// library's defaults, sentence count then SimHash, its index sized for
+// expected pages: the cluster detector of the tests.
+func newCascade(expected int) (neardup.Detector, error) {
+	bySentences, err := sentence.New(sentence.Options{})
+	if err != nil {
+		return nil, err
+	}
+	byPrint, err := simhash.New(simhash.Options{ExpectedSize: max(expected, 1024)})
+	if err != nil {
+		return nil, err
+	}
+	return neardup.NewCascade(bySentences, byPrint)
+}
+
+// cascades is Options.NewDetector for the tests: a newCascade per cluster.
+func cascades(_, expected int) (neardup.Detector, error) { return newCascade(expected) }

@@ -9,15 +9,15 @@ import (
 
 type keywordsKey struct{ f int }
 
-// Keywords returns the representatives R_i of d: the texts of its f most
+// KeywordsOf returns the representatives R_i of d: the texts of its f most
 // frequent terms (d.Page.Top(f): count descending, then text ascending),
 // computed once per Document and f through neardup.Feature. A nil document or
 // page returns an error wrapping neardup.ErrNilDocument; a page without terms
 // (empty, or only stop words), one wrapping neardup.ErrNoFeatures; f < 1, one
 // wrapping neardup.ErrInvalidOption. The slice is shared: do not modify it.
-func Keywords(d *neardup.Document, f int) ([]string, error) {
+func KeywordsOf(d *neardup.Document, f int) ([]string, error) {
 	if f < 1 {
-		return nil, fmt.Errorf("cluster: Keywords: f = %d, want at least 1: %w", f, neardup.ErrInvalidOption)
+		return nil, fmt.Errorf("cluster: KeywordsOf: f = %d, want at least 1: %w", f, neardup.ErrInvalidOption)
 	}
 	if err := neardup.Check(d); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)

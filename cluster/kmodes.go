@@ -16,16 +16,16 @@ import (
 //
 // KModes implements neardup.Partitioner, so a fitted KModes splits a
 // repository for neardup.NewPartitioned: each cluster keeps its own detector
-// (the seed-000 cascade, say) and a new page is compared only within its
+// (the sentence-count → SimHash cascade, say) and a new page is compared only within its
 // Probes most similar clusters. (Detector does the same and refits as the
 // repository grows.)
 //
 // A KModes is safe for concurrent use: Assign, Nearest and Partition run in
 // parallel; Fit, FitCodes and Update exclusively (a Fit computes without the
 // lock and installs its result at once). The zero KModes is ready to be
-// fitted with the default Options.
+// fitted with the default KModesOptions.
 type KModes struct {
-	opts Options // resolved, when set
+	opts KModesOptions // resolved, when set
 	set  bool
 
 	mu sync.RWMutex
@@ -41,9 +41,9 @@ type fitted struct {
 	md      *model
 }
 
-// New returns an unfitted KModes configured by opts. Options out of range
+// NewKModes returns an unfitted KModes configured by opts. Options out of range
 // return an error wrapping neardup.ErrInvalidOption.
-func New(opts Options) (*KModes, error) {
+func NewKModes(opts KModesOptions) (*KModes, error) {
 	o, err := opts.resolve()
 	if err != nil {
 		return nil, err
@@ -52,11 +52,11 @@ func New(opts Options) (*KModes, error) {
 }
 
 // Options returns the options in effect, defaults filled in.
-func (km *KModes) Options() Options {
+func (km *KModes) Options() KModesOptions {
 	if km.set {
 		return km.opts
 	}
-	o, _ := Options{}.resolve() // the defaults are valid
+	o, _ := KModesOptions{}.resolve() // the defaults are valid
 	return o
 }
 
@@ -70,7 +70,7 @@ func (km *KModes) Fit(docs []*neardup.Document) error {
 	words := newVocab[string]()
 	items := make([]item, len(docs))
 	for i, d := range docs {
-		w, err := Keywords(d, o.Keywords)
+		w, err := KeywordsOf(d, o.Keywords)
 		if err != nil {
 			return fmt.Errorf("cluster: Fit: document %d: %w", i, err)
 		}
@@ -114,7 +114,7 @@ func (km *KModes) install(f *fitted) {
 }
 
 // fitItems checks that items can make k clusters and fits them.
-func fitItems(items []item, nIDs int, o Options, k int) (*model, error) {
+func fitItems(items []item, nIDs int, o KModesOptions, k int) (*model, error) {
 	if len(items) < k {
 		return nil, fmt.Errorf("cluster: Fit: k = %d clusters but %d documents: %w", k, len(items), ErrTooFew)
 	}
@@ -158,7 +158,7 @@ func (km *KModes) Nearest(d *neardup.Document, p int) ([]int, error) {
 	if p < 1 {
 		return nil, fmt.Errorf("cluster: Nearest: p = %d, want at least 1: %w", p, neardup.ErrInvalidOption)
 	}
-	w, err := Keywords(d, km.Options().Keywords)
+	w, err := KeywordsOf(d, km.Options().Keywords)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (km *KModes) Nearest(d *neardup.Document, p int) ([]int, error) {
 	return f.md.nearestP(f.words.lookupItem(w), p), nil
 }
 
-// Partition returns d's Options.Probes most similar clusters, most similar
+// Partition returns d's KModesOptions.Probes most similar clusters, most similar
 // first (neardup.Partitioner): the first is d's home, where
 // neardup.Partitioned keeps it.
 func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
@@ -184,7 +184,7 @@ func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
 // per update. It returns the cluster. Later Assigns see the new modes, so a
 // document updated early may no longer be assigned where it went.
 func (km *KModes) Update(d *neardup.Document) (int, error) {
-	w, err := Keywords(d, km.Options().Keywords)
+	w, err := KeywordsOf(d, km.Options().Keywords)
 	if err != nil {
 		return 0, err
 	}

@@ -41,7 +41,7 @@ func TestFitThreeTopics(t *testing.T) {
 		cost float64
 	}{{Cosine, 2}, {Matching, 12}} {
 		t.Run(tc.sim.String(), func(t *testing.T) {
-			km := mustNew(t, Options{K: 3, Keywords: 3, ModeKeywords: 3, Similarity: tc.sim})
+			km := mustNew(t, KModesOptions{K: 3, Keywords: 3, ModeKeywords: 3, Similarity: tc.sim})
 			if err := km.Fit(threeTopics()); err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestFitThreeTopics(t *testing.T) {
 // and two with mode 1, so nothing moves. Cost: 0 + 4 × (1 − 3/4) = 1.
 func TestFitCodesAmbiguous(t *testing.T) {
 	items := [][]uint32{{1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 7}, {6, 7, 8, 9}, {6, 7, 8, 10}}
-	km := mustNew(t, Options{K: 2, Keywords: 4, ModeKeywords: 4})
+	km := mustNew(t, KModesOptions{K: 2, Keywords: 4, ModeKeywords: 4})
 	if err := km.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestFitCodesAmbiguous(t *testing.T) {
 // than these topics' vocabularies of 30 and may hold two of them).
 func TestFitRecoversTopics(t *testing.T) {
 	items, topic := topics(1, 600, 6, 10, 0.2)
-	for _, o := range []Options{
+	for _, o := range []KModesOptions{
 		{K: 6, Keywords: 10, ModeKeywords: 10},
 		{K: 6, Keywords: 10, ModeKeywords: 30},
 		{K: 6, Keywords: 10, Similarity: Matching},
@@ -151,7 +151,7 @@ func TestDeterminism(t *testing.T) {
 		cost   float64
 		modes  [][]uint32
 	}
-	fitOnce := func(o Options) result {
+	fitOnce := func(o KModesOptions) result {
 		km := mustNew(t, o)
 		if err := km.FitCodes(items); err != nil {
 			t.Fatal(err)
@@ -166,7 +166,7 @@ func TestDeterminism(t *testing.T) {
 		return slices.Equal(a.labels, b.labels) && a.cost == b.cost &&
 			slices.EqualFunc(a.modes, b.modes, func(x, y []uint32) bool { return slices.Equal(x, y) })
 	}
-	for _, o := range []Options{{K: 10, Keywords: 8}, {K: 10, Keywords: 8, Init: Huang, Seed: 42, NInit: 6}} {
+	for _, o := range []KModesOptions{{K: 10, Keywords: 8}, {K: 10, Keywords: 8, Init: Huang, Seed: 42, NInit: 6}} {
 		first := fitOnce(o)
 		for _, w := range []int{1, 2, 5} {
 			o.Workers = w
@@ -175,14 +175,14 @@ func TestDeterminism(t *testing.T) {
 			}
 		}
 	}
-	a := fitOnce(Options{K: 10, Keywords: 8, Init: Huang, Seed: 1, NInit: 1})
-	b := fitOnce(Options{K: 10, Keywords: 8, Init: Huang, Seed: 2, NInit: 1})
+	a := fitOnce(KModesOptions{K: 10, Keywords: 8, Init: Huang, Seed: 1, NInit: 1})
+	b := fitOnce(KModesOptions{K: 10, Keywords: 8, Init: Huang, Seed: 2, NInit: 1})
 	if same(a, b) {
 		t.Errorf("Huang with seeds 1 and 2 gave the same fit: the seed is not used")
 	}
 	// More Huang runs never give a higher cost than their first run alone.
-	one := fitOnce(Options{K: 10, Keywords: 8, Init: Huang, Seed: 7, NInit: 1})
-	ten := fitOnce(Options{K: 10, Keywords: 8, Init: Huang, Seed: 7, NInit: 10})
+	one := fitOnce(KModesOptions{K: 10, Keywords: 8, Init: Huang, Seed: 7, NInit: 1})
+	ten := fitOnce(KModesOptions{K: 10, Keywords: 8, Init: Huang, Seed: 7, NInit: 10})
 	if ten.cost > one.cost {
 		t.Errorf("Huang NInit 10 cost %v > NInit 1 cost %v", ten.cost, one.cost)
 	}
@@ -193,7 +193,7 @@ func TestDeterminism(t *testing.T) {
 func TestAssignAgreesWithFit(t *testing.T) {
 	items, _ := topics(5, 500, 8, 6, 0.5) // noisy: ties and moves
 	docs := codeDocs(items)
-	for _, o := range []Options{
+	for _, o := range []KModesOptions{
 		{K: 8, Keywords: 6},
 		{K: 8, Keywords: 6, Similarity: Matching},
 		{K: 8, Keywords: 6, Init: Huang, Seed: 9, NInit: 3},
@@ -251,7 +251,7 @@ func TestAssignAgreesWithFit(t *testing.T) {
 // first appearance), and the cost is the sum of the items' dissimilarities.
 func TestModesAreTopKeywords(t *testing.T) {
 	items, _ := topics(8, 400, 5, 7, 0.3)
-	km := mustNew(t, Options{K: 5, Keywords: 7, ModeKeywords: 7})
+	km := mustNew(t, KModesOptions{K: 5, Keywords: 7, ModeKeywords: 7})
 	if err := km.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestModesAreTopKeywords(t *testing.T) {
 func TestUpdate(t *testing.T) {
 	items, _ := topics(11, 300, 4, 6, 0.3)
 	more, _ := topics(12, 200, 4, 6, 0.6)
-	km := mustNew(t, Options{K: 4, Keywords: 6, ModeKeywords: 6})
+	km := mustNew(t, KModesOptions{K: 4, Keywords: 6, ModeKeywords: 6})
 	if err := km.FitCodes(items); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestUpdate(t *testing.T) {
 		}
 	}
 	// Update of documents on a KModes fitted on documents.
-	kd := mustNew(t, Options{K: 3, Keywords: 3, ModeKeywords: 3})
+	kd := mustNew(t, KModesOptions{K: 3, Keywords: 3, ModeKeywords: 3})
 	if err := kd.Fit(threeTopics()); err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestRemoveKeepsModesExact(t *testing.T) {
 	for _, it := range items {
 		its = append(its, v.internItem(it))
 	}
-	md := fit(newFitData(its, v.len()), Options{K: 3, Keywords: 5}.mustFitConfig(t, 3))
+	md := fit(newFitData(its, v.len()), KModesOptions{K: 3, Keywords: 5}.mustFitConfig(t, 3))
 	// Remove every other item, then check each mode against a recompute.
 	for i := 0; i < len(its); i += 2 {
 		md.remove(int(md.labels[i]), its[i].ids)
@@ -404,7 +404,7 @@ func TestRemoveKeepsModesExact(t *testing.T) {
 	}
 }
 
-func (o Options) mustFitConfig(t *testing.T, k int) fitConfig {
+func (o KModesOptions) mustFitConfig(t *testing.T, k int) fitConfig {
 	t.Helper()
 	r, err := o.resolve()
 	if err != nil {
@@ -414,25 +414,25 @@ func (o Options) mustFitConfig(t *testing.T, k int) fitConfig {
 }
 
 func TestBadInput(t *testing.T) {
-	for _, o := range []Options{
+	for _, o := range []KModesOptions{
 		{K: -1}, {Keywords: -1}, {K: 2, Probes: 3}, {Probes: -1}, {NInit: 2}, {NInit: -1},
 		{Init: Huang, NInit: -2}, {MaxIter: -1}, {Similarity: 7}, {Init: 9}, {Workers: -1},
 	} {
-		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
-			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
+		if _, err := NewKModes(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("NewKModes(%+v): err = %v, want ErrInvalidOption", o, err)
 		}
 	}
-	if _, err := NewDetector(DetectorOptions{Growth: 0.5}); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("NewDetector(Growth 0.5): err = %v", err)
+	if _, err := New(Options{NewDetector: cascades, Growth: 0.5}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("New(Growth 0.5): err = %v", err)
 	}
-	if _, err := NewDetector(DetectorOptions{KModes: Options{K: -3}}); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("NewDetector(K -3): err = %v", err)
+	if _, err := New(Options{NewDetector: cascades, KModes: KModesOptions{K: -3}}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("New(K -3): err = %v", err)
 	}
-	if _, err := NewDetector(DetectorOptions{New: func(int, int) (neardup.Detector, error) { return nil, nil }}); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("NewDetector(New returning nil): err = %v", err)
+	if _, err := New(Options{NewDetector: func(int, int) (neardup.Detector, error) { return nil, nil }}); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("New(NewDetector returning nil): err = %v", err)
 	}
 
-	km := mustNew(t, Options{K: 4, Keywords: 3})
+	km := mustNew(t, KModesOptions{K: 4, Keywords: 3})
 	docs := threeTopics()
 	if _, err := km.Assign(docs[0]); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("Assign before Fit: err = %v, want ErrNotFitted", err)
@@ -490,8 +490,8 @@ func TestBadInput(t *testing.T) {
 	if _, err := km.AssignCodes(nil); !errors.Is(err, neardup.ErrNoFeatures) {
 		t.Errorf("AssignCodes(nil): err = %v, want ErrNoFeatures", err)
 	}
-	if _, err := Keywords(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("Keywords(f = 0): err = %v, want ErrInvalidOption", err)
+	if _, err := KeywordsOf(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("KeywordsOf(f = 0): err = %v, want ErrInvalidOption", err)
 	}
 	// The zero KModes fits with the defaults (k = 8 > 4 items: ErrTooFew).
 	var zero KModes
@@ -519,7 +519,7 @@ func TestPaperTables1And4(t *testing.T) {
 		kwDoc("WP2", "power", "paper", "learn", "system", "adapt", "education", "knowledge", "crossroad", "emerge", "field"),
 		kwDoc("WP3", "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"),
 	}
-	km := mustNew(t, Options{K: 2, Keywords: 10, ModeKeywords: 10})
+	km := mustNew(t, KModesOptions{K: 2, Keywords: 10, ModeKeywords: 10})
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}

@@ -8,40 +8,38 @@ import (
 	"github.com/neardup/neardup"
 )
 
-// DefaultK is the number of clusters k when Options.K is zero: 16, chosen on
-// the labelled corpora (see the package documentation, "Defaults"): a page
-// is compared with about 7 % of the repository there, at the F1 of the
-// cascade alone. The papers do not print the k behind their figures.
+// DefaultK is the number of clusters k when KModesOptions.K is zero: 16.
+// The papers do not print the k behind their figures; docs/cluster.md has
+// how it was chosen. A larger k compares fewer pages for more empty cluster
+// detectors at each fit, so large repositories can take a larger one.
 const DefaultK = 16
 
 // DefaultKeywords is f, the number of top keywords that represent a document
-// (its representatives R_i), when Options.Keywords is zero: 4, chosen on the
-// labelled corpora, where 3 to 5 do best (within 0.006 of F1 of each other;
-// 4 ties less often than 3 in the overlap counts that route a page) and 10,
-// the number of keywords per page in the worked example of Kumar and
-// Govindarajulu (Tables 1 and 4), loses recall: a near-duplicate's tenth
-// keyword is less often its original's.
+// (its representatives R_i), when KModesOptions.Keywords is zero: 4. The
+// paper's worked example shows 10 (Tables 1 and 4), which loses recall: a
+// near-duplicate's tenth keyword is less often its original's
+// (docs/cluster.md).
 const DefaultKeywords = 4
 
-// DefaultModeKeywords is the size of a mode when Options.ModeKeywords is zero
-// and the Similarity is Cosine: 200 keywords, the most frequent among the
-// cluster's documents. Modes of f keywords, like a document's, describe a
-// cluster of hundreds of pages by its five commonest words; on the labelled
-// corpora modes of 100 to 400 keywords keep more near-duplicates with their
-// originals and give clusters of more even sizes (package documentation,
-// "Defaults").
+// DefaultModeKeywords is the size of a mode when KModesOptions.ModeKeywords
+// is zero and the Similarity is Cosine: 200 keywords, the most frequent among
+// the cluster's documents. Modes of f keywords, like a document's (the
+// paper's), describe a cluster of hundreds of pages by its few commonest
+// words; larger modes keep more near-duplicates with their originals and
+// give clusters of more even sizes (docs/cluster.md).
 const DefaultModeKeywords = 200
 
-// DefaultMaxIter is the iteration cap when Options.MaxIter is zero: 100, the
-// max_iter of nicodv/kmodes. Fits of en-dev converge in well under 20.
+// DefaultMaxIter is the iteration cap when KModesOptions.MaxIter is zero: 100, the
+// max_iter of nicodv/kmodes; fits of real pages converge in well under 20
+// passes.
 const DefaultMaxIter = 100
 
-// DefaultNInit is the number of Huang initialisations when Options.NInit is
-// zero and Options.Init is Huang: 10, the n_init of nicodv/kmodes.
+// DefaultNInit is the number of Huang initialisations when KModesOptions.NInit is
+// zero and KModesOptions.Init is Huang: 10, the n_init of nicodv/kmodes.
 const DefaultNInit = 10
 
 // DefaultProbes is p, the number of clusters a new page is compared within,
-// when Options.Probes is zero: 1, the paper's "the cluster which has the
+// when KModesOptions.Probes is zero: 1, the paper's "the cluster which has the
 // most similarity".
 const DefaultProbes = 1
 
@@ -94,8 +92,8 @@ func (in Init) String() string {
 	return fmt.Sprintf("Init(%d)", int(in))
 }
 
-// Options configures KModes. The zero value gives the defaults.
-type Options struct {
+// KModesOptions configures KModes. The zero value gives the defaults.
+type KModesOptions struct {
 	// K is the number of clusters k, at least 1. Zero means DefaultK.
 	K int
 	// Keywords is f: a document is represented by its top f keywords
@@ -135,9 +133,9 @@ type Options struct {
 }
 
 // resolve fills in defaults and validates o.
-func (o Options) resolve() (Options, error) {
-	bad := func(format string, args ...any) (Options, error) {
-		return o, fmt.Errorf("cluster: Options."+format+": %w", append(args, neardup.ErrInvalidOption)...)
+func (o KModesOptions) resolve() (KModesOptions, error) {
+	bad := func(format string, args ...any) (KModesOptions, error) {
+		return o, fmt.Errorf("cluster: KModesOptions."+format+": %w", append(args, neardup.ErrInvalidOption)...)
 	}
 	switch {
 	case o.K == 0:
@@ -202,7 +200,7 @@ func (o Options) resolve() (Options, error) {
 	return o, nil
 }
 
-func (o Options) fitConfig(k int) fitConfig {
+func (o KModesOptions) fitConfig(k int) fitConfig {
 	return fitConfig{k: k, m: o.ModeKeywords, maxIter: o.MaxIter, sim: o.Similarity, init: o.Init, nInit: o.NInit, seed: o.Seed, workers: o.Workers}
 }
 

@@ -128,7 +128,7 @@ func readModel(sr *snapshot.Reader, sim Similarity, m, maxK, nIDs int) *model {
 }
 
 // params are the options that give a model its meaning.
-func (o Options) params() []snapshot.Param {
+func (o KModesOptions) params() []snapshot.Param {
 	return []snapshot.Param{
 		{Name: "K", Value: strconv.Itoa(o.K)},
 		{Name: "Keywords", Value: strconv.Itoa(o.Keywords)},

@@ -79,10 +79,24 @@ func hanPage(r *rand.Rand, n int) string {
 
 // BenchmarkMatchAdd10k is Match and Add of a new page (feature strings of
 // 10 to 200 characters) against 10,000 kept pages of such lengths; the page
-// is removed again so that the repository stays at 10,000.
+// is removed again so that the repository stays at 10,000. It runs at the
+// default thresholds and at the paper's (α 0.8, ε 0.2, β 0.6), whose
+// narrower length window compares fewer pages.
 func BenchmarkMatchAdd10k(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		t    Thresholds
+	}{
+		{"default", Thresholds{}},
+		{"paper", Thresholds{Alpha: PaperAlpha, Epsilon: PaperEpsilon, Beta: 0.6}},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchMatchAdd10k(b, c.t) })
+	}
+}
+
+func benchMatchAdd10k(b *testing.B, t Thresholds) {
 	r := rand.New(rand.NewPCG(10, 20))
-	det, err := New(Options{})
+	det, err := New(Options{Thresholds: t})
 	if err != nil {
 		b.Fatal(err)
 	}

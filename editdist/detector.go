@@ -36,10 +36,8 @@ type Options struct {
 }
 
 // DefaultMaxLength is Options.MaxLength when it is zero: 8,192 runes, far
-// above a real page's count of sentences (the longest feature strings of the
-// labelled corpora have 83 runes with Han, 594 with Latin), and a
-// comparison of two strings of that length takes about 6 ms (the time grows
-// with the product of the lengths: 90 µs at 1,000).
+// above a real page's count of sentences. The time of a comparison grows
+// with the product of the two lengths (docs/BENCHMARKS.md).
 const DefaultMaxLength = 8192
 
 // NoLimit, as Options.MaxLength, keeps feature strings whole.
@@ -77,20 +75,33 @@ type Feature struct {
 	bag bag
 }
 
-// bag counts the symbols of a feature string in 64 buckets, 7 bits each,
-// packed 8 to a word. Every edit changes at most one count up and one down,
+// bag counts the symbols of a feature string in bagBuckets buckets, 7 bits
+// each, packed 8 to a word. Every edit changes at most one count up and one down,
 // so the buckets' differences bound the edit distance from below (the bag
 // distance). A bucket that would pass 127 marks the bag full, and a full bag
 // bounds nothing.
 type bag struct {
-	w    [8]uint64
+	w    [bagBuckets / 8]uint64
 	full bool
 }
 
+// bagBuckets is the number of a bag's buckets: 256, so that the symbols of
+// two unrelated strings of a few hundred characters rarely share a bucket
+// and the bound rejects them without a distance (with 64 the bound of two
+// random 100-character strings is about 0.45 of their length, below what
+// α = 0.6 lets through). bagShift maps a 32-bit hash to a bucket.
+const (
+	bagBuckets = 256
+	bagShift   = 24
+)
+
+// bagBucket returns the bag bucket of r.
+func bagBucket(r rune) uint32 { return (uint32(r) * 0x9E3779B1) >> bagShift }
+
 func bagOf(s []rune) (b bag) {
-	var c [64]uint8
+	var c [bagBuckets]uint8
 	for _, r := range s {
-		i := (uint32(r) * 0x9E3779B1) >> 26
+		i := bagBucket(r)
 		if c[i] == 127 {
 			b.full = true
 			continue
@@ -160,7 +171,7 @@ type Detector struct {
 func New(opts Options) (*Detector, error) {
 	o, err := opts.resolve()
 	if err != nil {
-		return nil, fmt.Errorf("editdist: New: %w", err)
+		return nil, err // resolve's message names the package and the option
 	}
 	det := new(Detector)
 	det.core.Set(det.build(o))
@@ -250,6 +261,9 @@ func (det *Detector) extract(d *neardup.Document) (Feature, error) {
 
 // Len returns the number of kept pages.
 func (det *Detector) Len() int { return det.c().Len() }
+
+// Lookup returns the feature kept for id, and whether id is kept.
+func (det *Detector) Lookup(id string) (Feature, bool) { return det.c().Lookup(id) }
 
 // Match returns the kept pages d nearly duplicates by Definition 4, closest
 // first (ties by ID), with Score = 1 − LCC/m.

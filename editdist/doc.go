@@ -31,14 +31,15 @@
 //
 // # Defaults
 //
-// α = 0.8 and ε = 0.2 as the paper's Table III reads. The table is garbled
-// and does not show β; DefaultBeta = 0.6 has the best F1 on the labelled
-// corpus zh-dev (precision 1.000, recall 0.893, F1 0.943; from β = 0.3 to
-// 0.5 one false positive more). The paper reports recall 96.7 % and
-// precision 97.8 % on its own 998 pages. On zh-dev the host rule costs
-// recall: with Thresholds.Epsilon = NoHostRule recall is 0.930 (F1 0.964),
-// because mirrors on one host differ in a few sentences and α + ε = 1 asks
-// the shorter string to be kept whole.
+// α = DefaultAlpha (0.6), ε = DefaultEpsilon (0.3) and β = DefaultBeta (0.3),
+// with 。 as the only terminator. They are not the paper's: its Table III
+// reads α = 0.8 and ε = 0.2 (PaperAlpha, PaperEpsilon) and does not show β.
+// Same-host pages that share a template need α + ε = 0.9 of the shorter
+// string, pages of different hosts 0.6. The defaults were chosen on
+// labelled Chinese corpora, leaving one corpus out, so that recall holds at
+// high precision on pages they were not tuned on; docs/BENCHMARKS.md has
+// what they and the paper's thresholds give on each corpus, and
+// docs/DEPARTURES.md why the paper's host rule costs recall on real mirrors.
 //
 // # Beyond the paper
 //
@@ -59,6 +60,14 @@
 //
 // Only the first Options.MaxLength (8,192) runes of a feature string count,
 // so an enormous page costs a bounded time per comparison.
+//
+// # When not to use it
+//
+// Not for pages without Chinese full stops (Latin() extends the method to
+// alphabetic scripts, but a page with no terminator cannot be decided). Not
+// when paragraphs move: the feature string keeps their order, so a page
+// whose paragraphs were swapped is far from its original. Not for short
+// pages: a feature string of a few characters is weak evidence.
 //
 // A Detector is safe for concurrent use and can be saved and restored
 // (neardup.Persister); snapshots record α, β, ε, the terminators, the

@@ -286,12 +286,12 @@ func TestBagLowerBound(t *testing.T) {
 	for _, p := range pairs(r) {
 		a, b := p[0], p[1]
 		ba, bb := bagOf(a), bagOf(b)
-		var ca, cb [64]int
+		var ca, cb [bagBuckets]int
 		for _, x := range a {
-			ca[(uint32(x)*0x9E3779B1)>>26]++
+			ca[bagBucket(x)]++
 		}
 		for _, x := range b {
-			cb[(uint32(x)*0x9E3779B1)>>26]++
+			cb[bagBucket(x)]++
 		}
 		plus, minus, full := 0, 0, false
 		for i := range ca {
@@ -425,5 +425,32 @@ func TestMaxLength(t *testing.T) {
 	}
 	if _, err := New(Options{MaxLength: -2}); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Fatalf("MaxLength -2: err = %v", err)
+	}
+}
+
+// TestLookup checks that Lookup gives back the feature a page was kept with,
+// and nothing for an ID that is not kept.
+func TestLookup(t *testing.T) {
+	det, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := neardup.NewDocument(new(preprocess.Pipeline), "a", "http://news.example.cn/1", []byte("甲。乙。丙。丁。"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := det.Add(d); err != nil {
+		t.Fatal(err)
+	}
+	want, err := det.FeatureOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := det.Lookup("a")
+	if !ok || string(got.String) != string(want.String) || got.Host != want.Host {
+		t.Errorf("Lookup(a) = %q %q, %v; want %q %q", string(got.String), got.Host, ok, string(want.String), want.Host)
+	}
+	if _, ok := det.Lookup("b"); ok {
+		t.Error("Lookup(b) found a page that was never kept")
 	}
 }

@@ -62,12 +62,20 @@ func BenchmarkNewVector10KB(b *testing.B) {
 
 // BenchmarkDetectorMatchAdd: MatchOrAdd of one page against 10,000 kept
 // synthetic pages of 100–600 tokens (a Zipf vocabulary, a third of them
-// edited copies of earlier ones), threshold 0.2 and 1.
+// edited copies of earlier ones): the default Options, and Form Equation at
+// thresholds 0.2 and 1.
 func BenchmarkDetectorMatchAdd(b *testing.B) {
 	pages := synthetic(7, 10000+4096, 100, 600)
-	for _, th := range []float64{PaperThreshold, 1} {
-		b.Run(fmt.Sprintf("kept=10000/threshold=%g", th), func(b *testing.B) {
-			dt, _ := New(Options{Threshold: th, Form: Equation})
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"default", Options{}},
+		{"equation/threshold=0.2", Options{Threshold: PaperThreshold, Form: Equation}},
+		{"equation/threshold=1", Options{Threshold: 1, Form: Equation}},
+	} {
+		b.Run("kept=10000/"+c.name, func(b *testing.B) {
+			dt, _ := New(c.o)
 			for i, p := range pages[:10000] {
 				if err := dt.Add(doc(fmt.Sprint(i), p...)); err != nil {
 					b.Fatal(err)

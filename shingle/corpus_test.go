@@ -1,59 +1,30 @@
 package shingle
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/corpus"
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/race"
 	"github.com/neardup/neardup/preprocess"
 )
 
-// corpusDir returns the labeled corpus name (en-dev, zh-dev, ...) under
-// $NEARDUP_CORPUS, or ../../shared/corpus by default, and skips tb when it is
-// not there.
+// corpusDir returns the labelled corpus name (en-dev, zh-dev, ...) under
+// $NEARDUP_CORPUS, and skips tb when the variable is not set.
 func corpusDir(tb testing.TB, name string) string {
 	tb.Helper()
 	root := os.Getenv("NEARDUP_CORPUS")
 	if root == "" {
-		root = filepath.Join("..", "..", "shared", "corpus")
+		tb.Skip("set NEARDUP_CORPUS to the folder of the labelled corpora")
 	}
-	dir := filepath.Join(root, name)
-	if _, err := os.Stat(filepath.Join(dir, "manifest.tsv")); err != nil {
-		tb.Skipf("corpus not found: %s (set NEARDUP_CORPUS to the folder holding %s)", dir, name)
-	}
-	return dir
-}
-
-// readManifest returns the rows (id, url, group, file) of dir/manifest.tsv
-// without its header line, in order.
-func readManifest(tb testing.TB, dir string) [][]string {
-	tb.Helper()
-	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var rows [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		if c := strings.Split(sc.Text(), "\t"); len(c) >= 4 && c[0] != "id" {
-			rows = append(rows, c)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return rows
+	return filepath.Join(root, name)
 }
 
 type corpusPage struct {
@@ -68,7 +39,7 @@ var corpusCache sync.Map // dir and row count → []corpusPage
 // that have no tokens) are left out.
 func loadCorpus(tb testing.TB, dir string) []corpusPage { return loadCorpusN(tb, dir, 0) }
 
-// loadCorpusN is loadCorpus of the first n rows of the manifest (all when
+// loadCorpusN is loadCorpus of the first n pages of the manifest (all when
 // n is 0).
 func loadCorpusN(tb testing.TB, dir string, n int) []corpusPage {
 	tb.Helper()
@@ -76,20 +47,16 @@ func loadCorpusN(tb testing.TB, dir string, n int) []corpusPage {
 	if c, ok := corpusCache.Load(key); ok {
 		return c.([]corpusPage)
 	}
-	rows := readManifest(tb, dir)
-	if n > 0 {
-		rows = rows[:min(n, len(rows))]
+	rows, err := corpus.Read(dir, n)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	var p preprocess.Pipeline
 	pages := make([]corpusPage, len(rows))
-	err := parallel(tb.Context(), len(rows), func(i int) error {
-		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rows[i][3])))
-		if err != nil {
-			return err
-		}
-		d, err := neardup.NewDocument(&p, rows[i][0], rows[i][1], raw)
+	err = parallel(tb.Context(), len(rows), func(i int) error {
+		d, err := neardup.NewDocument(&p, rows[i].ID, rows[i].URL, rows[i].Raw)
 		if err == nil && len(d.Page.Tokens) > 0 {
-			pages[i] = corpusPage{d, rows[i][2]}
+			pages[i] = corpusPage{d, rows[i].Group}
 		}
 		return nil
 	})
@@ -112,6 +79,9 @@ func loadCorpusN(tb testing.TB, dir string, n int) []corpusPage {
 // of the pairs within the threshold are labeled duplicates. Form Equation at
 // 0.2 and 1, Form Normalized at its default threshold.
 func TestCorpusRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads and compares whole corpora")
+	}
 	for _, name := range []string{"en-dev", "zh-dev"} {
 		t.Run(name, func(t *testing.T) {
 			dir := corpusDir(t, name)

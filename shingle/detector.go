@@ -14,8 +14,8 @@ import (
 
 // DefaultThreshold is the threshold when Options.Threshold is zero and Form
 // is Normalized (the default form): pages closer than 0.35 are
-// near-duplicates. It is not from the paper: it was chosen by sweeping the
-// dev corpora (package documentation, "Normalized form").
+// near-duplicates. It is not from the paper: it was chosen on labelled
+// corpora (docs/BENCHMARKS.md).
 const DefaultThreshold = 0.35
 
 // PaperThreshold is the threshold when Options.Threshold is zero and Form is
@@ -58,9 +58,8 @@ type Options struct {
 }
 
 // DefaultMaxPatterns is Options.MaxPatterns when it is zero: a kept page
-// keeps at most 512 patterns (6 KB), which changes the F1 of the default
-// detector on the dev corpora by less than 0.002 (package documentation,
-// "Memory").
+// keeps at most 512 patterns (6 KB); docs/BENCHMARKS.md has what the sample
+// costs in F1 (package documentation, "Memory").
 const DefaultMaxPatterns = 512
 
 // NoLimit as Options.MaxPatterns keeps every pattern of every kept page.
@@ -213,6 +212,12 @@ func (dt *Detector) Options() Options {
 
 // Len returns the number of kept documents.
 func (dt *Detector) Len() int { return dt.c().Len() }
+
+// Lookup returns the vector kept for id, and whether id is kept. A page with
+// more than Options.MaxPatterns patterns is kept as its sample (see
+// Options.MaxPatterns), so its vector may hold fewer patterns than VectorOf
+// of the page.
+func (dt *Detector) Lookup(id string) (*Vector, bool) { return dt.c().Lookup(id) }
 
 // Match returns the kept documents whose dissimilarity to d is below the
 // threshold, closest first (ties by ID). Score is the dissimilarity in the

@@ -463,3 +463,27 @@ func TestSample(t *testing.T) {
 		t.Errorf("MaxPatterns 15: %v", err)
 	}
 }
+
+// TestLookup checks that Lookup gives back the vector a page was kept with,
+// and nothing for an ID that is not kept.
+func TestLookup(t *testing.T) {
+	dt, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc("a", "the", "quick", "brown", "fox", "jumps")
+	if err := dt.Add(d); err != nil {
+		t.Fatal(err)
+	}
+	want, err := VectorOf(d, DefaultM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := dt.Lookup("a")
+	if !ok || got.Len() != want.Len() || Dissimilarity(got, want, Equation) != 0 {
+		t.Errorf("Lookup(a) = %v, %v; want the page's vector of %d patterns", got, ok, want.Len())
+	}
+	if _, ok := dt.Lookup("b"); ok {
+		t.Error("Lookup(b) found a page that was never kept")
+	}
+}

@@ -19,7 +19,7 @@ func TestConformance(t *testing.T) {
 				New:        func() (neardup.Detector, error) { return New(Options{Rule: r}) },
 				Groups:     groups,
 				NoFeatures: noTerms,
-				Measure:    Score,
+				Measure:    AbsSSM,
 				Other:      func() (neardup.Detector, error) { return New(Options{Rule: r, N: 12}) },
 			}
 			if r == Magnitude {
@@ -57,7 +57,7 @@ func TestConformancePartitioned(t *testing.T) {
 		New:        newPartitioned(800),
 		Groups:     groups,
 		NoFeatures: &neardup.Document{ID: "no-terms", Page: &preprocess.Page{Text: "…"}},
-		Measure:    Score,
+		Measure:    AbsSSM,
 		Other:      newPartitioned(1500), // other size buckets: pages kept elsewhere
 	})
 }

@@ -17,17 +17,17 @@ import (
 // DefaultN is Options.N when it is zero: the paper's top 10 keywords (§3.6).
 const DefaultN = 10
 
-// DefaultCutoff is Options.Cutoff when it is zero: 6.5, the best F1 of a
-// sweep on en-dev (F1 0.949; 0.970 on zh-dev). The paper prints no cut-off;
-// its two worked examples put it between 19.59 (a near-duplicate) and 52.64
-// (not one), where real pages do badly (F1 0.55 at 20 on en-dev): the
-// examples' term frequencies are in the hundreds, a real page's top keywords
-// mostly below 30 (package documentation, "Cut-off").
-const DefaultCutoff = 6.5
+// DefaultCutoff is Options.Cutoff when it is zero: 7. The paper prints no
+// cut-off, and its worked examples (a near-duplicate at 19.59, a distinct
+// page at 52.64) have term frequencies in the hundreds; on real pages, whose
+// top keywords mostly occur fewer than 30 times, a cut-off near 20 flags
+// unrelated pages. 7 was chosen on labelled corpora, leaving one out
+// (docs/BENCHMARKS.md).
+const DefaultCutoff = 7
 
-// Score is the Measure of this package's matches: |SSM(T1, T2)| of the new
+// AbsSSM is the Measure of this package's matches: |SSM(T1, T2)| of the new
 // document's table T1 and the kept document's T2 (lower is closer).
-const Score neardup.Measure = "ssm"
+const AbsSSM neardup.Measure = "ssm"
 
 // Rule says how SSM is compared with the cut-off.
 type Rule int
@@ -126,7 +126,7 @@ func TableOf(d *neardup.Document, n int) (Table, error) {
 // Detector keeps the keyword tables of documents and finds the kept ones whose
 // SSM to a new document is below the cut-off (§3.7). It implements
 // neardup.Detector, neardup.Verifier, neardup.Remover, neardup.MatchAdder,
-// neardup.Replacer and neardup.Persister. Scores are |SSM| (Score); lower is
+// neardup.Replacer and neardup.Persister. Scores are |SSM| (AbsSSM); lower is
 // closer, and a kept document matches itself at 0.
 //
 // As the paper prescribes, a new document is compared only with the kept
@@ -147,7 +147,7 @@ type Detector struct {
 func New(opts Options) (*Detector, error) {
 	o, err := opts.resolve()
 	if err != nil {
-		return nil, fmt.Errorf("ssm: New: %w", err)
+		return nil, err // resolve's message names the package and the option
 	}
 	det := new(Detector)
 	det.core.Set(det.build(o))
@@ -159,7 +159,7 @@ func (det *Detector) build(o Options) *detector.Core[Table] {
 	det.opts = o
 	return detector.NewCore(detector.Config[Table]{
 		Name:    "ssm",
-		Measure: Score,
+		Measure: AbsSSM,
 		Extract: func(d *neardup.Document) (Table, error) { return TableOf(d, o.N) },
 		NewStore: func() detector.Store[Table] {
 			return &store{opts: o, index: make(map[uint64][]detector.Handle), count: &det.comparisons}

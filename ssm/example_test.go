@@ -47,7 +47,7 @@ func ExampleDetector() {
 		}
 		return d
 	}
-	var det ssm.Detector // the zero Detector: N = 10, cut-off 6.5
+	var det ssm.Detector // the zero Detector: N = 10, cut-off 7
 	original := doc("a", "Vacuum reclaims storage. Vacuum runs on tables; the vacuum daemon automates vacuum and analyze of tables and indexes.")
 	if err := det.Add(original); err != nil {
 		panic(err)

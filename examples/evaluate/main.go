@@ -6,6 +6,7 @@
 //	go run ./examples/evaluate -corpus DIR -sweep METHOD [-plot FILE.svg]
 //	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
 //	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]
+//	go run ./examples/evaluate -corpus DIR -claims | -partitions
 //
 // DIR holds manifest.tsv (header line: id, url, group, file) and the pages it
 // names (a file ending in .gz is gunzipped). Pages are streamed in manifest
@@ -23,6 +24,11 @@
 // -trials N evaluates the methods on the first 1/N, 2/N, ... of the manifest
 // (as Khan et al.'s Table 5 varies the dataset size). Every flag's default
 // is the package's own default.
+//
+// -claims and -partitions measure a paper's claim with several detectors
+// and print one table: -claims the accuracy of the clustered cascade
+// (package cluster) at p = 1, 2, 3 against the cascade alone; -partitions
+// ssm's domain × size partitions against its keyword index alone.
 //
 // -synthetic N evaluates on the first N pages of a generated crawl
 // (internal/synth at its defaults and -seed: long-tail hosts with heavy
@@ -54,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	synthetic := fs.Int("synthetic", 0, "evaluate on the first N pages of a generated crawl instead of -corpus")
 	seed := fs.Int64("seed", 1, "with -synthetic: the generated crawl's seed")
 	all := newMethodSet(fs)
+	exps := newExperiments(fs)
 	methods := fs.String("methods", "simhash,cascade", "comma-separated methods: "+strings.Join(all.names(), ","))
 	tsv := fs.Bool("tsv", false, "print tab-separated values")
 	limit := fs.Int("limit", 0, "evaluate only the first N pages of the manifest (0 = all)")
@@ -91,6 +98,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		} else {
 			writeTable(stdout, rows)
 		}
+	}
+	if exp := exps.chosen(all, fs); exp != nil {
+		return exp(pages, stdout)
 	}
 	if *sweepName != "" {
 		m, ok := all.lookup(*sweepName)

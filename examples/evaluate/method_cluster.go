@@ -23,12 +23,24 @@ func clusterMethods(fs *flag.FlagSet) []method {
 	fitAt := fs.Int("kfit", cluster.DefaultFitAt, "kmodes: kept pages at the first fit, then a refit at each doubling (-1: never)")
 	init := fs.String("kinit", cluster.Cao.String(), "kmodes: initialisation, cao or huang")
 	inc := fs.Bool("kinc", false, "kmodes: fold each kept page into its cluster's mode between refits")
+	modes := fs.Int("km", 0, "kmodes: keywords per mode (0: cluster.DefaultModeKeywords with cosine, -kf with matching; -1: -kf, the paper's modes)")
+	sim := fs.String("ksim", cluster.Cosine.String(), "kmodes: similarity of a page to a mode, cosine or matching")
 	build := func(k int) (neardup.Detector, error) {
-		o := cluster.DetectorOptions{
-			KModes:      cluster.Options{K: k, Probes: min(*p, k), Keywords: *f},
+		o := cluster.Options{
+			KModes:      cluster.KModesOptions{K: k, Probes: min(*p, k), Keywords: *f, ModeKeywords: *modes},
 			FitAt:       *fitAt,
 			Incremental: *inc,
-			New:         func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
+			NewDetector: func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
+		}
+		if *modes < 0 {
+			o.KModes.ModeKeywords = *f
+		}
+		switch *sim {
+		case cluster.Cosine.String():
+		case cluster.Matching.String():
+			o.KModes.Similarity = cluster.Matching
+		default:
+			return nil, fmt.Errorf("-ksim %q: want cosine or matching", *sim)
 		}
 		switch *init {
 		case cluster.Cao.String():
@@ -37,7 +49,7 @@ func clusterMethods(fs *flag.FlagSet) []method {
 		default:
 			return nil, fmt.Errorf("-kinit %q: want cao or huang", *init)
 		}
-		return cluster.NewDetector(o)
+		return cluster.New(o)
 	}
 	return []method{
 		{

@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/ssm"
 )
@@ -14,9 +16,9 @@ import (
 // within the domain × size partitions of §4 (ssm-partitioned).
 //
 // The corpora list no domains, so ssm-partitioned derives them from the
-// corpus itself: ssm.DomainsFrom clusters the first -ssmfit pages of those
-// evaluated, a prefix of the manifest (without their labels) into -ssmk KModes clusters by their top 10
-// keywords, and each domain's vocabulary is its cluster's mode, the -ssmvocab
+// corpus itself: domainsFrom clusters the first -ssmfit pages of those
+// evaluated, a prefix of the manifest (without their labels), into -ssmk
+// cluster.KModes clusters by their top 10 keywords, and each domain's vocabulary is its cluster's mode, the -ssmvocab
 // keywords most frequent among the cluster's pages. Size buckets are the
 // paper's (1–64 KB, 65–128 KB, ≥ 129 KB of the raw page), and -ssmmargin
 // probes the neighbouring size bucket for pages within that many bytes of a
@@ -70,7 +72,7 @@ func ssmMethods(fs *flag.FlagSet) []method {
 	}
 }
 
-// corpusDomains derives k domains from the sample pages (ssm.DomainsFrom);
+// corpusDomains derives k domains from the sample pages (domainsFrom);
 // pages the pipeline rejects are skipped.
 func corpusDomains(pages []page, k, words int) ([]ssm.Domain, error) {
 	var pipe preprocess.Pipeline
@@ -82,5 +84,32 @@ func corpusDomains(pages []page, k, words int) ([]ssm.Domain, error) {
 		}
 		sample = append(sample, d)
 	}
-	return ssm.DomainsFrom(sample, k, words)
+	return domainsFrom(sample, k, words)
+}
+
+// domainsFrom derives k domains from a sample of pages, for a repository
+// whose domains nobody has listed (the paper's five are chosen by hand):
+// cluster.KModes clusters the sample by each page's top ssm.DefaultN
+// keywords (Cao's deterministic initialisation, cosine similarity), and
+// domain j's vocabulary is cluster j's mode, the words keywords most
+// frequent among its pages. Domains are named "d0", "d1", ... in cluster
+// order; a cluster whose mode is empty is dropped.
+func domainsFrom(sample []*neardup.Document, k, words int) ([]ssm.Domain, error) {
+	if k < 1 || words < 1 {
+		return nil, fmt.Errorf("domains: k = %d, words = %d, want both ≥ 1: %w", k, words, neardup.ErrInvalidOption)
+	}
+	km, err := cluster.NewKModes(cluster.KModesOptions{K: k, Keywords: ssm.DefaultN, ModeKeywords: words})
+	if err != nil {
+		return nil, fmt.Errorf("domains: %w", err)
+	}
+	if err := km.Fit(sample); err != nil {
+		return nil, fmt.Errorf("domains: %w", err)
+	}
+	var doms []ssm.Domain
+	for j := range km.K() {
+		if mode := km.Mode(j); len(mode) > 0 {
+			doms = append(doms, ssm.Domain{Name: "d" + strconv.Itoa(j), Keywords: mode})
+		}
+	}
+	return doms, nil
 }
