@@ -76,13 +76,9 @@ func crawlSite(t *testing.T, at time.Time) {
 				t.Errorf("%s%s flagged as a duplicate of %s, another article", prefix, a.slug, v.DupOf)
 			}
 		}
-		// One page of each article is kept, whichever was fetched first. The
-		// recommended detector learns a host's template from its pages as
-		// they arrive: among a host's first few pages it can keep a second
-		// copy (a print copy fetched third or fourth, its ad and timestamp
-		// not yet known as template), never a third.
-		if len(copies) < 1 || len(copies) > 2 {
-			t.Errorf("%s: kept %v, want one of the four copies (two at most)", orig, copies)
+		// One page of each article is kept, whichever was fetched first.
+		if len(copies) != 1 {
+			t.Errorf("%s: kept %v, want one of the four copies", orig, copies)
 		}
 	}
 }
