@@ -46,9 +46,9 @@ func ExampleDetector() {
 // sets of words and compared by their estimated Jaccard similarity.
 func ExampleJaccard() {
 	words := func(s string) []string { return strings.Fields(strings.ToLower(s)) }
-	a := minhash.Of(words("Acme cordless drill 18V with two batteries and charger"), 64, 1)
-	b := minhash.Of(words("Acme 18V cordless drill with charger and two batteries"), 64, 1)
-	c := minhash.Of(words("Garden hose 25 m with spray nozzle"), 64, 1)
+	a := minhash.SketchOf(words("Acme cordless drill 18V with two batteries and charger"), 64, 1)
+	b := minhash.SketchOf(words("Acme 18V cordless drill with charger and two batteries"), 64, 1)
+	c := minhash.SketchOf(words("Garden hose 25 m with spray nozzle"), 64, 1)
 	fmt.Printf("%.2f %.2f\n", minhash.Jaccard(a, b, 64), minhash.Jaccard(a, c, 64))
 	// Output: 1.00 0.07
 }
@@ -64,7 +64,7 @@ func ExampleIndex() {
 	var idx minhash.Index // the zero Index uses the default options
 	sketches := make([]minhash.Sketch, len(lines))
 	for i, l := range lines {
-		sketches[i] = minhash.Of(strings.Fields(l), 128, 2)
+		sketches[i] = minhash.SketchOf(strings.Fields(l), 128, 2)
 		if i < 2 {
 			idx.Insert(uint32(i), idx.Keys(sketches[i]))
 		}

@@ -222,8 +222,8 @@ func (b *Builder) Tagged() (s Sketch, tags []uint32) {
 	return s, tags
 }
 
-// Of returns the k-hash sketch of the w-token shingles of tokens.
-func Of(tokens []string, k, w int) Sketch {
+// SketchOf returns the k-hash sketch of the w-token shingles of tokens.
+func SketchOf(tokens []string, k, w int) Sketch {
 	b := NewBuilder(k, w)
 	for _, t := range tokens {
 		b.Add(t)

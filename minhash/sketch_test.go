@@ -111,10 +111,10 @@ func TestBuilderReset(t *testing.T) {
 	if !slices.Equal(first, b.Sketch()) || len(first) != 3 {
 		t.Fatalf("after Reset %v, first %v (want 3 shingles)", b.Sketch(), first)
 	}
-	if s := Of([]string{"x", "y"}, 8, 4); len(s) != 1 {
+	if s := SketchOf([]string{"x", "y"}, 8, 4); len(s) != 1 {
 		t.Fatalf("two tokens, width 4: %d hashes, want 1", len(s))
 	}
-	if s := Of(nil, 8, 4); len(s) != 0 {
+	if s := SketchOf(nil, 8, 4); len(s) != 0 {
 		t.Fatalf("no token: %d hashes", len(s))
 	}
 }

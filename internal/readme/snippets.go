@@ -15,8 +15,8 @@ import (
 // compile together (it is not run: it would write state.snap).
 func snippets(pipe *preprocess.Pipeline) error {
 	words := strings.Fields("acme cordless drill 18v with two batteries and charger")
-	a := minhash.Of(words, 64, 1) // 64 hashes of single words (1-token shingles)
-	b := minhash.Of(strings.Fields("acme 18v cordless drill with charger and two batteries"), 64, 1)
+	a := minhash.SketchOf(words, 64, 1) // 64 hashes of single words (1-token shingles)
+	b := minhash.SketchOf(strings.Fields("acme 18v cordless drill with charger and two batteries"), 64, 1)
 	fmt.Println(minhash.Jaccard(a, b, 64)) // 1: the same set of words
 
 	var idx minhash.Index                              // files sketches under their smallest hashes
