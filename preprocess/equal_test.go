@@ -8,10 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"hash"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -163,42 +161,4 @@ func TestGoldenPages(t *testing.T) {
 			t.Errorf("%s: digest %s, golden %s", name, digests[i][:12], want[name][:min(12, len(want[name]))])
 		}
 	}
-}
-
-// TestCorpusDigests writes the digest of every page of a corpus directory to
-// a file, for comparing two versions of the pipeline on many real pages:
-//
-//	NEARDUP_CORPUS=../../shared/corpus NEARDUP_DIGESTS=/tmp/a.txt go test ./preprocess -run CorpusDigests
-//
-// It is skipped unless both variables are set.
-func TestCorpusDigests(t *testing.T) {
-	dir, out := os.Getenv("NEARDUP_CORPUS"), os.Getenv("NEARDUP_DIGESTS")
-	if dir == "" || out == "" {
-		t.Skip("NEARDUP_CORPUS and NEARDUP_DIGESTS not set")
-	}
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".html") {
-			files = append(files, path)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(files)
-	var b strings.Builder
-	var p Pipeline
-	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pg, err := p.Process(raw)
-		fmt.Fprintf(&b, "%s %s\n", pageDigest(pg, err), file)
-	}
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d pages", len(files))
 }

@@ -10,7 +10,7 @@ import (
 func TestConformance(t *testing.T) {
 	// T_s = 0 with the relative tolerance off: the groups' lengths differ
 	// (30, 37, 44, ... sentences), so each group is its own count.
-	opts := Options{ExplicitZero: true, Relative: Absolute}
+	opts := Options{Threshold: SameCount, Relative: Absolute}
 	detectortest.Run(t, detectortest.Suite{
 		New:        func() (neardup.Detector, error) { return New(opts) },
 		Groups:     detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 1}),

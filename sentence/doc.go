@@ -19,7 +19,7 @@
 // # Defaults
 //
 // Options.Threshold zero means DefaultThreshold, T_s = 24 sentences;
-// Options.ExplicitZero asks for T_s = 0. The paper's worked example uses
+// SameCount asks for T_s = 0. The paper's worked example uses
 // T_s = 1 but it prints no value behind its evaluation; whole pages in site
 // templates differ by many "sentences" (navigation lines, footers), which a
 // small T_s turns into missed duplicates.

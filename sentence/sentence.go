@@ -26,6 +26,11 @@ const DefaultThreshold = 24
 // pages (package documentation, "Defaults").
 const DefaultRelative = 0.6
 
+// SameCount, as Options.Threshold, sets T_s = 0: with Relative Absolute only
+// pages with the same number of sentences are candidates; otherwise the
+// relative tolerance alone applies.
+const SameCount = -1
+
 // Absolute, as Options.Relative, turns the relative tolerance off: a kept page
 // is a candidate when |S_d − S_k| ≤ T_s, the paper's rule.
 const Absolute = -1.0
@@ -38,13 +43,9 @@ const CountDifference neardup.Measure = "sentence-count-difference"
 // T_s = DefaultThreshold and Relative = DefaultRelative.
 type Options struct {
 	// Threshold is T_s: a kept page d is a candidate for a new page k when
-	// |S_d − S_k| ≤ Threshold. Zero means DefaultThreshold unless
-	// ExplicitZero is set; negative values are invalid.
+	// |S_d − S_k| ≤ Threshold. Zero means DefaultThreshold; SameCount
+	// means T_s = 0; other negative values are invalid.
 	Threshold int
-	// ExplicitZero makes a zero Threshold mean T_s = 0: only pages with
-	// exactly the same number of sentences are candidates (with Relative
-	// negative; otherwise the relative tolerance still applies).
-	ExplicitZero bool
 	// Relative widens the tolerance for long pages beyond the paper: a kept
 	// page d is a candidate for a new page k when
 	// |S_d − S_k| ≤ max(T_s, ⌊Relative·max(S_d, S_k)⌋) (symmetric: with
@@ -58,10 +59,12 @@ type Options struct {
 // resolve fills in defaults and validates o.
 func (o Options) resolve() (Options, error) {
 	switch {
-	case o.Threshold == 0 && !o.ExplicitZero:
+	case o.Threshold == 0:
 		o.Threshold = DefaultThreshold
+	case o.Threshold == SameCount:
+		o.Threshold = 0
 	case o.Threshold < 0:
-		return o, fmt.Errorf("Options.Threshold %d is negative: %w", o.Threshold, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.Threshold = %d, want SameCount, 0 or more: %w", o.Threshold, neardup.ErrInvalidOption)
 	}
 	switch {
 	case o.Relative != o.Relative || o.Relative > 1: // NaN or too large
@@ -148,10 +151,19 @@ func (det *Detector) c() *detector.Core[int] {
 	})
 }
 
-// Threshold returns the detector's T_s in sentences.
-func (det *Detector) Threshold() int {
+// Options returns the detector's options with the defaults filled in; T_s = 0
+// is returned as SameCount and a relative tolerance that is off as Absolute,
+// so that New(det.Options()) makes a Detector with the same options.
+func (det *Detector) Options() Options {
 	det.c()
-	return det.opts.Threshold
+	o := det.opts
+	if o.Threshold == 0 {
+		o.Threshold = SameCount
+	}
+	if o.Relative == 0 {
+		o.Relative = Absolute
+	}
+	return o
 }
 
 // Near reports whether pages with a and b sentences are candidates for each

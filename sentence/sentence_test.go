@@ -1,6 +1,7 @@
 package sentence
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -67,17 +68,28 @@ func TestPaperTables2And4(t *testing.T) {
 
 func TestNewOptions(t *testing.T) {
 	for _, c := range []struct {
-		in       int
-		explicit bool
-		want     int
-	}{{0, false, DefaultThreshold}, {0, true, 0}, {1, false, 1}, {7, true, 7}} {
-		det, err := New(Options{Threshold: c.in, ExplicitZero: c.explicit})
-		if err != nil || det.Threshold() != c.want {
-			t.Errorf("New(%d): T_s %v, %v; want %d", c.in, det.Threshold(), err, c.want)
+		in   Options
+		want Options // Options()
+		ts   int     // T_s in effect
+	}{
+		{Options{}, Options{Threshold: DefaultThreshold, Relative: DefaultRelative}, DefaultThreshold},
+		{Options{Threshold: SameCount}, Options{Threshold: SameCount, Relative: DefaultRelative}, 0},
+		{Options{Threshold: 1, Relative: Absolute}, Options{Threshold: 1, Relative: Absolute}, 1},
+		{Options{Threshold: 7, Relative: 0.3}, Options{Threshold: 7, Relative: 0.3}, 7},
+	} {
+		det, err := New(c.in)
+		if err != nil || det.Options() != c.want || det.opts.Threshold != c.ts {
+			t.Fatalf("New(%+v): Options() %+v, T_s %d, %v; want %+v, T_s %d", c.in, det.Options(), det.opts.Threshold, err, c.want, c.ts)
+		}
+		// The options in effect make the same detector again.
+		if again, err := New(det.Options()); err != nil || again.opts != det.opts {
+			t.Errorf("New(%+v) resolves to %+v, %v; want %+v", det.Options(), again.opts, err, det.opts)
 		}
 	}
-	if _, err := New(Options{Threshold: -1, ExplicitZero: true}); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("New(-2) error = %v, want ErrInvalidOption", err)
+	for _, o := range []Options{{Threshold: -2}, {Relative: 1.5}} {
+		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v) error = %v, want ErrInvalidOption", o, err)
+		}
 	}
 }
 
@@ -114,8 +126,8 @@ func TestErrors(t *testing.T) {
 func TestAgainstScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, ts := range []int{0, 1, 3} {
-		det := mustNew(t, Options{Threshold: ts, ExplicitZero: true, Relative: Absolute})
-		tsv := det.Threshold()
+		det := mustNew(t, Options{Threshold: cmp.Or(ts, SameCount), Relative: Absolute})
+		tsv := det.opts.Threshold
 		kept := map[string]int{}
 		for i := 0; i < 500; i++ {
 			n := 1 + r.IntN(30)
@@ -156,7 +168,7 @@ func TestAgainstScan(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
-	det := mustNew(t, Options{ExplicitZero: true, Relative: Absolute})
+	det := mustNew(t, Options{Threshold: SameCount, Relative: Absolute})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	added := map[int]int{}

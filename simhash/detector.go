@@ -20,16 +20,17 @@ import (
 // (docs/DEPARTURES.md).
 const DefaultMaxDistance = 8
 
+// Identical, as Options.MaxDistance, sets T_B = 0: only identical
+// fingerprints match.
+const Identical = -1
+
 // Options configures a Detector. The zero value gives the package defaults.
 type Options struct {
 	// MaxDistance is T_B: a kept page is a near-duplicate of a new page when
 	// the Hamming distance b_f of their fingerprints is ≤ MaxDistance
-	// (Kumar and Govindarajulu §3.3). Valid values are 0 to 64; zero means
-	// DefaultMaxDistance unless ExplicitZero is set.
+	// (Kumar and Govindarajulu §3.3). Zero means DefaultMaxDistance;
+	// Identical means T_B = 0; otherwise valid values are 1 to 64.
 	MaxDistance int
-	// ExplicitZero makes a zero MaxDistance mean T_B = 0: only identical
-	// fingerprints match.
-	ExplicitZero bool
 	// ExpectedSize is the number of documents the Detector expects to keep;
 	// it sizes the k-bit index (see hamming.Options.ExpectedSize). Zero means
 	// DefaultExpectedSize. The index stays exact at any size; far beyond
@@ -59,10 +60,12 @@ const Bits neardup.Measure = "simhash-bits"
 // resolve fills in defaults and validates o.
 func (o Options) resolve() (Options, error) {
 	switch {
-	case o.MaxDistance == 0 && !o.ExplicitZero:
+	case o.MaxDistance == 0:
 		o.MaxDistance = DefaultMaxDistance
+	case o.MaxDistance == Identical:
+		o.MaxDistance = 0
 	case o.MaxDistance < 0 || o.MaxDistance > 64:
-		return o, fmt.Errorf("Options.MaxDistance %d not in 0..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
+		return o, fmt.Errorf("Options.MaxDistance = %d, want Identical, 0 or 1..64: %w", o.MaxDistance, neardup.ErrInvalidOption)
 	}
 	switch {
 	case o.ExpectedSize == 0:
@@ -118,8 +121,9 @@ type Detector struct {
 }
 
 // New returns a Detector configured by opts. Options out of range (a
-// MaxDistance outside 0..64, a negative size or budget, a budget no index
-// layout fits) return an error wrapping neardup.ErrInvalidOption.
+// MaxDistance other than Identical, 0 and 1..64, a negative size or budget,
+// a budget no index layout fits) return an error wrapping
+// neardup.ErrInvalidOption.
 func New(opts Options) (*Detector, error) {
 	o, err := opts.resolve()
 	if err != nil {
@@ -192,10 +196,16 @@ func (det *Detector) c() *detector.Core[Fingerprint] {
 	})
 }
 
-// MaxDistance returns the detector's threshold T_B in bits.
-func (det *Detector) MaxDistance() int {
+// Options returns the detector's options with the defaults filled in; T_B = 0
+// is returned as Identical, so that New(det.Options()) makes a Detector with
+// the same options.
+func (det *Detector) Options() Options {
 	det.c()
-	return det.opts.MaxDistance
+	o := det.opts
+	if o.MaxDistance == 0 {
+		o.MaxDistance = Identical
+	}
+	return o
 }
 
 // Len returns the number of kept documents.

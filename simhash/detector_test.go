@@ -2,6 +2,7 @@ package simhash
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -34,15 +35,13 @@ func wordsDoc(id string, words ...string) *neardup.Document {
 
 func TestNewOptions(t *testing.T) {
 	for _, c := range []struct {
-		in       int
-		explicit bool
-		want     int
+		in, want int // want is Options().MaxDistance
 		ok       bool
 	}{
-		{0, false, DefaultMaxDistance, true}, {0, true, 0, true}, {1, false, 1, true}, {64, true, 64, true},
-		{65, false, 0, false}, {-1, false, 0, false}, {-1, true, 0, false},
+		{0, DefaultMaxDistance, true}, {Identical, Identical, true}, {1, 1, true}, {64, 64, true},
+		{65, 0, false}, {-2, 0, false},
 	} {
-		det, err := New(Options{MaxDistance: c.in, ExplicitZero: c.explicit})
+		det, err := New(Options{MaxDistance: c.in})
 		if !c.ok {
 			if !errors.Is(err, neardup.ErrInvalidOption) {
 				t.Errorf("New(%d) error = %v, want ErrInvalidOption", c.in, err)
@@ -51,8 +50,12 @@ func TestNewOptions(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || det.MaxDistance() != c.want {
-			t.Errorf("New(%d) = T_B %d, %v; want %d", c.in, det.MaxDistance(), err, c.want)
+		if err != nil || det.Options().MaxDistance != c.want {
+			t.Fatalf("New(%d): Options().MaxDistance %d, %v; want %d", c.in, det.Options().MaxDistance, err, c.want)
+		}
+		// The options in effect make the same detector again.
+		if again, err := New(det.Options()); err != nil || again.Options() != det.Options() || again.opts != det.opts {
+			t.Errorf("New(%+v) = %+v, %v; want the same options", det.Options(), again.Options(), err)
 		}
 	}
 	for name, o := range map[string]Options{
@@ -148,7 +151,7 @@ func TestDetectorAgainstOracle(t *testing.T) {
 
 func detectorAgainstOracle(t *testing.T, tb int) {
 	r := rand.New(rand.NewPCG(5, 6))
-	det := mustNew(t, Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: 64})
+	det := mustNew(t, Options{MaxDistance: cmp.Or(tb, Identical), ExpectedSize: 64})
 	var indexed bool
 	det.c().Read(func(s detector.Store[Fingerprint]) { indexed = s.(*store).ix != nil })
 	if indexed != (tb <= hamming.MaxDistance) {

@@ -30,7 +30,7 @@
 // # Defaults
 //
 // T_B is DefaultMaxDistance, 8 bits, unless Options.MaxDistance says
-// otherwise (Options.ExplicitZero for T_B = 0: identical fingerprints only).
+// otherwise (Identical for T_B = 0: identical fingerprints only).
 // The paper's example, and Manku et al., use 3 bits; with this package's
 // preprocessing 3 bits misses many of the duplicates in labelled crawls,
 // whose best T_B lies between 5 and 10 bits. Where this package departs from

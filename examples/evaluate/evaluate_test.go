@@ -257,3 +257,32 @@ func TestSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// -digests prints one line per page in manifest order, the same on every
+// run, and pages that preprocess differently get different digests.
+func TestDigests(t *testing.T) {
+	dir := writeCorpus(t)
+	var outs [2]string
+	for i := range outs {
+		var out, errs bytes.Buffer
+		if err := run([]string{"-corpus", dir, "-digests"}, &out, &errs); err != nil {
+			t.Fatalf("%v\n%s", err, errs.String())
+		}
+		outs[i] = out.String()
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("two runs differ:\n%s\n%s", outs[0], outs[1])
+	}
+	lines := strings.Split(strings.TrimSpace(outs[0]), "\n")
+	seen := map[string]bool{}
+	for i, line := range lines {
+		d, id, ok := strings.Cut(line, " ")
+		if !ok || len(d) != 64 || id != fmt.Sprintf("p%d", i+1) {
+			t.Errorf("line %d = %q, want a SHA-256 and p%d", i, line, i+1)
+		}
+		seen[d] = true
+	}
+	if len(lines) != 5 || len(seen) != 5 {
+		t.Errorf("%d lines, %d distinct digests; want 5 of each:\n%s", len(lines), len(seen), outs[0])
+	}
+}

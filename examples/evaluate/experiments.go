@@ -19,12 +19,14 @@ import (
 type experiments struct {
 	claims     *bool
 	partitions *bool
+	digests    *bool
 }
 
 func newExperiments(fs *flag.FlagSet) experiments {
 	return experiments{
 		claims:     fs.Bool("claims", false, "cluster's accuracy claim (Kumar & Govindarajulu, Fig. 7): the sentence → SimHash cascade alone and in KModes clusters probed at p = 1, 2, 3, with the share of the kept pages a page is compared with"),
 		partitions: fs.Bool("partitions", false, "ssm's search-space claim (§4): ssm alone and in domain × size partitions (the paper's sizes, the sample's size terciles; margins 0 and 1 KB), with comparisons per page"),
+		digests:    fs.Bool("digests", false, "no detector: print a SHA-256 of what the preprocessing pipeline makes of each page, and its id, to compare two versions of the pipeline with diff"),
 	}
 }
 
@@ -35,6 +37,8 @@ func (e experiments) chosen(all methodSet, fs *flag.FlagSet) func(pages source, 
 		return func(pages source, w io.Writer) error { return clusterClaims(fs, pages, w) }
 	case *e.partitions:
 		return func(pages source, w io.Writer) error { return ssmPartitions(all, fs, pages, w) }
+	case *e.digests:
+		return writeDigests
 	}
 	return nil
 }

@@ -7,6 +7,7 @@
 //	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
 //	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]
 //	go run ./examples/evaluate -corpus DIR -claims | -partitions
+//	go run ./examples/evaluate -corpus DIR -digests > FILE
 //
 // DIR holds manifest.tsv (header line: id, url, group, file) and the pages it
 // names (a file ending in .gz is gunzipped). Pages are streamed in manifest
@@ -29,6 +30,10 @@
 // and print one table: -claims the accuracy of the clustered cascade
 // (package cluster) at p = 1, 2, 3 against the cascade alone; -partitions
 // ssm's domain × size partitions against its keyword index alone.
+//
+// -digests runs no detector: it prints, for each page, a SHA-256 of what the
+// preprocessing pipeline makes of it and the page's id, so that two versions
+// of the pipeline can be compared on a whole corpus with diff.
 //
 // -synthetic N evaluates on the first N pages of a generated crawl
 // (internal/synth at its defaults and -seed: long-tail hosts with heavy

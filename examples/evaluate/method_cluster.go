@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"strconv"
@@ -82,7 +83,7 @@ func seed000Cascade(fs *flag.FlagSet, expected int) (neardup.Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	so := sentence.Options{Threshold: ts, ExplicitZero: ts == 0, Relative: tr}
+	so := sentence.Options{Threshold: cmp.Or(ts, sentence.SameCount), Relative: tr}
 	if tr == 0 {
 		so.Relative = sentence.Absolute
 	}
@@ -90,7 +91,7 @@ func seed000Cascade(fs *flag.FlagSet, expected int) (neardup.Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	byPrint, err := simhash.New(simhash.Options{MaxDistance: tb, ExplicitZero: tb == 0, ExpectedSize: max(expected, 1024)})
+	byPrint, err := simhash.New(simhash.Options{MaxDistance: cmp.Or(tb, simhash.Identical), ExpectedSize: max(expected, 1024)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 
 	"github.com/neardup/neardup"
@@ -15,10 +16,10 @@ func seed000Methods(fs *flag.FlagSet) []method {
 	ts := fs.Int("ts", sentence.DefaultThreshold, "sentence: sentence-count difference T_s always accepted")
 	tr := fs.Float64("tr", sentence.DefaultRelative, "sentence: relative tolerance, a fraction of the longer page's sentence count (0 = off: the paper's rule)")
 	newSimhash := func(t int) (*simhash.Detector, error) {
-		return simhash.New(simhash.Options{MaxDistance: t, ExplicitZero: t == 0})
+		return simhash.New(simhash.Options{MaxDistance: cmp.Or(t, simhash.Identical)})
 	}
 	cascade := func(t int) (neardup.Detector, error) {
-		o := sentence.Options{Threshold: *ts, ExplicitZero: *ts == 0, Relative: *tr}
+		o := sentence.Options{Threshold: cmp.Or(*ts, sentence.SameCount), Relative: *tr}
 		if *tr == 0 {
 			o.Relative = sentence.Absolute
 		}

@@ -35,5 +35,5 @@ func Example() {
 	// p0000034 retemplate of p0000020 (group g0000020)
 	// p0000035 retemplate of p0000018 (group g0000018)
 	// 8 near-duplicates in 40 pages
-	// synth: invalid option: Duplicates = 2, want at most 0.9 (0: 0.15, negative: none)
+	// synth: Options.Duplicates = 2, want at most 0.9 (0: 0.15, negative: none): neardup: invalid option
 }

@@ -1,14 +1,16 @@
 package synth
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // ErrInvalidOption is wrapped by the errors New and WriteCorpus return for
-// options out of range.
-var ErrInvalidOption = errors.New("synth: invalid option")
+// options out of range. It is neardup.ErrInvalidOption, so errors.Is(err,
+// neardup.ErrInvalidOption) holds for them too.
+var ErrInvalidOption = sentinel.InvalidOption
 
 // Defaults of the zero Options.
 const (
@@ -90,7 +92,7 @@ func (m Mix) weights() [numKinds]float64 {
 }
 
 func invalid(field string, v any, want string) error {
-	return fmt.Errorf("%w: %s = %v, want %s", ErrInvalidOption, field, v, want)
+	return fmt.Errorf("synth: Options.%s = %v, want %s: %w", field, v, want, ErrInvalidOption)
 }
 
 // share returns a share option's value: def for 0, 0 for a negative value.

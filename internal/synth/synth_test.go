@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup"
 )
 
 func newCrawl(t testing.TB, o Options) *Crawl {
@@ -341,8 +343,11 @@ func TestOptions(t *testing.T) {
 		{Pages: 10, Mix: Mix{Swap: nan}},
 		{Pages: 10, Mix: Mix{Swap: math.Inf(1)}},
 	} {
-		if _, err := New(o); !errors.Is(err, ErrInvalidOption) {
-			t.Errorf("New(%+v): %v, want ErrInvalidOption", o, err)
+		_, err := New(o)
+		if !errors.Is(err, ErrInvalidOption) || !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): %v, want ErrInvalidOption (neardup's)", o, err)
+		} else if n := strings.Count(err.Error(), "synth:"); !strings.HasPrefix(err.Error(), "synth: Options.") || n != 1 {
+			t.Errorf("New(%+v): %q, want one \"synth: Options.\" prefix", o, err)
 		}
 		if err := WriteCorpus(t.TempDir(), o); !errors.Is(err, ErrInvalidOption) {
 			t.Errorf("WriteCorpus(%+v): %v, want ErrInvalidOption", o, err)

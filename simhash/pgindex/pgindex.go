@@ -74,11 +74,10 @@ type Options struct {
 	// and underscores, starting with a letter, at most 40 bytes. Detectors
 	// with one Table share one repository.
 	Table string
-	// MaxDistance is T_B, 0..MaxDistance (ExplicitZero for 0); zero means
-	// DefaultMaxDistance. A table remembers the k it was made with and
+	// MaxDistance is T_B, 1..MaxDistance; zero means DefaultMaxDistance,
+	// simhash.Identical means T_B = 0. A table remembers the k it was made with and
 	// refuses another.
-	MaxDistance  int
-	ExplicitZero bool
+	MaxDistance int
 	// Timeout bounds each call of the methods without a context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
@@ -113,10 +112,12 @@ func New(ctx context.Context, o Options) (*Detector, error) {
 	}
 	k := o.MaxDistance
 	switch {
-	case k == 0 && !o.ExplicitZero:
+	case k == 0:
 		k = DefaultMaxDistance
+	case k == simhash.Identical:
+		k = 0
 	case k < 0 || k > MaxDistance:
-		return nil, fmt.Errorf("pgindex: New: MaxDistance %d not in 0..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
+		return nil, fmt.Errorf("pgindex: New: MaxDistance %d, want simhash.Identical, 0 or 1..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
 	}
 	if o.Table == "" {
 		o.Table = DefaultTable

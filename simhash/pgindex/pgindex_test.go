@@ -163,7 +163,7 @@ func TestConformance(t *testing.T) {
 func TestOptions(t *testing.T) {
 	p := pool(t, 2)
 	ctx := context.Background()
-	for _, o := range []Options{{}, {Pool: p, MaxDistance: 8}, {Pool: p, MaxDistance: -1}, {Pool: p, Table: "Bad-Name"},
+	for _, o := range []Options{{}, {Pool: p, MaxDistance: 8}, {Pool: p, MaxDistance: -2}, {Pool: p, Table: "Bad-Name"},
 		{Pool: p, Table: "x; DROP TABLE y"}, {Pool: p, Timeout: -1}} {
 		if _, err := New(ctx, o); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)

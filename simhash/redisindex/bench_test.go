@@ -1,6 +1,7 @@
 package redisindex
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 // commands (the script's writes, without its check), and returns the
 // detector.
 func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
-	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: k, ExplicitZero: k == 0})
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: cmp.Or(k, simhash.Identical)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -114,12 +114,11 @@ type Options struct {
 	// Detectors with one Prefix share one repository. It may not hold
 	// braces (SingleSlot adds them).
 	Prefix string
-	// MaxDistance is T_B, 0..MaxDistance (ExplicitZero for 0); zero means
-	// DefaultMaxDistance. Every process sharing a Prefix must use the same:
+	// MaxDistance is T_B, 1..MaxDistance; zero means DefaultMaxDistance,
+	// simhash.Identical means T_B = 0. Every process sharing a Prefix must use the same:
 	// the repository records the T_B of its first write and refuses calls
 	// with another (an error wrapping neardup.ErrInvalidOption).
-	MaxDistance  int
-	ExplicitZero bool
+	MaxDistance int
 	// Timeout bounds each call of the methods without a context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
@@ -169,10 +168,12 @@ func New(o Options) (*Detector, error) {
 	}
 	k := o.MaxDistance
 	switch {
-	case k == 0 && !o.ExplicitZero:
+	case k == 0:
 		k = DefaultMaxDistance
+	case k == simhash.Identical:
+		k = 0
 	case k < 0 || k > MaxDistance:
-		return nil, fmt.Errorf("redisindex: New: MaxDistance %d not in 0..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
+		return nil, fmt.Errorf("redisindex: New: MaxDistance %d, want simhash.Identical, 0 or 1..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
 	}
 	if o.Prefix == "" {
 		o.Prefix = "neardup"

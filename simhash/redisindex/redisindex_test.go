@@ -1,6 +1,7 @@
 package redisindex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/simhash"
 )
 
 // addr is the address of the redis-server TestMain starts, or "" when
@@ -93,13 +95,13 @@ func TestConformance(t *testing.T) {
 func TestOptions(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	for _, o := range []Options{{}, {Client: c, MaxDistance: MaxDistance + 1}, {Client: c, MaxDistance: -1}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}, {Client: c, CallTTL: -1}, {Client: c, CallTTL: time.Microsecond}} {
+	for _, o := range []Options{{}, {Client: c, MaxDistance: MaxDistance + 1}, {Client: c, MaxDistance: -2}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}, {Client: c, CallTTL: -1}, {Client: c, CallTTL: time.Microsecond}} {
 		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
 		}
 	}
 	for k := range MaxDistance + 1 {
-		det, err := New(Options{Client: c, MaxDistance: k, ExplicitZero: k == 0})
+		det, err := New(Options{Client: c, MaxDistance: cmp.Or(k, simhash.Identical)})
 		if err != nil {
 			t.Fatal(err)
 		}

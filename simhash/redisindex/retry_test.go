@@ -2,6 +2,7 @@ package redisindex
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -418,7 +419,7 @@ func TestScriptBlockKeys(t *testing.T) {
 		fps = append(fps, simhash.Fingerprint(r.Uint64()))
 	}
 	for k := range MaxDistance + 1 {
-		det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: k, ExplicitZero: k == 0})
+		det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: cmp.Or(k, simhash.Identical)})
 		if err != nil {
 			t.Fatal(err)
 		}
