@@ -27,8 +27,11 @@ type feature struct {
 
 // minContentTokens is the least content, in tokens, that a page's content
 // sketch is made of; a page with less (a page that is all navigation, say)
-// has its whole text as content.
-const minContentTokens = 20
+// has its whole text as content. A thin page whose few words of content are
+// its own (a generated API page: a signature and "No description
+// available.") keeps them as its content, so that two such pages are not
+// matched through the navigation they share.
+const minContentTokens = 8
 
 // minContentHashes is the least a content sketch keeps when the host's
 // template is taken out of it; with less, the page is compared by the
