@@ -19,12 +19,14 @@
 // back), and a lost connection or a timeout is an error, never a silent "new
 // page".
 //
-// Cost, measured with a million kept pages in a local PostgreSQL 15 on two
-// shared cores (BenchmarkPostgres1M): 179 bytes per page in the table and
-// its indexes with IDs of 12 bytes (longer IDs add their length, twice with
-// the primary key); Match about 0.4 ms and MatchOrAdd about 1 ms at the
-// median. simhash/redisindex is 6–10 times faster; this package is for a
-// fleet that already runs PostgreSQL.
+// Cost: a kept page is one row (its ID, 8 bytes of fingerprint and k+1
+// blocks) plus an entry in each of k+2 indexes (the k+1 blocks and the
+// primary key, so the ID counts twice). Match is one round trip and k+1
+// index lookups; MatchOrAdd is one transaction of k+1 advisory locks, the
+// same query and an insert. simhash/redisindex answers the same calls
+// faster; this package is for a fleet that already runs PostgreSQL.
+// docs/BENCHMARKS.md ("Fleet (simhash/pgindex)") has the measurements and
+// the command that gives them.
 package pgindex
 
 import (

@@ -19,10 +19,12 @@
 //
 // T_B defaults to simhash.DefaultMaxDistance (8), as in the in-process
 // detector. Its cost grows with the repository: at k = 8 each of the nine
-// keys a query scans holds about n/128 entries, so a call takes about half
-// a millisecond at 10^4 pages and tens of milliseconds at 10^6, where k = 3
-// (four 16-bit blocks) stays under 0.1 ms at the median (BenchmarkFleetT8,
-// BenchmarkFleet1M; numbers in docs/BENCHMARKS.md). Every process sharing a
+// keys a query scans holds about n/128 entries of the n kept pages, so a
+// call is linear in n and Redis, which runs one script at a time, serves
+// few calls a second for the whole fleet beyond about 10^4 pages; at k = 3
+// (four 16-bit blocks) each key holds about n/65,536 entries and a call
+// stays short at a million pages. docs/BENCHMARKS.md ("Fleet
+// (simhash/redisindex)") has the measurements. Every process sharing a
 // repository must use one T_B: the repository records the T_B of its first
 // write and refuses calls with another.
 //
@@ -49,14 +51,13 @@
 // which Redis allows for keys of the script's own slot. Spreading one
 // repository's keys over shards is not implemented.
 //
-// Memory in Redis per kept page, measured with a million pages and IDs of
-// 11 bytes (used_memory): 293 bytes at k = 3 and 375 bytes at k = 8. The
-// k+1 entries of 16 bytes (64 bytes at k = 3, 144 at k = 8), the entry and
-// the ID in the ID hash, the ID again in the handle hash, and Redis's
-// overhead per hash field; longer IDs (URLs) add twice their length. Each
-// call record takes about 150 more bytes while it lives (BenchmarkCallRecord),
-// so a shard that takes w writes a second holds about 150·w·CallTTL bytes of
-// records (9 MB at 1,000 writes/s and the default minute).
+// Memory in Redis per kept page: the k+1 entries of 16 bytes (64 bytes at
+// k = 3, 144 at k = 8), the entry and the ID in the ID hash, the ID again in
+// the handle hash, and Redis's overhead per hash field; longer IDs (URLs)
+// add twice their length. Each call record takes a small, fixed number of
+// bytes while it lives, so a shard that takes w writes a second holds
+// records in proportion to w·CallTTL. docs/BENCHMARKS.md has the bytes per
+// page and per record measured (used_memory) and the command.
 //
 // What the guarantees need from the server (AOF with appendfsync, noeviction,
 // what a restart without persistence loses) is in docs/fleet.md.
