@@ -91,6 +91,7 @@ type Options struct {
 // (neardup.ContextDetector, ...); Scores are Hamming distances in bits (simhash.Bits). It is
 // safe for concurrent use, and across processes. Make it with New.
 type Detector struct {
+	opts    Options // in effect, as Options returns them
 	pool    *pgxpool.Pool
 	table   string
 	k       int
@@ -133,7 +134,12 @@ func New(ctx context.Context, o Options) (*Detector, error) {
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("pgindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
 	}
-	det := &Detector{pool: o.Pool, table: o.Table, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
+	if k == 0 {
+		o.MaxDistance = simhash.Identical
+	} else {
+		o.MaxDistance = k
+	}
+	det := &Detector{opts: o, pool: o.Pool, table: o.Table, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
 	det.prepare()
 	if err := det.schema(ctx); err != nil {
 		return nil, err
@@ -204,11 +210,10 @@ func (det *Detector) schema(ctx context.Context) error {
 	return nil
 }
 
-// MaxDistance returns T_B.
-func (det *Detector) MaxDistance() int { return det.k }
-
-// Table returns the name of the detector's table.
-func (det *Detector) Table() string { return det.table }
+// Options returns the options in effect, defaults filled in and T_B = 0 as
+// simhash.Identical, so that New(ctx, det.Options()) makes a detector of the
+// same table with the same T_B. The zero Detector returns the zero Options.
+func (det *Detector) Options() Options { return det.opts }
 
 // values returns the k+1 block values of fp.
 func (det *Detector) values(fp simhash.Fingerprint) []int64 {

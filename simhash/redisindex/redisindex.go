@@ -130,8 +130,8 @@ type Options struct {
 	// context has a later deadline keeps its record until that deadline and
 	// a second more. Set it above the longest time the client's retries of
 	// a call without a deadline can take (its dial and read timeouts times
-	// MaxRetries + 1, and the backoffs). Each record holds about 150 bytes
-	// of Redis memory while it lives (see the package doc).
+	// MaxRetries + 1, and the backoffs). Each record holds a small, fixed
+	// amount of Redis memory while it lives (see the package doc).
 	CallTTL time.Duration
 	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
 	// that every key of the repository is in one hash slot, as scripts on a
@@ -146,6 +146,7 @@ type Options struct {
 // Scores are Hamming distances in bits (simhash.Bits). It is safe for
 // concurrent use, and across processes.
 type Detector struct {
+	opts    Options // in effect, as Options returns them
 	client  redis.Scripter
 	prefix  string // Options.Prefix (in braces with SingleSlot) and ":2"
 	k       int
@@ -194,16 +195,24 @@ func New(o Options) (*Detector, error) {
 	if o.CallTTL < time.Millisecond {
 		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
 	}
-	if o.SingleSlot {
-		o.Prefix = "{" + o.Prefix + "}"
+	if k == 0 {
+		o.MaxDistance = simhash.Identical
+	} else {
+		o.MaxDistance = k
 	}
-	det := &Detector{client: o.Client, prefix: o.Prefix + ":2", k: k, timeout: o.Timeout,
+	prefix := o.Prefix
+	if o.SingleSlot {
+		prefix = "{" + prefix + "}"
+	}
+	det := &Detector{opts: o, client: o.Client, prefix: prefix + ":2", k: k, timeout: o.Timeout,
 		blocks: fpblock.Split(k), callTTL: o.CallTTL}
 	return det, nil
 }
 
-// MaxDistance returns T_B.
-func (det *Detector) MaxDistance() int { return det.k }
+// Options returns the options in effect, defaults filled in and T_B = 0 as
+// simhash.Identical, so that New(det.Options()) makes a detector of the same
+// repository with the same T_B. The zero Detector returns the zero Options.
+func (det *Detector) Options() Options { return det.opts }
 
 // blockKeys appends the block keys of fp to ks.
 func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
