@@ -12,8 +12,8 @@ import (
 
 // DefaultFitAt is the repository size at which a Detector first clusters
 // its kept pages, when Options.FitAt is zero: 256. Below that one
-// detector answers in microseconds anyway, and earlier fits measured no
-// better (docs/cluster.md).
+// detector holding every page is cheap to search anyway, and earlier fits
+// did no better (docs/cluster.md).
 const DefaultFitAt = 256
 
 // Never, as Options.FitAt, means no automatic fit (call Refit); as

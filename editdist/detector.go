@@ -233,10 +233,17 @@ func (det *Detector) c() *detector.Core[Feature] {
 	})
 }
 
-// Options returns the detector's options with the defaults filled in.
+// Options returns the detector's options with the defaults filled in and
+// ε = 0 as NoHostRule (NoLimit stays NoLimit), so that New(det.Options())
+// makes the same detector.
 func (det *Detector) Options() Options {
 	det.c()
-	return det.opts
+	o := det.opts
+	if o.Thresholds.Epsilon == 0 {
+		// Zero would ask New for the default ε; NoHostRule asks for 0.
+		o.Thresholds.Epsilon = NoHostRule
+	}
+	return o
 }
 
 // FeatureOf returns d's feature string and host as the detector sees them,

@@ -454,3 +454,47 @@ func TestLookup(t *testing.T) {
 		t.Error("Lookup(b) found a page that was never kept")
 	}
 }
+
+// TestOptionsRoundTrip checks that New(det.Options()) makes the same
+// detector: the same resolved options, ε = 0 included (NoHostRule, or α = 1
+// leaving no room for ε), and the same decision on a same-host pair.
+func TestOptionsRoundTrip(t *testing.T) {
+	for _, o := range []Options{
+		{},
+		{Thresholds: Thresholds{Epsilon: NoHostRule}},
+		{Thresholds: Thresholds{Alpha: PaperAlpha, Epsilon: PaperEpsilon}},
+		{Thresholds: Thresholds{Alpha: 1}},
+		{Thresholds: Thresholds{Alpha: 0.7, Beta: 0.5, Epsilon: NoHostRule}, MaxLength: NoLimit},
+		{Extractor: Latin(), MaxLength: 100, Thresholds: Thresholds{Epsilon: 0.1}},
+	} {
+		det, err := New(o)
+		if err != nil {
+			t.Fatalf("New(%+v): %v", o, err)
+		}
+		got := det.Options()
+		again, err := New(got)
+		if err != nil {
+			t.Fatalf("New(%+v.Options()) = %v", o, err)
+		}
+		if a, b := det.opts, again.opts; a.Thresholds != b.Thresholds || a.MaxLength != b.MaxLength ||
+			a.Extractor.Name != b.Extractor.Name || a.Extractor.Terminators != b.Extractor.Terminators {
+			t.Errorf("New(%+v): options in effect %+v, after a round trip %+v", o, a, b)
+		}
+		if again.Options().Thresholds != got.Thresholds {
+			t.Errorf("New(%+v): Options() %+v, after a round trip %+v", o, got.Thresholds, again.Options().Thresholds)
+		}
+		// LCC 8 of 10 on one host: a duplicate iff α + ε ≤ 0.8.
+		want, _ := det.opts.Thresholds.Duplicate(10, 10, 2, true)
+		if dup, _ := again.opts.Thresholds.Duplicate(10, 10, 2, true); dup != want {
+			t.Errorf("New(%+v): same-host LCC 8 of 10 duplicate = %v, after a round trip %v", o, want, dup)
+		}
+	}
+	det, _ := New(Options{Thresholds: Thresholds{Epsilon: NoHostRule}})
+	if got := det.Options().Thresholds.Epsilon; got != NoHostRule {
+		t.Errorf("NoHostRule: Options().Thresholds.Epsilon = %v, want NoHostRule", got)
+	}
+	var zero Detector
+	if got := zero.Options().Thresholds; got != (Thresholds{Alpha: DefaultAlpha, Beta: DefaultBeta, Epsilon: DefaultEpsilon}) {
+		t.Errorf("zero Detector: Options().Thresholds = %+v, want the defaults", got)
+	}
+}

@@ -21,8 +21,8 @@ const (
 	DefaultMaxTokenLen = 64
 
 	// DefaultMaxTokens is Options.MaxTokens when it is 0: 1<<18 tokens, some
-	// 1.5 MB of English text (the pages of the labelled corpora have 600 on
-	// average and 20,000 at most).
+	// 1.5 MB of English text, over ten times the most a page of the
+	// labelled corpora has.
 	DefaultMaxTokens = 1 << 18
 	// DefaultMaxTerms is Options.MaxTerms when it is 0: 1<<16 distinct
 	// words, some ten times the most a page of the labelled corpora has.

@@ -19,12 +19,14 @@
 // back), and a lost connection or a timeout is an error, never a silent "new
 // page".
 //
-// Cost, measured with a million kept pages in a local PostgreSQL 15 on two
-// shared cores (BenchmarkPostgres1M): 179 bytes per page in the table and
-// its indexes with IDs of 12 bytes (longer IDs add their length, twice with
-// the primary key); Match about 0.4 ms and MatchOrAdd about 1 ms at the
-// median. simhash/redisindex is 6–10 times faster; this package is for a
-// fleet that already runs PostgreSQL.
+// Cost: a kept page is one row (its ID, 8 bytes of fingerprint and k+1
+// blocks) plus an entry in each of k+2 indexes (the k+1 blocks and the
+// primary key, so the ID counts twice). Match is one round trip and k+1
+// index lookups; MatchOrAdd is one transaction of k+1 advisory locks, the
+// same query and an insert. simhash/redisindex answers the same calls
+// faster; this package is for a fleet that already runs PostgreSQL.
+// docs/BENCHMARKS.md ("Fleet (simhash/pgindex)") has the measurements and
+// the command that gives them.
 package pgindex
 
 import (
@@ -89,6 +91,7 @@ type Options struct {
 // (neardup.ContextDetector, ...); Scores are Hamming distances in bits (simhash.Bits). It is
 // safe for concurrent use, and across processes. Make it with New.
 type Detector struct {
+	opts    Options // in effect, as Options returns them
 	pool    *pgxpool.Pool
 	table   string
 	k       int
@@ -131,7 +134,12 @@ func New(ctx context.Context, o Options) (*Detector, error) {
 	if o.Timeout < 0 {
 		return nil, fmt.Errorf("pgindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
 	}
-	det := &Detector{pool: o.Pool, table: o.Table, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
+	if k == 0 {
+		o.MaxDistance = simhash.Identical
+	} else {
+		o.MaxDistance = k
+	}
+	det := &Detector{opts: o, pool: o.Pool, table: o.Table, k: k, timeout: o.Timeout, blocks: fpblock.Split(k)}
 	det.prepare()
 	if err := det.schema(ctx); err != nil {
 		return nil, err
@@ -202,11 +210,10 @@ func (det *Detector) schema(ctx context.Context) error {
 	return nil
 }
 
-// MaxDistance returns T_B.
-func (det *Detector) MaxDistance() int { return det.k }
-
-// Table returns the name of the detector's table.
-func (det *Detector) Table() string { return det.table }
+// Options returns the options in effect, defaults filled in and T_B = 0 as
+// simhash.Identical, so that New(ctx, det.Options()) makes a detector of the
+// same table with the same T_B. The zero Detector returns the zero Options.
+func (det *Detector) Options() Options { return det.opts }
 
 // values returns the k+1 block values of fp.
 func (det *Detector) values(fp simhash.Fingerprint) []int64 {

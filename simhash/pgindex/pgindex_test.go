@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/simhash"
 )
 
 // dsn is the address of the PostgreSQL server TestMain starts, or "" when
@@ -178,6 +179,37 @@ func TestOptions(t *testing.T) {
 	}
 	if _, err := New(ctx, Options{Pool: p, Table: name, MaxDistance: 5}); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("the table with another MaxDistance: err = %v, want ErrInvalidOption", err)
+	}
+}
+
+// Options returns the options in effect, and New(ctx, det.Options()) makes
+// the same detector: T_B = 0 comes back as simhash.Identical, not as zero
+// (which would ask for the default).
+func TestOptionsRoundTrip(t *testing.T) {
+	p := pool(t, 2)
+	ctx := context.Background()
+	for _, c := range []struct{ in, want Options }{
+		{Options{Pool: p, Table: table(t)}, Options{MaxDistance: DefaultMaxDistance, Timeout: DefaultTimeout}},
+		{Options{Pool: p, Table: table(t), MaxDistance: simhash.Identical, Timeout: time.Second}, Options{MaxDistance: simhash.Identical, Timeout: time.Second}},
+		{Options{Pool: p, Table: table(t), MaxDistance: MaxDistance}, Options{MaxDistance: MaxDistance, Timeout: DefaultTimeout}},
+	} {
+		if c.want.Pool == nil {
+			c.want.Pool, c.want.Table = c.in.Pool, c.in.Table
+		}
+		det, err := New(ctx, c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := det.Options(); got != c.want {
+			t.Errorf("New(%+v).Options() = %+v, want %+v", c.in, got, c.want)
+		}
+		again, err := New(ctx, det.Options())
+		if err != nil {
+			t.Fatalf("New(det.Options()) on the same table: %v", err)
+		}
+		if again.Options() != det.Options() || again.k != det.k || again.table != det.table {
+			t.Errorf("New(%+v): round trip gives %+v (k %d), want %+v (k %d)", c.in, again.Options(), again.k, det.Options(), det.k)
+		}
 	}
 }
 

@@ -19,10 +19,12 @@
 //
 // T_B defaults to simhash.DefaultMaxDistance (8), as in the in-process
 // detector. Its cost grows with the repository: at k = 8 each of the nine
-// keys a query scans holds about n/128 entries, so a call takes about half
-// a millisecond at 10^4 pages and tens of milliseconds at 10^6, where k = 3
-// (four 16-bit blocks) stays under 0.1 ms at the median (BenchmarkFleetT8,
-// BenchmarkFleet1M; numbers in docs/BENCHMARKS.md). Every process sharing a
+// keys a query scans holds about n/128 entries of the n kept pages, so a
+// call is linear in n and Redis, which runs one script at a time, serves
+// few calls a second for the whole fleet beyond about 10^4 pages; at k = 3
+// (four 16-bit blocks) each key holds about n/65,536 entries and a call
+// stays short at a million pages. docs/BENCHMARKS.md ("Fleet
+// (simhash/redisindex)") has the measurements. Every process sharing a
 // repository must use one T_B: the repository records the T_B of its first
 // write and refuses calls with another.
 //
@@ -49,14 +51,13 @@
 // which Redis allows for keys of the script's own slot. Spreading one
 // repository's keys over shards is not implemented.
 //
-// Memory in Redis per kept page, measured with a million pages and IDs of
-// 11 bytes (used_memory): 293 bytes at k = 3 and 375 bytes at k = 8. The
-// k+1 entries of 16 bytes (64 bytes at k = 3, 144 at k = 8), the entry and
-// the ID in the ID hash, the ID again in the handle hash, and Redis's
-// overhead per hash field; longer IDs (URLs) add twice their length. Each
-// call record takes about 150 more bytes while it lives (BenchmarkCallRecord),
-// so a shard that takes w writes a second holds about 150·w·CallTTL bytes of
-// records (9 MB at 1,000 writes/s and the default minute).
+// Memory in Redis per kept page: the k+1 entries of 16 bytes (64 bytes at
+// k = 3, 144 at k = 8), the entry and the ID in the ID hash, the ID again in
+// the handle hash, and Redis's overhead per hash field; longer IDs (URLs)
+// add twice their length. Each call record takes a small, fixed number of
+// bytes while it lives, so a shard that takes w writes a second holds
+// records in proportion to w·CallTTL. docs/BENCHMARKS.md has the bytes per
+// page and per record measured (used_memory) and the command.
 //
 // What the guarantees need from the server (AOF with appendfsync, noeviction,
 // what a restart without persistence loses) is in docs/fleet.md.
@@ -129,8 +130,8 @@ type Options struct {
 	// context has a later deadline keeps its record until that deadline and
 	// a second more. Set it above the longest time the client's retries of
 	// a call without a deadline can take (its dial and read timeouts times
-	// MaxRetries + 1, and the backoffs). Each record holds about 150 bytes
-	// of Redis memory while it lives (see the package doc).
+	// MaxRetries + 1, and the backoffs). Each record holds a small, fixed
+	// amount of Redis memory while it lives (see the package doc).
 	CallTTL time.Duration
 	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
 	// that every key of the repository is in one hash slot, as scripts on a
@@ -145,6 +146,7 @@ type Options struct {
 // Scores are Hamming distances in bits (simhash.Bits). It is safe for
 // concurrent use, and across processes.
 type Detector struct {
+	opts    Options // in effect, as Options returns them
 	client  redis.Scripter
 	prefix  string // Options.Prefix (in braces with SingleSlot) and ":2"
 	k       int
@@ -193,16 +195,24 @@ func New(o Options) (*Detector, error) {
 	if o.CallTTL < time.Millisecond {
 		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
 	}
-	if o.SingleSlot {
-		o.Prefix = "{" + o.Prefix + "}"
+	if k == 0 {
+		o.MaxDistance = simhash.Identical
+	} else {
+		o.MaxDistance = k
 	}
-	det := &Detector{client: o.Client, prefix: o.Prefix + ":2", k: k, timeout: o.Timeout,
+	prefix := o.Prefix
+	if o.SingleSlot {
+		prefix = "{" + prefix + "}"
+	}
+	det := &Detector{opts: o, client: o.Client, prefix: prefix + ":2", k: k, timeout: o.Timeout,
 		blocks: fpblock.Split(k), callTTL: o.CallTTL}
 	return det, nil
 }
 
-// MaxDistance returns T_B.
-func (det *Detector) MaxDistance() int { return det.k }
+// Options returns the options in effect, defaults filled in and T_B = 0 as
+// simhash.Identical, so that New(det.Options()) makes a detector of the same
+// repository with the same T_B. The zero Detector returns the zero Options.
+func (det *Detector) Options() Options { return det.opts }
 
 // blockKeys appends the block keys of fp to ks.
 func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {

@@ -160,3 +160,33 @@ func fleet(t *testing.T, newClient func() redis.Scripter, o Options) {
 		Seed: 23,
 	})
 }
+
+// Options returns the options in effect, and New(det.Options()) makes the
+// same detector: T_B = 0 comes back as simhash.Identical, not as zero (which
+// would ask for the default), and the prefix without SingleSlot's braces.
+// New does not contact Redis, so this needs no server.
+func TestOptionsRoundTrip(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { c.Close() })
+	for _, tc := range []struct{ in, want Options }{
+		{Options{Client: c}, Options{Client: c, Prefix: "neardup", MaxDistance: DefaultMaxDistance, Timeout: DefaultTimeout, CallTTL: DefaultCallTTL}},
+		{Options{Client: c, Prefix: "p", MaxDistance: simhash.Identical, SingleSlot: true, Timeout: time.Second, CallTTL: time.Hour},
+			Options{Client: c, Prefix: "p", MaxDistance: simhash.Identical, SingleSlot: true, Timeout: time.Second, CallTTL: time.Hour}},
+		{Options{Client: c, Prefix: "q", MaxDistance: 3}, Options{Client: c, Prefix: "q", MaxDistance: 3, Timeout: DefaultTimeout, CallTTL: DefaultCallTTL}},
+	} {
+		det, err := New(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := det.Options(); got != tc.want {
+			t.Errorf("New(%+v).Options() = %+v, want %+v", tc.in, got, tc.want)
+		}
+		again, err := New(det.Options())
+		if err != nil {
+			t.Fatalf("New(det.Options()): %v", err)
+		}
+		if again.Options() != det.Options() || again.k != det.k || again.prefix != det.prefix {
+			t.Errorf("New(%+v): round trip gives prefix %q, k %d; want %q, %d", tc.in, again.prefix, again.k, det.prefix, det.k)
+		}
+	}
+}

@@ -392,8 +392,8 @@ func TestMaxDistanceRecorded(t *testing.T) {
 	c, prefix := client(t)
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 28, Groups: 1, Members: 2})[0]
 	det8, _ := New(Options{Client: c, Prefix: prefix})
-	if det8.MaxDistance() != 8 {
-		t.Errorf("default T_B = %d, want simhash's 8", det8.MaxDistance())
+	if k := det8.Options().MaxDistance; k != 8 {
+		t.Errorf("default T_B = %d, want simhash's 8", k)
 	}
 	if _, _, err := det8.MatchOrAdd(d[0]); err != nil {
 		t.Fatal(err)
