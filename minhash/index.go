@@ -38,8 +38,8 @@ type IndexOptions struct {
 //
 // The work of a query is bounded by Keys × MaxPostings whatever the number of
 // sketches filed; a pair of sets found only through keys that have been
-// dropped is missed (the cost of the bound, measured in the package
-// documentation's BENCHMARKS reference).
+// dropped is missed (the recall this costs the Detector is measured in
+// docs/BENCHMARKS.md).
 //
 // Sketches are named by the caller's uint32 IDs (row numbers, handles). The
 // zero Index is ready to use with the default options. An Index is not safe
