@@ -21,7 +21,8 @@
 // For each page the Detector keeps two sketches of 4-token shingles of the
 // page's analysed tokens (preprocess.Page.Tokens): of the whole page, and of
 // its content — the blocks its markup does not mark as navigation, header,
-// footer or sidebar, with the block each hash came from. The content of a
+// footer or sidebar and that are not mostly link text, with the block each
+// hash came from. The content of a
 // page is its content sketch less the blocks that are template: in the
 // content sketches of TemplatePages (3) kept pages of its host, or template
 // on two hosts (a generator's or a theme's text, so that a host's first

@@ -67,10 +67,18 @@ func blocksOf(p *preprocess.Page) []textBlock {
 		toks := p.Tokens[start:max(start, end)]
 		start = max(start, end)
 		if len(toks) > 0 {
-			blocks = append(blocks, textBlock{furniture: b.Kind != preprocess.Content, tokens: toks})
+			blocks = append(blocks, textBlock{furniture: isFurniture(b), tokens: toks})
 		}
 	}
 	return blocks
+}
+
+// isFurniture reports whether a block is page furniture rather than the
+// page's content: what the markup marks as navigation, header, footer,
+// sidebar or form, and a line that is mostly link text (an entry of a menu
+// or a table of contents that the markup does not mark).
+func isFurniture(b preprocess.Block) bool {
+	return b.Kind != preprocess.Content || b.Links >= 0.8
 }
 
 // linesOf returns the lines of p's text as blocks, tokenised.
