@@ -136,14 +136,16 @@ func New(opts Options) (*Detector, error) {
 func (det *Detector) build(o Options) *detector.Core[feature] {
 	det.opts = o
 	return detector.NewCore(detector.Config[feature]{
-		Name:     "minhash",
-		Measure:  JaccardDistance,
-		Extract:  func(d *neardup.Document) (feature, error) { return extract(d, o) },
-		NewStore: func() detector.Store[feature] { return newStore(o, &det.compared) },
-		Kind:     "minhash.Detector",
-		Params:   o.params(),
-		Encode:   encodeFeature,
-		Decode:   func(sr *snapshot.Reader) feature { return decodeFeature(sr, o) },
+		Name:      "minhash",
+		Measure:   JaccardDistance,
+		Extract:   func(d *neardup.Document) (feature, error) { return extract(d, o) },
+		NewStore:  func() detector.Store[feature] { return newStore(o, &det.compared) },
+		Kind:      "minhash.Detector",
+		Params:    o.params(),
+		Encode:    encodeFeature,
+		Decode:    func(sr *snapshot.Reader) feature { return decodeFeature(sr, o) },
+		Extra:     func(s detector.Store[feature]) func(*snapshot.Writer) { return s.(*store).writeVerdicts() },
+		ReadExtra: func(sr *snapshot.Reader, s detector.Store[feature]) { s.(*store).readVerdicts(sr) },
 	})
 }
 

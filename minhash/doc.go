@@ -29,6 +29,9 @@
 // pages lose it too). The template model counts kept pages only, so
 // offering a page again, or a near-duplicate that is not kept, teaches it
 // nothing, and it is rebuilt from the kept pages when a snapshot is read.
+// The first verdict of a page not kept (the kept page it matched, and how
+// far) is remembered by the hash of its text and written to snapshots, so a
+// page offered again gets that verdict however the template has grown since.
 //
 // Two pages are near-duplicates when their contents are closer than
 // ContentDistance (0.62, in Jaccard distance), or their whole pages closer

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -172,24 +170,13 @@ func (d *deduper) judge(p prepared) error {
 		d.say("known %s", it.ID)
 		return d.keep(it, p.doc)
 	}
-	// A page that nearly duplicates a kept one is judged by Match, which
-	// changes nothing: offering it again, in this run or the next, teaches
-	// the detector nothing (minhash's template model learns only from the
-	// pages it keeps), so its verdict does not drift from run to run. A
-	// changed page that now duplicates another one is forgotten, as Replace
-	// would.
-	ms, err := d.det.Match(p.doc)
-	ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == it.ID })
-	kept := false
-	if err == nil && len(ms) == 0 {
-		ms, kept, err = d.det.Replace(p.doc)
-	} else if err == nil {
-		if r, ok := d.det.(neardup.Remover); ok {
-			if rerr := r.Remove(it.ID); rerr != nil && !errors.Is(rerr, neardup.ErrUnknownID) {
-				err = rerr
-			}
-		}
-	}
+	// Replace keeps the page (in place of an older version kept under its
+	// id) unless it nearly duplicates another kept page, in one step. The
+	// minhash detector's template model learns only from the pages it keeps,
+	// and it remembers the verdict of a page it does not keep, so offering
+	// the page again, in this run or the next (-state), gives the same
+	// verdict.
+	ms, kept, err := d.det.Replace(p.doc)
 	switch {
 	case err != nil:
 		d.refused++

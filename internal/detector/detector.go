@@ -103,6 +103,21 @@ type Config[F any] struct {
 	// sr.Fail for values out of range).
 	Encode func(sw *snapshot.Writer, f F)
 	Decode func(sr *snapshot.Reader) F
+
+	// Extra and ReadExtra, when set, save and read back state of the
+	// store beyond its features, after the features in a snapshot: Extra
+	// is called under the read lock and returns what writes a copy of that
+	// state; ReadExtra reads it into a store the features were inserted
+	// into (calling sr.Fail for values out of range).
+	Extra     func(s Store[F]) func(sw *snapshot.Writer)
+	ReadExtra func(sr *snapshot.Reader, s Store[F])
+}
+
+// Rejecter is implemented by a Store that remembers the verdicts of
+// documents MatchOrAdd or Replace did not keep: Core calls Reject, under the
+// write lock, with a document's feature and the kept handle it matched first.
+type Rejecter[F any] interface {
+	Reject(f F, h Handle, dist float64)
 }
 
 // Core implements the neardup.Detector family of interfaces over a Store. It
@@ -294,12 +309,23 @@ func (c *Core[F]) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, adde
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ms := c.match(f); len(ms) > 0 {
+		c.reject(f, ms[0])
 		return ms, false, nil
 	}
 	if err := c.add(d.ID, f); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
+}
+
+// reject tells a Rejecter store the first match of a document not kept
+// (c.mu held for writing).
+func (c *Core[F]) reject(f F, m neardup.Match) {
+	if r, ok := c.store.(Rejecter[F]); ok {
+		if h, ok := c.ids[m.ID]; ok {
+			r.Reject(f, h, m.Score)
+		}
+	}
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID: in one step
@@ -320,6 +346,7 @@ func (c *Core[F]) Replace(d *neardup.Document) (matches []neardup.Match, kept bo
 		}
 	}
 	if ms := c.match(f); len(ms) > 0 {
+		c.reject(f, ms[0])
 		return ms, false, nil
 	}
 	if err := c.add(d.ID, f); err != nil {
@@ -398,6 +425,10 @@ func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
 			fs = append(fs, c.store.Feature(Handle(h)))
 		}
 	}
+	var extra func(sw *snapshot.Writer)
+	if c.cfg.Extra != nil {
+		extra = c.cfg.Extra(c.store)
+	}
 	c.mu.RUnlock()
 
 	sw := snapshot.NewWriter(w, c.cfg.Kind, c.cfg.Params)
@@ -405,6 +436,9 @@ func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
 	for i, id := range ids {
 		sw.Text(id)
 		c.cfg.Encode(sw, fs[i])
+	}
+	if extra != nil {
+		extra(sw)
 	}
 	n, err := sw.Close()
 	if err != nil {
@@ -445,6 +479,9 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 		}
 		ids[id] = h
 		names = append(names, id)
+	}
+	if c.cfg.ReadExtra != nil && sr.Err() == nil {
+		c.cfg.ReadExtra(sr, store)
 	}
 	if n, err = sr.Close(); err != nil {
 		return nil, n, fmt.Errorf("%s: %w", c.name, err)
