@@ -17,7 +17,7 @@ const (
 	DefaultContentDistance  = 0.62
 	DefaultPageDistance     = 0.5
 	DefaultContentGuard     = 0.7
-	DefaultHostPageDistance = 0.6
+	DefaultHostPageDistance = 0.55
 	DefaultTemplatePages    = 3
 	DefaultSketchSize       = 128
 	DefaultPageSketchSize   = 128

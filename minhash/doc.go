@@ -37,7 +37,7 @@
 // ContentDistance (0.62, in Jaccard distance), or their whole pages closer
 // than PageDistance (0.5) and their contents closer than ContentGuard
 // (0.7); two pages of one host, only when their whole pages are also closer
-// than HostPageDistance (0.6: far apart as wholes, they differ in what the
+// than HostPageDistance (0.55: far apart as wholes, they differ in what the
 // markup calls furniture, such as a table of contents). When the markup of
 // two pages disagrees on what is content, a content is also compared with
 // the other's whole page. A page with the same text as a kept one is found
