@@ -89,7 +89,7 @@ func BenchmarkAssign(b *testing.B) {
 }
 
 // BenchmarkDetectorMatch matches pages against a repository of n pages kept
-// in the seed-000 cascade, alone and split into k = 8 clusters (p = 1, 2):
+// in the sentence → SimHash cascade (Kumar and Govindarajulu), alone and split into k = 8 clusters (p = 1, 2):
 // the time per new page of Figs. 6 and 8, on synthetic pages whose sentence
 // counts spread over 5-200 (the sentence filter lets through about a third).
 func BenchmarkDetectorMatch(b *testing.B) {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestPartitionedKModes: a fitted KModes is a neardup.Partitioner, and a
-// neardup.Partitioned of seed-000 cascades over it passes the conformance
+// neardup.Partitioned of sentence → SimHash cascades (Kumar and Govindarajulu) over it passes the conformance
 // suite (its snapshot carries the KModes's).
 func TestPartitionedKModes(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 21, Groups: 8})

@@ -11,9 +11,9 @@ import (
 // Seed 004, Figs. 3-4: the sample input (from Khan et al.), its data-cleaning
 // output (stop words and punctuation removed) and its Porter stems.
 const (
-	seed004Input = "In this busy world, information in the web is growing tremendously as the volume of data is updated daily on web. And most of the people use the internet search engine to find and retrieve the information."
-	seed004Fig3  = "busy information web growing tremendously volume data updated daily web people internet search engine retrieve information"
-	seed004Fig4  = "busi inform web grow tremend volum data updat daili web peopl internet search engin retriev inform"
+	khanInput = "In this busy world, information in the web is growing tremendously as the volume of data is updated daily on web. And most of the people use the internet search engine to find and retrieve the information."
+	khanFig3  = "busy information web growing tremendously volume data updated daily web people internet search engine retrieve information"
+	khanFig4  = "busi inform web grow tremend volum data updat daili web peopl internet search engin retriev inform"
 )
 
 // TestSeed004Fig4Stems: the paper's stop-word-free text stems to exactly the
@@ -23,12 +23,12 @@ func TestSeed004Fig4Stems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, err := p.ProcessText([]byte(seed004Fig3))
+	pg, err := p.ProcessText([]byte(khanFig3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(pg.Tokens, " "); got != seed004Fig4 {
-		t.Errorf("stems of Fig. 3 output:\n got %s\nwant %s", got, seed004Fig4)
+	if got := strings.Join(pg.Tokens, " "); got != khanFig4 {
+		t.Errorf("stems of Fig. 3 output:\n got %s\nwant %s", got, khanFig4)
 	}
 }
 
@@ -39,7 +39,7 @@ func TestSeed004Fig4Stems(t *testing.T) {
 // ExtraStopWords the output is exactly Fig. 3, and stemming it is Fig. 4.
 func TestSeed004Fig3StopWords(t *testing.T) {
 	p, _ := New(Options{Language: English, NoStem: true})
-	pg, err := p.ProcessText([]byte(seed004Input))
+	pg, err := p.ProcessText([]byte(khanInput))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,26 +47,26 @@ func TestSeed004Fig3StopWords(t *testing.T) {
 	if got := strings.Join(pg.Tokens, " "); got != wantDefault {
 		t.Errorf("default stop list:\n got %s\nwant %s", got, wantDefault)
 	}
-	t.Logf("seed 004 Fig. 3 also removes %q, %q, %q: not stop words in snowball's English list", "world", "use", "find")
+	t.Logf("Khan et al.'s Fig. 3 also removes %q, %q, %q: not stop words in snowball's English list", "world", "use", "find")
 
 	extra := []string{"world", "use", "find"}
 	p, _ = New(Options{Language: English, NoStem: true, ExtraStopWords: extra})
-	pg, _ = p.ProcessText([]byte(seed004Input))
-	if got := strings.Join(pg.Tokens, " "); got != seed004Fig3 {
-		t.Errorf("with ExtraStopWords %v:\n got %s\nwant %s", extra, got, seed004Fig3)
+	pg, _ = p.ProcessText([]byte(khanInput))
+	if got := strings.Join(pg.Tokens, " "); got != khanFig3 {
+		t.Errorf("with ExtraStopWords %v:\n got %s\nwant %s", extra, got, khanFig3)
 	}
 	p, _ = New(Options{Language: English, ExtraStopWords: extra})
-	pg, _ = p.ProcessText([]byte(seed004Input))
-	if got := strings.Join(pg.Tokens, " "); got != seed004Fig4 {
-		t.Errorf("full pipeline:\n got %s\nwant %s", got, seed004Fig4)
+	pg, _ = p.ProcessText([]byte(khanInput))
+	if got := strings.Join(pg.Tokens, " "); got != khanFig4 {
+		t.Errorf("full pipeline:\n got %s\nwant %s", got, khanFig4)
 	}
 	if len(pg.Sentences) != 2 {
 		t.Errorf("sentences = %q, want 2", pg.Sentences)
 	}
 }
 
-// TestPaperStemmingExamples checks the stemming examples of seed 002 (§3.5)
-// and seed 000 (§3.1d) against snowball's English (Porter2) stemmer. The
+// TestPaperStemmingExamples checks the stemming examples of Zaheer et al. (§3.5)
+// and Kumar and Govindarajulu (§3.1d) against snowball's English (Porter2) stemmer. The
 // paper's claim and snowball's output agree on every one of them; the test
 // asserts snowball's actual output and would report any disagreement.
 func TestPaperStemmingExamples(t *testing.T) {
@@ -107,9 +107,9 @@ func TestPaperStemmingExamples(t *testing.T) {
 // TestSeedStopWords: every stop word seeds 000 (§3.1c) and 004 (§3.1.1)
 // name is an English stop word.
 func TestSeedStopWords(t *testing.T) {
-	seed000 := []string{"is", "as", "it", "can", "an", "and", "by", "for", "from", "of", "the", "to", "with"}
-	seed004 := []string{"a", "an", "the"}
-	for _, w := range append(seed000, seed004...) {
+	kumar := []string{"is", "as", "it", "can", "an", "and", "by", "for", "from", "of", "the", "to", "with"}
+	khan := []string{"a", "an", "the"}
+	for _, w := range append(kumar, khan...) {
 		if !IsStopWord(English, w) {
 			t.Errorf("IsStopWord(en, %q) = false", w)
 		}

@@ -60,7 +60,7 @@ const hugeMaxAlloc = 64 << 20
 // stays below that too) and that the per-page caps hold.
 func TestHugePageMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("8 MB pages")
+		t.Skip("-short: preprocessing three 8 MB pages takes seconds (under -race, more); run without -short to check the per-page memory bound")
 	}
 	for _, script := range []string{"cjk", "latin", "html"} {
 		t.Run(script, func(t *testing.T) {

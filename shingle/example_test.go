@@ -20,7 +20,7 @@ func ExampleShingles() {
 	// [New Delhi is] [Delhi is the] [is the capital] [the capital of] [capital of India]
 }
 
-// The worked example of seed 004 (Tables 2–4, M = 3), built from pattern
+// The worked example of Khan et al. (Tables 2–4, M = 3), built from pattern
 // counts, in both forms. The paper prints 0.082 for D2,D3 in its table's form:
 // it adds group rows already rounded to three decimals.
 func ExampleDissimilarity() {

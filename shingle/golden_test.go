@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// table2 returns the pattern counts of seed 004 Table 2 for document col
+// table2 returns the pattern counts of Khan et al.'s Table 2 for document col
 // (0 = D1, 1 = D2, 2 = D3), m = 3.
 func table2(t *testing.T, col int) *Vector {
 	t.Helper()

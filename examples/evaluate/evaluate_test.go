@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/neardup/neardup"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,5 +285,30 @@ func TestDigests(t *testing.T) {
 	}
 	if len(lines) != 5 || len(seen) != 5 {
 		t.Errorf("%d lines, %d distinct digests; want 5 of each:\n%s", len(lines), len(seen), outs[0])
+	}
+}
+
+// -hostsizes counts a corpus's hosts: here a generated crawl of 2,000 pages,
+// whose host count and near-duplicates the generator gives too.
+func TestHostSizes(t *testing.T) {
+	var out, errs bytes.Buffer
+	if err := run([]string{"-synthetic", "2000", "-hostsizes"}, &out, &errs); err != nil {
+		t.Fatalf("%v\n%s", err, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want a header and one row:\n%s", len(lines), out.String())
+	}
+	f := strings.Fields(lines[1])
+	src, _ := syntheticSource(2000, 1)
+	hosts, dups := map[string]bool{}, 0
+	for p := range src.all {
+		hosts[neardup.HostOf(p.url)] = true
+		if p.dup {
+			dups++
+		}
+	}
+	if f[0] != "2000" || f[1] != fmt.Sprint(len(hosts)) || !strings.Contains(lines[1], fmt.Sprintf("%.1f %%", 100*float64(dups)/2000)) {
+		t.Errorf("row %q, want 2000 pages, %d hosts, %.1f %% near-duplicates", lines[1], len(hosts), 100*float64(dups)/2000)
 	}
 }

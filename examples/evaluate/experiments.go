@@ -20,12 +20,14 @@ type experiments struct {
 	claims     *bool
 	partitions *bool
 	digests    *bool
+	hostSizes  *bool
 }
 
 func newExperiments(fs *flag.FlagSet) experiments {
 	return experiments{
 		claims:     fs.Bool("claims", false, "cluster's accuracy claim (Kumar & Govindarajulu, Fig. 7): the sentence → SimHash cascade alone and in KModes clusters probed at p = 1, 2, 3, with the share of the kept pages a page is compared with"),
 		partitions: fs.Bool("partitions", false, "ssm's search-space claim (§4): ssm alone and in domain × size partitions (the paper's sizes, the sample's size terciles; margins 0 and 1 KB), with comparisons per page"),
+		hostSizes:  fs.Bool("hostsizes", false, "no detector: print the corpus's host sizes (hosts, the share with fewer than five pages, the largest) after 10,000, 100,000 and 1,000,000 pages and at its end"),
 		digests:    fs.Bool("digests", false, "no detector: print a SHA-256 of what the preprocessing pipeline makes of each page, and its id, to compare two versions of the pipeline with diff"),
 	}
 }
@@ -39,6 +41,8 @@ func (e experiments) chosen(all methodSet, fs *flag.FlagSet) func(pages source, 
 		return func(pages source, w io.Writer) error { return ssmPartitions(all, fs, pages, w) }
 	case *e.digests:
 		return writeDigests
+	case *e.hostSizes:
+		return writeHostSizes
 	}
 	return nil
 }
@@ -49,7 +53,7 @@ func clusterClaims(fs *flag.FlagSet, pages source, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	defer tw.Flush()
 	fmt.Fprintln(tw, "detector\tprecision\trecall\tf1\tcompared\tgenerations\t")
-	alone, err := seed000Cascade(fs, pages.n)
+	alone, err := kumarCascade(fs, pages.n)
 	if err != nil {
 		return err
 	}
@@ -60,7 +64,7 @@ func clusterClaims(fs *flag.FlagSet, pages source, w io.Writer) error {
 		det, err := cluster.New(cluster.Options{
 			KModes:      cluster.KModesOptions{K: k, Keywords: f, Probes: min(p, k)},
 			FitAt:       fitAt,
-			NewDetector: func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
+			NewDetector: func(_, expected int) (neardup.Detector, error) { return kumarCascade(fs, expected) },
 		})
 		if err != nil {
 			return err

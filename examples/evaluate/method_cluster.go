@@ -16,7 +16,7 @@ import (
 // KModes splits the kept pages into k clusters by their top keywords, and a
 // new page runs the sentence-count → SimHash cascade only within its p most
 // similar clusters. The cascade's thresholds are the -tb, -ts and -tr flags
-// of the seed000 family when it is registered, else the library defaults.
+// of the Kumar and Govindarajulu family (simhash, cascade) when it is registered, else the library defaults.
 func clusterMethods(fs *flag.FlagSet) []method {
 	k := fs.Int("kk", cluster.DefaultK, "kmodes: number of clusters k")
 	p := fs.Int("kp", cluster.DefaultProbes, "kmodes: clusters p a page is compared within (multi-probe)")
@@ -31,7 +31,7 @@ func clusterMethods(fs *flag.FlagSet) []method {
 			KModes:      cluster.KModesOptions{K: k, Probes: min(*p, k), Keywords: *f, ModeKeywords: *modes},
 			FitAt:       *fitAt,
 			Incremental: *inc,
-			NewDetector: func(_, expected int) (neardup.Detector, error) { return seed000Cascade(fs, expected) },
+			NewDetector: func(_, expected int) (neardup.Detector, error) { return kumarCascade(fs, expected) },
 		}
 		if *modes < 0 {
 			o.KModes.ModeKeywords = *f
@@ -62,10 +62,10 @@ func clusterMethods(fs *flag.FlagSet) []method {
 	}
 }
 
-// seed000Cascade returns the sentence → SimHash cascade with the thresholds
+// kumarCascade returns the sentence → SimHash cascade with the thresholds
 // of the -tb, -ts and -tr flags when fs has them, else the defaults, its
 // SimHash index sized for expected pages.
-func seed000Cascade(fs *flag.FlagSet, expected int) (neardup.Detector, error) {
+func kumarCascade(fs *flag.FlagSet, expected int) (neardup.Detector, error) {
 	tb, ts, tr := simhash.DefaultMaxDistance, sentence.DefaultThreshold, sentence.DefaultRelative
 	lookup := func(name string, parse func(string) error) error {
 		if fl := fs.Lookup(name); fl != nil {

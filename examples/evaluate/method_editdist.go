@@ -7,7 +7,7 @@ import (
 	"github.com/neardup/neardup/editdist"
 )
 
-// editdistMethods is An and Cheng's edit-distance method (seed 001) on the
+// editdistMethods is An and Cheng's edit-distance method (An and Cheng) on the
 // page with its tags stripped only: the feature string of the Han character
 // before each 。 (editdist), or of the word before each . ! ? for alphabetic
 // scripts (editdist-latin). Pages without a feature (no 。) cannot be

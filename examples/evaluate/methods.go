@@ -45,7 +45,7 @@ type family func(fs *flag.FlagSet) []method
 
 // families lists every family, in the order -methods lists their methods.
 func families() []family {
-	return []family{minhashMethods, seed000Methods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}
+	return []family{minhashMethods, kumarMethods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}
 }
 
 // methodSet is the methods of every family, registered on one FlagSet.

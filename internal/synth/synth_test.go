@@ -465,33 +465,3 @@ func TestKindString(t *testing.T) {
 		t.Error(Reoffer.String(), Kind(99).String())
 	}
 }
-
-// TestHostSizesReport prints the host sizes of the default crawl at 10,000,
-// 100,000 and 1,000,000 pages (one pass: a crawl is a prefix of a longer
-// one). It takes about half a minute, so it runs only when SYNTH_SIZES is
-// set:
-//
-//	SYNTH_SIZES=1 go test -run=HostSizesReport -v ./internal/synth/
-func TestHostSizesReport(t *testing.T) {
-	if os.Getenv("SYNTH_SIZES") == "" {
-		t.Skip("set SYNTH_SIZES=1 to print the host sizes at 10k, 100k and 1M pages")
-	}
-	c := newCrawl(t, Options{Seed: 1, Pages: 1000000})
-	sizes := map[string]int{}
-	dups, zh, bytes := 0, 0, 0
-	for p, ok := c.Next(); ok; p, ok = c.Next() {
-		sizes[p.Host]++
-		bytes += len(p.HTML)
-		if p.Duplicate() {
-			dups++
-		}
-		if p.Lang == "zh" {
-			zh++
-		}
-		if n := p.Index + 1; n == 10000 || n == 100000 || n == 1000000 {
-			s := stats(sizes)
-			t.Logf("%7d pages: %6d hosts, %.3f of them with fewer than 5 pages, largest %d pages (%.2f %%), %d hosts with more than 100; %.3f near-duplicates, %.3f Chinese pages, %.0f bytes of HTML a page",
-				n, s.hosts, s.under5, s.largest, 100*float64(s.largest)/float64(n), s.over100, float64(dups)/float64(n), float64(zh)/float64(n), float64(bytes)/float64(n))
-		}
-	}
-}

@@ -83,7 +83,7 @@ func (s *aofServer) kill() {
 // does not know, never verdicts.
 func TestKillRestartAOF(t *testing.T) {
 	if testing.Short() {
-		t.Skip("kills and restarts a server")
+		t.Skip("-short: kills redis-server three times and waits for each restart under load; run without -short to check that no page reported added is lost")
 	}
 	s := startAOF(t)
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 31, Groups: 48, Members: 4})

@@ -9,9 +9,9 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// seed000Methods are SimHash alone and the cascade of Kumar and
+// kumarMethods are SimHash alone and the cascade of Kumar and
 // Govindarajulu: the sentence-count filter, then SimHash.
-func seed000Methods(fs *flag.FlagSet) []method {
+func kumarMethods(fs *flag.FlagSet) []method {
 	tb := fs.Int("tb", simhash.DefaultMaxDistance, "simhash: largest Hamming distance T_B of a near-duplicate, in bits")
 	ts := fs.Int("ts", sentence.DefaultThreshold, "sentence: sentence-count difference T_s always accepted")
 	tr := fs.Float64("tr", sentence.DefaultRelative, "sentence: relative tolerance, a fraction of the longer page's sentence count (0 = off: the paper's rule)")
