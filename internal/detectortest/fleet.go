@@ -46,42 +46,31 @@ type FleetSpec struct {
 func Fleet(t *testing.T, s FleetSpec) {
 	t.Helper()
 	groups := Groups(t, nil, GroupSpec{Seed: s.Seed, Groups: 12, Members: 6})
-	var wg sync.WaitGroup
 	var mu sync.Mutex
-	added := map[string]bool{}
 	cut := 0 // calls of the cut-off client that failed
+	var clients []Offer
 	for w := range 4 {
 		det := s.New()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for round := range 3 {
-				for gi := range groups {
-					g := groups[(gi*7+w*5+round)%len(groups)]
-					d := g[(w+round)%len(g)]
-					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
-					ctx := context.Background()
-					var cancel context.CancelFunc = func() {}
-					if w == 3 { // the client that keeps being cut off
-						ctx, cancel = context.WithTimeout(ctx, s.Cuts[gi%len(s.Cuts)])
-					}
-					_, ok, err := det.MatchOrAddContext(ctx, doc)
-					cancel()
-					mu.Lock()
-					switch {
-					case err != nil && w != 3:
-						t.Errorf("client %d: %v", w, err)
-					case err != nil:
-						cut++
-					case ok:
-						added[doc.ID] = true
-					}
-					mu.Unlock()
-				}
+		clients = append(clients, func(gi int, doc *neardup.Document) bool {
+			ctx := context.Background()
+			var cancel context.CancelFunc = func() {}
+			if w == 3 { // the client that keeps being cut off
+				ctx, cancel = context.WithTimeout(ctx, s.Cuts[gi%len(s.Cuts)])
 			}
-		}()
+			_, ok, err := det.MatchOrAddContext(ctx, doc)
+			cancel()
+			switch {
+			case err != nil && w != 3:
+				t.Errorf("client %d: %v", w, err)
+			case err != nil:
+				mu.Lock()
+				cut++
+				mu.Unlock()
+			}
+			return err == nil && ok
+		})
 	}
-	wg.Wait()
+	added := Race(groups, 3, nil, clients)
 	t.Logf("%d of %d calls of the cut-off client failed", cut, 3*len(groups))
 	if cut == 0 {
 		t.Error("the cut-off client was never cut off")
@@ -150,4 +139,55 @@ func Unavailable(t testing.TB, server, why string) {
 		}
 	}
 	t.Skipf("needs %s, unavailable here: %s (install it to run this test; .ci/run does, and then requires it)", server, why)
+}
+
+// Offer is one client of Race: it offers doc, the document of group gi of
+// this round, and reports whether its detector kept it.
+type Offer func(gi int, doc *neardup.Document) (added bool)
+
+// Race has the clients, each in a goroutine of its own, offer the
+// near-duplicate groups round after round, each client in an order of its
+// own: in round r client w offers document (w+r) mod len(g) of group
+// (gi·7 + w·5 + r) mod len(groups), under the ID "<its ID>#w<w>-r<r>". It
+// stops after rounds rounds, or, when rounds is 0, once stop is closed, and
+// returns the IDs the clients reported added.
+func Race(groups [][]*neardup.Document, rounds int, stop <-chan struct{}, clients []Offer) map[string]bool {
+	var mu sync.Mutex
+	added := map[string]bool{}
+	var wg sync.WaitGroup
+	for w, offer := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := 0; rounds == 0 || round < rounds; round++ {
+				for gi := range groups {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					g := groups[(gi*7+w*5+round)%len(groups)]
+					d := g[(w+round)%len(g)]
+					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
+					if offer(gi, doc) {
+						mu.Lock()
+						added[doc.ID] = true
+						mu.Unlock()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return added
+}
+
+// NotSelf fails t when a match of doc, reported to client w, is doc itself.
+func NotSelf(t *testing.T, w int, doc *neardup.Document, ms []neardup.Match) {
+	t.Helper()
+	for _, m := range ms {
+		if m.ID == doc.ID {
+			t.Errorf("client %d: %s is a near-duplicate of itself", w, doc.ID)
+		}
+	}
 }

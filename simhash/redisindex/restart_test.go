@@ -3,11 +3,9 @@ package redisindex
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os/exec"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,50 +96,28 @@ func TestKillRestartAOF(t *testing.T) {
 		}
 		return det
 	}
-	var mu sync.Mutex
-	added := map[string]bool{}
 	var failed, calls atomic.Int64
-	var wg sync.WaitGroup
 	stop := make(chan struct{})
+	var clients []detectortest.Offer
 	for w := range 4 {
 		det := newDet()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for round := 0; ; round++ {
-				for gi := range groups {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					g := groups[(gi*7+w*5+round)%len(groups)]
-					d := g[(w+round)%len(g)]
-					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
-					calls.Add(1)
-					ms, ok, err := det.MatchOrAdd(doc)
-					if errors.Is(err, neardup.ErrDuplicateID) {
-						t.Errorf("client %d: %s: %v", w, doc.ID, err)
-					}
-					if err != nil {
-						failed.Add(1)
-						continue
-					}
-					for _, m := range ms {
-						if m.ID == doc.ID {
-							t.Errorf("client %d: %s is a near-duplicate of itself", w, doc.ID)
-						}
-					}
-					if ok {
-						mu.Lock()
-						added[doc.ID] = true
-						mu.Unlock()
-					}
-					time.Sleep(2 * time.Millisecond)
-				}
+		clients = append(clients, func(_ int, doc *neardup.Document) bool {
+			calls.Add(1)
+			ms, ok, err := det.MatchOrAdd(doc)
+			if errors.Is(err, neardup.ErrDuplicateID) {
+				t.Errorf("client %d: %s: %v", w, doc.ID, err)
 			}
-		}()
+			if err != nil {
+				failed.Add(1)
+				return false
+			}
+			detectortest.NotSelf(t, w, doc, ms)
+			time.Sleep(2 * time.Millisecond)
+			return ok
+		})
 	}
+	race := make(chan map[string]bool)
+	go func() { race <- detectortest.Race(groups, 0, stop, clients) }()
 	for range 3 {
 		time.Sleep(60 * time.Millisecond)
 		s.kill()
@@ -150,7 +126,7 @@ func TestKillRestartAOF(t *testing.T) {
 	}
 	time.Sleep(150 * time.Millisecond)
 	close(stop)
-	wg.Wait()
+	added := <-race
 	t.Logf("%d calls, %d failed while the server was down, %d pages reported added", calls.Load(), failed.Load(), len(added))
 	det := newDet()
 	for id := range added {

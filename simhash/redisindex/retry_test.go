@@ -237,39 +237,20 @@ func TestDroppedReplies(t *testing.T) {
 		}
 		return det
 	}
-	var mu sync.Mutex
-	added := map[string]bool{}
-	var wg sync.WaitGroup
+	var clients []detectortest.Offer
 	for w := range 4 {
 		det := newDet()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for round := range 3 {
-				for gi := range groups {
-					g := groups[(gi*7+w*5+round)%len(groups)]
-					d := g[(w+round)%len(g)]
-					doc := &neardup.Document{ID: fmt.Sprintf("%s#w%d-r%d", d.ID, w, round), Page: d.Page}
-					ms, ok, err := det.MatchOrAdd(doc)
-					if err != nil {
-						t.Errorf("client %d: MatchOrAdd(%s): %v", w, doc.ID, err)
-						continue
-					}
-					for _, m := range ms {
-						if m.ID == doc.ID {
-							t.Errorf("client %d: %s is a near-duplicate of itself", w, doc.ID)
-						}
-					}
-					if ok {
-						mu.Lock()
-						added[doc.ID] = true
-						mu.Unlock()
-					}
-				}
+		clients = append(clients, func(_ int, doc *neardup.Document) bool {
+			ms, ok, err := det.MatchOrAdd(doc)
+			if err != nil {
+				t.Errorf("client %d: MatchOrAdd(%s): %v", w, doc.ID, err)
+				return false
 			}
-		}()
+			detectortest.NotSelf(t, w, doc, ms)
+			return ok
+		})
 	}
-	wg.Wait()
+	added := detectortest.Race(groups, 3, nil, clients)
 	evals, dropped, retried := p.counts()
 	t.Logf("MatchOrAdd race: %d script calls, %d replies dropped, %d calls re-sent", evals, dropped, retried)
 	if dropped == 0 || retried == 0 {
