@@ -2,12 +2,8 @@ package preprocess
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"hash"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,37 +13,6 @@ import (
 var updateGolden = flag.Bool("update", false, "rewrite testdata/pages.golden from the current pipeline")
 
 const goldenPagesFile = "testdata/pages.golden"
-
-// pageDigest returns a SHA-256 of everything a Page holds (or of the error),
-// so a golden file can pin the pipeline's output byte for byte.
-func pageDigest(pg *Page, err error) string {
-	h := sha256.New()
-	if err != nil {
-		digestString(h, "error: "+err.Error())
-		return hex.EncodeToString(h.Sum(nil))
-	}
-	digestString(h, string(pg.Language))
-	digestString(h, pg.Text)
-	digestStrings(h, pg.Sentences)
-	digestStrings(h, pg.Tokens)
-	for _, t := range pg.Terms {
-		digestString(h, t.Text)
-		binary.Write(h, binary.LittleEndian, int64(t.Count))
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func digestString(h hash.Hash, s string) {
-	binary.Write(h, binary.LittleEndian, int64(len(s)))
-	h.Write([]byte(s))
-}
-
-func digestStrings(h hash.Hash, ss []string) {
-	binary.Write(h, binary.LittleEndian, int64(len(ss)))
-	for _, s := range ss {
-		digestString(h, s)
-	}
-}
 
 // goldenCases returns every input of the golden test: the testdata pages
 // (whole and cut at odd places, with several option sets, through every
@@ -77,7 +42,7 @@ func goldenCases(t *testing.T) (names []string, digests []string) {
 	}
 	add := func(name string, pg *Page, err error) {
 		names = append(names, name)
-		digests = append(digests, pageDigest(pg, err))
+		digests = append(digests, Digest(pg, err))
 	}
 	files := []string{
 		"testdata/postgresql-functions-datetime.html",
