@@ -99,6 +99,23 @@ func (o *outcome) score(c *crawl, i int, flagged bool, matched int) {
 	}
 }
 
+// step accounts for page i of a sketch finder: the times it spent sketching
+// (t0 to t1), querying (t1 to t2) and inserting (t2 to t3), and its verdict,
+// best being the index in at (the crawl indexes of the kept pages) of the
+// page it matched, or -1 when it kept page i. It returns at, extended when
+// page i was kept.
+func (o *outcome) step(c *crawl, i, best int, at []int, t0, t1, t2, t3 time.Time) []int {
+	o.sketch += t1.Sub(t0)
+	o.query += t2.Sub(t1)
+	o.insert += t3.Sub(t2)
+	if best < 0 {
+		o.score(c, i, false, 0)
+		return append(at, i)
+	}
+	o.score(c, i, true, c.groups[at[best]])
+	return at
+}
+
 func (o outcome) precision() float64 { return ratio(o.tp, o.tp+o.fp+o.wrong) }
 func (o outcome) recall() float64    { return ratio(o.tp, o.tp+o.fn+o.wrong) }
 func (o outcome) f1() float64 {
@@ -236,16 +253,7 @@ func runIndex(tb testing.TB, c *crawl) outcome {
 			s.sketches = append(s.sketches, sk)
 			s.ids = append(s.ids, c.ids[i])
 		}
-		t3 := time.Now()
-		o.sketch += t1.Sub(t0)
-		o.query += t2.Sub(t1)
-		o.insert += t3.Sub(t2)
-		if best < 0 {
-			at = append(at, i)
-			o.score(c, i, false, 0)
-		} else {
-			o.score(c, i, true, c.groups[at[best]])
-		}
+		at = o.step(c, i, best, at, t0, t1, t2, time.Now())
 	}
 	o.spent = o.sketch + o.query + o.insert
 	o.kept = len(s.sketches)
@@ -302,16 +310,7 @@ func runLSH(tb testing.TB, c *crawl) outcome {
 			s.sigs = append(s.sigs, sig)
 			s.ids = append(s.ids, c.ids[i])
 		}
-		t3 := time.Now()
-		o.sketch += t1.Sub(t0)
-		o.query += t2.Sub(t1)
-		o.insert += t3.Sub(t2)
-		if best < 0 {
-			at = append(at, i)
-			o.score(c, i, false, 0)
-		} else {
-			o.score(c, i, true, c.groups[at[best]])
-		}
+		at = o.step(c, i, best, at, t0, t1, t2, time.Now())
 	}
 	o.spent = o.sketch + o.query + o.insert
 	o.kept = len(s.sigs)
