@@ -188,16 +188,14 @@ func (st *store) rule(c, p float64, sameHost bool) string {
 }
 
 func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
-	seen := make(map[uint32]struct{})
+	n := len(dst)
 	if h, ok := st.exact[f.exact]; ok {
-		seen[h] = struct{}{}
 		dst = append(dst, detector.Found{H: detector.Handle(h), Dist: 0})
 		for _, h := range st.exacts[f.exact] {
-			seen[h] = struct{}{}
 			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: 0})
 		}
 	}
-	if len(dst) == 0 {
+	if len(dst) == n {
 		if v, ok := st.verdicts[f.exact]; ok {
 			if h, ok := st.exact[v.kept]; ok {
 				return append(dst, detector.Found{H: detector.Handle(h), Dist: v.dist})
@@ -209,10 +207,10 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 	cands := st.index.Candidates(st.index.Keys(fc.s), buf[:0])
 	st.compared.Add(int64(len(cands)))
 	for _, h := range cands {
-		if _, dup := seen[h]; dup {
-			continue
-		}
 		e := &st.entries[h]
+		if e.exact == f.exact {
+			continue // found above, through the text's hash
+		}
 		ef := st.feature(e)
 		kc := st.content(&ef, &st.models[e.host])
 		if d, ok := st.near(&f, fc, &ef, kc); ok {
