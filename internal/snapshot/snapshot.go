@@ -22,6 +22,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,6 +84,23 @@ func NewWriter(w io.Writer, kind string, params []Param) *Writer {
 		sw.Text(p.Value)
 	}
 	return sw
+}
+
+// NewBodyWriter returns a Writer of a bare body on w: no header, end mark
+// or checksum. It encodes a record that a store other than a snapshot keeps
+// (a fleet backend's copy of a kept page) with the codecs of a snapshot's
+// body; Flush ends it.
+func NewBodyWriter(w io.Writer) *Writer {
+	return &Writer{w: bufio.NewWriter(w), crc: crc32.NewIEEE()}
+}
+
+// Flush writes what is buffered and returns the first error (for a bare
+// body; Close ends a snapshot).
+func (sw *Writer) Flush() error {
+	if sw.err == nil {
+		sw.err = sw.w.Flush()
+	}
+	return sw.err
 }
 
 // Raw writes b as it is.
@@ -231,6 +249,24 @@ func NewReader(r io.Reader, kind string, params []Param) (*Reader, error) {
 		return nil, fmt.Errorf("%w: %s snapshot written with %s", ErrMismatch, kind, strings.Join(diff, "; "))
 	}
 	return sr, nil
+}
+
+// NewBodyReader returns a Reader of a bare body (what a NewBodyWriter
+// wrote) held in b. End reports whether it has all been read.
+func NewBodyReader(b []byte) *Reader {
+	br := bytes.NewReader(b)
+	return &Reader{r: br, src: br, crc: crc32.NewIEEE()}
+}
+
+// End fails the read unless the body has been read to its last byte, and
+// returns the first error.
+func (sr *Reader) End() error {
+	if sr.err == nil {
+		if _, err := sr.r.ReadByte(); err == nil {
+			sr.Fail("bytes after the end of the body")
+		}
+	}
+	return sr.err
 }
 
 // Kind returns the kind the snapshot was written by.
