@@ -2,6 +2,7 @@ package redisindex
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,7 +23,8 @@ import (
 //
 //   - us-p50/page, us-p99/page, us/page: MatchOrAdd's wall time (median,
 //     99th percentile, mean), preprocessing not counted
-//   - cmp/page: kept pages judged per MatchOrAdd
+//   - cmp/page, cmp-p99/page: kept pages judged per MatchOrAdd (mean, 99th
+//     percentile)
 //   - B/page: the server's used_memory per kept page
 //   - F1, as minhash's BenchmarkScale counts it
 //
@@ -75,15 +77,17 @@ func scale(b *testing.B, n int) {
 	mem0 := usedMemory(b, c)
 	group := make(map[string]int, n)
 	times := make([]time.Duration, 0, n)
+	cmps := make([]int64, 0, n)
 	var tp, fp, fn, wrong int
 	for p := range crawl.All() {
 		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
 		if err != nil {
 			b.Fatal(err)
 		}
-		t0 := time.Now()
+		c0, t0 := det.Comparisons(), time.Now()
 		ms, added, err := det.MatchOrAddContext(ctx, d)
 		times = append(times, time.Since(t0))
+		cmps = append(cmps, det.Comparisons()-c0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -112,6 +116,7 @@ func scale(b *testing.B, n int) {
 		sum += t
 	}
 	slices.Sort(times)
+	slices.Sort(cmps)
 	us := func(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e3 }
 	precision := float64(tp) / float64(tp+fp+wrong)
 	recall := float64(tp) / float64(tp+fn+wrong)
@@ -119,10 +124,35 @@ func scale(b *testing.B, n int) {
 	b.ReportMetric(us(times[len(times)*99/100]), "us-p99/page")
 	b.ReportMetric(us(sum)/float64(len(times)), "us/page")
 	b.ReportMetric(float64(det.Comparisons())/float64(len(times)), "cmp/page")
+	b.ReportMetric(float64(cmps[len(cmps)*99/100]), "cmp-p99/page")
 	b.ReportMetric(float64(mem)/float64(kept), "B/page")
 	b.ReportMetric(2*precision*recall/(precision+recall), "F1")
 	b.ReportMetric(0, "ns/op")
+	if n <= 100_000 {
+		memoryByKind(b, c, prefix, kept)
+	}
 	if err := c.FlushDB(ctx).Err(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// memoryByKind logs the memory Redis reports (MEMORY USAGE) for each kind
+// of key of the repository (script.go's layout), per kept page, in key
+// order. The call records (c) expire after CallTTL.
+func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
+	ctx := context.Background()
+	bytesBy := map[string]int64{}
+	keysBy := map[string]int{}
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		rest := strings.TrimPrefix(k, prefix+":m1:")
+		kind, _, _ := strings.Cut(rest, ":")
+		m, _ := c.MemoryUsage(ctx, k, 0).Result()
+		bytesBy[kind] += m
+		keysBy[kind]++
+	}
+	for _, kind := range slices.Sorted(maps.Keys(bytesBy)) {
+		b.Logf("%s: %d keys, %.0f B/page", kind, keysBy[kind], float64(bytesBy[kind])/float64(kept))
 	}
 }

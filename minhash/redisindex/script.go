@@ -129,6 +129,29 @@ local bad = badcfg(false)
 if bad then return bad end
 local skip = tonumber(ARGV[4])
 local out, seen = {}, {}
+-- The counts read so far, by host and block (candidates of one host share
+-- most of their blocks).
+local hosts, theme = {}, {}
+local function cached(host, blocks)
+  local hm = hosts[host]
+  if not hm then hm = {}; hosts[host] = hm end
+  local hmiss, tmiss = {}, {}
+  for _, b in ipairs(blocks) do
+    if hm[b] == nil then hmiss[#hmiss + 1] = b end
+    if theme[b] == nil then tmiss[#tmiss + 1] = b end
+  end
+  if #hmiss > 0 then
+    local vs = redis.call('HMGET', P .. ':h:' .. host, unpack(hmiss))
+    for i, b in ipairs(hmiss) do hm[b] = tonumber(vs[i]) or 0 end
+  end
+  if #tmiss > 0 then
+    local vs = redis.call('HMGET', P .. ':t', unpack(tmiss))
+    for i, b in ipairs(tmiss) do theme[b] = tonumber(vs[i]) or 0 end
+  end
+  local hc, tc = {}, {}
+  for i, b in ipairs(blocks) do hc[i] = hm[b]; tc[i] = theme[b] end
+  return hc, tc
+end
 for _, k in ipairs(split4(ARGV[3])) do
   local ps = redis.call('HGET', keyfield(k))
   if ps and ps ~= 'S' then
@@ -139,7 +162,7 @@ for _, k in ipairs(split4(ARGV[3])) do
         local e = redis.call('GET', P .. ':r:' .. handle(h))
         if e then
           local _, host, _, blocks = entry(e)
-          local hc, tc = counts(host, blocks)
+          local hc, tc = cached(host, blocks)
           out[#out + 1] = e
           out[#out + 1] = hc
           out[#out + 1] = tc
