@@ -17,11 +17,13 @@ import "github.com/redis/go-redis/v9"
 //	P:m1:next     the last handle given (INCR; handles are never reused)
 //	P:m1:ids      hash: ID -> handle (decimal)
 //	P:m1:r:<h>    the page kept under handle h: its entry (below)
-//	P:m1:k:<b>    hash of postings, bucket b = the key's high 16 bits (hex):
+//	P:m1:k:<b>    hash of postings, bucket b = the key's low 16 bits (hex;
+//	              the keys are the smallest hashes of sketches, so their
+//	              high bits are mostly zero):
 //	              4-byte key (big endian) -> its kept pages' 8-byte handles
 //	              (big endian, ascending), or "S" once more than MaxPostings
 //	              pages were filed under it (it is a key no more)
-//	P:m1:x:<b>    hash of exact texts, bucket b = the text hash's high 16
+//	P:m1:x:<b>    hash of exact texts, bucket b = the text hash's low 16
 //	              bits: 8-byte text hash -> 8-byte handles
 //	P:m1:v:<b>    hash of remembered verdicts, same buckets: 8-byte text
 //	              hash of a page not kept -> the 8-byte handle of the kept
@@ -41,7 +43,7 @@ const scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
 local function u16(s, p) return struct.unpack('>I2', s, p) end
-local function bucket16(s) return string.format('%02x%02x', string.byte(s, 1, 2)) end
+local function bucket16(s) return string.format('%02x%02x', string.byte(s, #s - 1, #s)) end
 -- entry returns the ID, host, keys, blocks (keys and blocks as lists of
 -- 4-byte strings) and 8-byte text hash of an entry.
 local function entry(e)
