@@ -13,10 +13,10 @@
 // crawled by any process, and a process that restarts has nothing to
 // rebuild.
 //
-// A MatchOrAdd reads in two scripts (the page's exact copies, remembered
-// verdict and template counts; then the pages filed under its keys, with
-// their hosts' counts), judges in the client, and, when nothing is near,
-// adds in a third script that first checks that no page was filed under
+// A MatchOrAdd reads in three scripts (the page's exact copies, remembered
+// verdict and template counts; the pages filed under its keys; their hosts'
+// template), judges in the client, and, when nothing is near, adds in a
+// fourth script that first checks that no page was filed under
 // the page's keys or kept with its text since it read; if one was, it reads
 // again. Two near-duplicates that share a key therefore never both stay,
 // whichever processes offer them, as in the Detector, whose candidates too
@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -287,24 +288,67 @@ func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
 	return id, r, nil
 }
 
-// template returns the Template of a page whose blocks have the host and
-// theme counts hc and tc (aligned with blocks).
+// template returns the Template of a host whose blocks (ascending) have the
+// host and theme counts hc and tc (aligned with blocks).
 func (det *Detector) template(blocks []uint32, hc, tc []any) minhash.Template {
 	if len(hc) != len(blocks) || len(tc) != len(blocks) {
 		return nil
 	}
 	count := func(cs []any) func(uint32) uint32 {
 		return func(b uint32) uint32 {
-			for i, x := range blocks {
-				if x == b {
-					n, _ := cs[i].(int64)
-					return uint32(n)
-				}
+			if i, ok := slices.BinarySearch(blocks, b); ok {
+				n, _ := cs[i].(int64)
+				return uint32(n)
 			}
 			return 0
 		}
 	}
 	return det.judge.TemplateOf(count(hc), count(tc))
+}
+
+// templates returns the template of each host in blocks: its template
+// blocks, and those of the blocks listed for it that are template on
+// ThemeHosts hosts.
+func (det *Detector) templates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
+	hosts := make([]string, 0, len(blocks))
+	var all []uint32
+	for h, bs := range blocks {
+		hosts = append(hosts, h)
+		all = append(all, bs...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	args := []any{det.prefix, det.cfg, len(hosts)}
+	for _, h := range hosts {
+		args = append(args, h)
+	}
+	args = append(args, u32s(all))
+	res, err := templateScript.Run(ctx, det.client, det.keys(), args...).Slice()
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(hosts)+1 {
+		return nil, fmt.Errorf("%w: %d templates for %d hosts", ErrRedis, len(res), len(hosts))
+	}
+	theme := set(res[len(hosts)])
+	out := make(map[string]minhash.Template, len(hosts))
+	for i, h := range hosts {
+		host := set(res[i])
+		out[h] = func(b uint32) bool { return host[b] || theme[b] }
+	}
+	return out, nil
+}
+
+// set returns the 4-byte blocks of a script's list as a set.
+func set(v any) map[uint32]bool {
+	l, _ := v.([]any)
+	m := make(map[uint32]bool, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok && len(s) == 4 {
+			m[binary.BigEndian.Uint32([]byte(s))] = true
+		}
+	}
+	return m
 }
 
 // read is what a page is judged by: its record, template and keys, the
@@ -362,8 +406,14 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 	if err != nil {
 		return nil, wrap(op, d.ID, err)
 	}
-	for i := 0; i+2 < len(cands); i += 3 {
-		e, _ := cands[i].(string)
+	type cand struct {
+		id  string
+		rec *minhash.Record
+	}
+	var kept []cand
+	blocks := map[string][]uint32{} // by host: the blocks of its candidates
+	for _, c := range cands {
+		e, _ := c.(string)
 		id, kr, err := det.parseEntry(e)
 		if err != nil {
 			return nil, err
@@ -371,12 +421,21 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 		if found[id] || kr.TextHash() == r.TextHash() && !replacing {
 			continue
 		}
+		kept = append(kept, cand{id, kr})
+		blocks[kr.Host()] = append(blocks[kr.Host()], kr.Blocks()...)
+	}
+	if len(kept) == 0 {
+		return rd, nil
+	}
+	tmpl, err := det.templates(ctx, blocks)
+	if err != nil {
+		return nil, wrap(op, d.ID, err)
+	}
+	for _, c := range kept {
 		det.compared.Add(1)
-		khc, _ := cands[i+1].([]any)
-		ktc, _ := cands[i+2].([]any)
-		if dist, near := det.judge.Near(r, rd.tmpl, kr, det.template(kr.Blocks(), khc, ktc)); near {
-			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: dist, Measure: minhash.JaccardDistance})
-			found[id] = true
+		if dist, near := det.judge.Near(r, rd.tmpl, c.rec, tmpl[c.rec.Host()]); near {
+			rd.matches = append(rd.matches, neardup.Match{ID: c.id, Score: dist, Measure: minhash.JaccardDistance})
+			found[c.id] = true
 		}
 	}
 	neardup.SortMatches(rd.matches)

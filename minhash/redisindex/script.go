@@ -1,6 +1,12 @@
 package redisindex
 
-import "github.com/redis/go-redis/v9"
+import (
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/minhash"
+)
 
 // The Lua scripts run on the Redis primary, each in one step (Redis runs a
 // script to its end before any other command). A call reads in one or two
@@ -29,6 +35,8 @@ import "github.com/redis/go-redis/v9"
 //	              hash of a page not kept -> the 8-byte handle of the kept
 //	              page it was first matched to and the distance (a double)
 //	P:m1:h:<host> hash: 4-byte block -> the host's kept pages holding it
+//	P:m1:T:<host> set: the host's template blocks (counted TemplatePages
+//	              times or more in P:m1:h:<host>)
 //	P:m1:t        hash: 4-byte block -> the hosts it is template on
 //	P:m1:c:<call> the result of a write call under its 16-byte random ID,
 //	              expiring after Options.CallTTL
@@ -122,38 +130,14 @@ local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[6])) or 0
 return {next, exact, verdict, hc, tc, own}
 `)
 
-// candidatesScript returns the kept pages filed under any of a page's keys.
-// ARGV: P, cfg, the keys (4-byte values, concatenated), a handle to leave
-// out (0 for none). It returns {entry, hc, tc, ...}: each candidate's entry
-// and its host's and the theme's counts of its blocks.
+// candidatesScript returns the entries of the kept pages filed under any
+// of a page's keys. ARGV: P, cfg, the keys (4-byte values, concatenated), a
+// handle to leave out (0 for none).
 var candidatesScript = redis.NewScript(scriptLib + `
 local bad = badcfg(false)
 if bad then return bad end
 local skip = tonumber(ARGV[4])
 local out, seen = {}, {}
--- The counts read so far, by host and block (candidates of one host share
--- most of their blocks).
-local hosts, theme = {}, {}
-local function cached(host, blocks)
-  local hm = hosts[host]
-  if not hm then hm = {}; hosts[host] = hm end
-  local hmiss, tmiss = {}, {}
-  for _, b in ipairs(blocks) do
-    if hm[b] == nil then hmiss[#hmiss + 1] = b end
-    if theme[b] == nil then tmiss[#tmiss + 1] = b end
-  end
-  if #hmiss > 0 then
-    local vs = redis.call('HMGET', P .. ':h:' .. host, unpack(hmiss))
-    for i, b in ipairs(hmiss) do hm[b] = tonumber(vs[i]) or 0 end
-  end
-  if #tmiss > 0 then
-    local vs = redis.call('HMGET', P .. ':t', unpack(tmiss))
-    for i, b in ipairs(tmiss) do theme[b] = tonumber(vs[i]) or 0 end
-  end
-  local hc, tc = {}, {}
-  for i, b in ipairs(blocks) do hc[i] = hm[b]; tc[i] = theme[b] end
-  return hc, tc
-end
 for _, k in ipairs(split4(ARGV[3])) do
   local ps = redis.call('HGET', keyfield(k))
   if ps and ps ~= 'S' then
@@ -162,17 +146,34 @@ for _, k in ipairs(split4(ARGV[3])) do
       if h ~= skip and not seen[h] then
         seen[h] = true
         local e = redis.call('GET', P .. ':r:' .. handle(h))
-        if e then
-          local _, host, _, blocks = entry(e)
-          local hc, tc = cached(host, blocks)
-          out[#out + 1] = e
-          out[#out + 1] = hc
-          out[#out + 1] = tc
-        end
+        if e then out[#out + 1] = e end
       end
     end
   end
 end
+return out
+`)
+
+// templateScript returns the template of hosts. ARGV: P, cfg, the number
+// of hosts, their names, then the blocks to check against the theme (4-byte
+// values, concatenated). It returns {T, ..., theme}: each host's template
+// blocks (P:m1:T:<host>), then those of the blocks that are template on
+// ThemeHosts hosts or more.
+var templateScript = redis.NewScript(scriptLib + "local THEME = " + strconv.Itoa(minhash.ThemeHosts) + `
+local bad = badcfg(false)
+if bad then return bad end
+local n = tonumber(ARGV[3])
+local out = {}
+for i = 1, n do out[i] = redis.call('SMEMBERS', P .. ':T:' .. ARGV[3 + i]) end
+local blocks = split4(ARGV[4 + n])
+local hits = {}
+if #blocks > 0 then
+  local tc = redis.call('HMGET', P .. ':t', unpack(blocks))
+  for i, b in ipairs(blocks) do
+    if (tonumber(tc[i]) or 0) >= THEME then hits[#hits + 1] = b end
+  end
+end
+out[n + 1] = hits
 return out
 `)
 
@@ -199,10 +200,14 @@ local function learn(host, blocks, delta)
   for _, b in ipairs(blocks) do
     if delta > 0 then
       local c = redis.call('HINCRBY', H, b, 1)
-      if c == TP then redis.call('HINCRBY', P .. ':t', b, 1) end
+      if c == TP then
+        redis.call('SADD', P .. ':T:' .. host, b)
+        redis.call('HINCRBY', P .. ':t', b, 1)
+      end
     elseif redis.call('HEXISTS', H, b) == 1 then
       local c = redis.call('HINCRBY', H, b, -1)
       if c == TP - 1 then
+        redis.call('SREM', P .. ':T:' .. host, b)
         if redis.call('HINCRBY', P .. ':t', b, -1) <= 0 then redis.call('HDEL', P .. ':t', b) end
       end
       if c <= 0 then redis.call('HDEL', H, b) end
