@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -63,6 +64,7 @@ func TestCluster(t *testing.T) {
 		})
 	})
 	t.Run("failover", func(t *testing.T) { failover(t, newClient(), newClient, prefix+"-failover") })
+	t.Run("spread", func(t *testing.T) { spreadCluster(t, newClient, prefix+"-spread") })
 	t.Run("crossslot", func(t *testing.T) {
 		det, err := New(Options{Client: newClient(), Prefix: prefix + "-cross"})
 		if err != nil {
@@ -190,8 +192,123 @@ func failover(t *testing.T, admin *redis.ClusterClient, newClient func() *redis.
 	t.Logf("%d calls, %d failed during the failover (%v), %d pages reported added, %d of them lost with the old primary",
 		calls.Load(), failed.Load(), took.Round(10*time.Millisecond), len(added), lost)
 	for gi, g := range groups {
+		if ms, err := det.Match(g[0]); err != nil || len(ms) > 1 {
+			t.Errorf("group %d: %v kept (%v), want at most one", gi, ms, err)
+		}
+		// A group whose every offer failed during the failover gets a page now.
+		if _, _, err := det.MatchOrAdd(&neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
+			t.Fatal(err)
+		}
+		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+			t.Errorf("group %d after a final MatchOrAdd: %v kept (%v), want exactly one", gi, ms, err)
+		}
+	}
+}
+
+// spreadCluster runs, with the repository spread over the cluster's slots:
+// the conformance suite; eight clients racing MatchOrAdd over overlapping
+// near-duplicate groups, one of them dying between filing a page and
+// committing it again and again (its leases left to expire), another cut
+// off by its context mid-call; then every group has exactly one page kept,
+// every page a client was told it added is kept, no client is told its page
+// duplicates itself; and the repository's keys spread over the three
+// primaries within 1.2× of even.
+func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix string) {
+	ctx := context.Background()
+	n := 0
+	c := newClient()
+	detectortest.Run(t, detectortest.Suite{
+		New: func() (neardup.Detector, error) {
+			n++
+			return New(Options{Client: c, Prefix: fmt.Sprint(prefix, "-c", n), Spread: true})
+		},
+		Groups:  detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 44}),
+		Measure: minhash.JaccardDistance,
+	})
+	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 45, Groups: 24, Members: 6})
+	newDet := func() *Detector {
+		det, err := New(Options{Client: newClient(), Prefix: prefix, Spread: true, LeaseTTL: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return det
+	}
+	var died, cut atomic.Int64
+	var clients []detectortest.Offer
+	for w := range 8 {
+		det := newDet()
+		if w == 6 { // dies before every other commit
+			var k atomic.Int64
+			det.beforeCommit = func() error {
+				if k.Add(1)%2 == 1 {
+					died.Add(1)
+					return errDied
+				}
+				return nil
+			}
+		}
+		clients = append(clients, func(gi int, doc *neardup.Document) bool {
+			ctx := context.Background()
+			if w == 7 { // cut off by its context
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Duration(gi%4)*2*time.Millisecond)
+				defer cancel()
+			}
+			ms, ok, err := det.MatchOrAddContext(ctx, doc)
+			switch {
+			case errors.Is(err, errDied):
+				return false
+			case err != nil && w == 7:
+				cut.Add(1)
+				return false
+			case err != nil:
+				t.Errorf("client %d: %s: %v", w, doc.ID, err)
+				return false
+			}
+			detectortest.NotSelf(t, w, doc, ms)
+			return ok
+		})
+	}
+	added := detectortest.Race(groups, 2, nil, clients)
+	t.Logf("%d pages reported added; %d calls died before their commit, %d were cut off", len(added), died.Load(), cut.Load())
+	det := newDet()
+	for id := range added {
+		if ok, err := det.Contains(ctx, id); err != nil || !ok {
+			t.Errorf("%s was reported added but is not kept (%v)", id, err)
+		}
+	}
+	for gi, g := range groups {
 		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
 			t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
 		}
+	}
+	if n, err := det.Len(ctx); err != nil || n != len(groups) {
+		t.Errorf("%d pages kept (%v) for %d groups", n, err, len(groups))
+	}
+	// The keys over the primaries.
+	counts := map[string]int{}
+	var mu sync.Mutex
+	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		k := 0
+		iter := m.Scan(ctx, 0, prefix+":ms:*", 1000).Iterator()
+		for iter.Next(ctx) {
+			k++
+		}
+		mu.Lock()
+		counts[m.Options().Addr] = k
+		mu.Unlock()
+		return iter.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, most := 0, 0
+	for _, k := range counts {
+		total += k
+		most = max(most, k)
+	}
+	t.Logf("keys by primary: %v", counts)
+	if len(counts) != 3 || float64(most) > 1.2*float64(total)/3 {
+		t.Errorf("keys by primary %v: not within 1.2× of even", counts)
 	}
 }

@@ -35,11 +35,18 @@
 // client re-sends after a lost reply is answered, not run again: a page is
 // never told it is a near-duplicate of itself.
 //
-// On Redis Cluster, set Options.SingleSlot and pass a *redis.ClusterClient:
-// the prefix becomes a hash tag, so every key of the repository falls in one
-// hash slot and the scripts stay atomic; the repository then lives on the
-// shard that serves the slot. docs/fleet.md has the Redis settings the
-// guarantees rely on, and the memory per page.
+// On Redis Cluster, pass a *redis.ClusterClient and set either
+// Options.SingleSlot — the prefix becomes a hash tag, every key of the
+// repository falls in one hash slot, the scripts stay atomic, and the
+// repository lives on the shard that serves the slot — or Options.Spread:
+// every key in a slot of its own, so the repository's memory and calls
+// spread over every shard, and "add if new" is a protocol of leases with
+// fencing over the keys a page touches (spread.go): two near-duplicates
+// racing on different clients are never both kept, a client that dies
+// mid-call leaves no page anyone sees and no lease past Options.LeaseTTL,
+// and each write step is recorded under the call's ID. A Spread call takes
+// more round trips (one per lease and per key filed). docs/fleet.md has the
+// Redis settings the guarantees rely on, and the memory per page.
 package redisindex
 
 import (
@@ -95,6 +102,17 @@ type Options struct {
 	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
 	// that every key of the repository is in one hash slot.
 	SingleSlot bool
+	// Spread spreads the repository's keys over every slot of a Redis
+	// Cluster (or keeps them on one server as they would be there), and
+	// makes "add if new" a protocol of leases over the keys a page touches
+	// (spread.go) instead of one script. It may not be set with SingleSlot.
+	// Every process sharing a Prefix must agree on it: the keys differ.
+	Spread bool
+	// LeaseTTL is how long a Spread call holds the leases on its keys at
+	// most; zero means DefaultLeaseTTL. A call that has not committed a
+	// quarter of it before its leases expire starts again; a client that
+	// dies holding leases delays the calls that need them by up to this.
+	LeaseTTL time.Duration
 	// Minhash are the detector's options (the zero value: the defaults).
 	// Every process sharing a Prefix must use the same: the repository
 	// records them at its first write and refuses calls with others (an
@@ -125,6 +143,11 @@ type Detector struct {
 	callTTL time.Duration
 	// compared counts the kept pages judged against pages offered.
 	compared atomic.Int64
+	spread   spread // the key names of a Spread repository
+	// beforeCommit, when set (by tests), is called by a Spread call between
+	// filing a new page and committing it; an error it returns ends the call
+	// there, as if the client died: nothing released.
+	beforeCommit func() error
 }
 
 var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
@@ -158,6 +181,15 @@ func New(o Options) (*Detector, error) {
 	if o.CallTTL < time.Millisecond {
 		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
 	}
+	if o.Spread && o.SingleSlot {
+		return nil, fmt.Errorf("redisindex: New: Spread and SingleSlot both set: %w", neardup.ErrInvalidOption)
+	}
+	if o.LeaseTTL == 0 {
+		o.LeaseTTL = DefaultLeaseTTL
+	}
+	if o.LeaseTTL < 10*time.Millisecond {
+		return nil, fmt.Errorf("redisindex: New: LeaseTTL %v below 10 ms: %w", o.LeaseTTL, neardup.ErrInvalidOption)
+	}
 	prefix := o.Prefix
 	if o.SingleSlot {
 		prefix = "{" + prefix + "}"
@@ -167,7 +199,7 @@ func New(o Options) (*Detector, error) {
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
 	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m1", cfg: cfg,
-		timeout: o.Timeout, callTTL: o.CallTTL}, nil
+		timeout: o.Timeout, callTTL: o.CallTTL, spread: spread{o.Prefix + ":ms"}}, nil
 }
 
 // Options returns the options in effect, defaults filled in.
@@ -406,40 +438,55 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 	if err != nil {
 		return nil, wrap(op, d.ID, err)
 	}
+	entries := make([]string, 0, len(cands))
+	for _, c := range cands {
+		e, _ := c.(string)
+		entries = append(entries, e)
+	}
+	if err := det.judgeEntries(ctx, rd, entries, found, replacing, det.templates); err != nil {
+		return nil, wrap(op, d.ID, err)
+	}
+	return rd, nil
+}
+
+// judgeEntries judges rd's page against the kept pages whose entries are
+// given (but those in found, and copies of its text when not replacing),
+// with their hosts' templates from templates, and adds those near it to
+// rd.matches, sorted.
+func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []string, found map[string]bool, replacing bool,
+	templates func(context.Context, map[string][]uint32) (map[string]minhash.Template, error)) error {
 	type cand struct {
 		id  string
 		rec *minhash.Record
 	}
 	var kept []cand
 	blocks := map[string][]uint32{} // by host: the blocks of its candidates
-	for _, c := range cands {
-		e, _ := c.(string)
+	for _, e := range entries {
 		id, kr, err := det.parseEntry(e)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if found[id] || kr.TextHash() == r.TextHash() && !replacing {
+		if found[id] || kr.TextHash() == rd.rec.TextHash() && !replacing {
 			continue
 		}
+		found[id] = true
 		kept = append(kept, cand{id, kr})
 		blocks[kr.Host()] = append(blocks[kr.Host()], kr.Blocks()...)
 	}
-	if len(kept) == 0 {
-		return rd, nil
-	}
-	tmpl, err := det.templates(ctx, blocks)
-	if err != nil {
-		return nil, wrap(op, d.ID, err)
-	}
-	for _, c := range kept {
-		det.compared.Add(1)
-		if dist, near := det.judge.Near(r, rd.tmpl, c.rec, tmpl[c.rec.Host()]); near {
-			rd.matches = append(rd.matches, neardup.Match{ID: c.id, Score: dist, Measure: minhash.JaccardDistance})
-			found[c.id] = true
+	if len(kept) > 0 {
+		tmpl, err := templates(ctx, blocks)
+		if err != nil {
+			return err
+		}
+		for _, c := range kept {
+			det.compared.Add(1)
+			if dist, near := det.judge.Near(rd.rec, rd.tmpl, c.rec, tmpl[c.rec.Host()]); near {
+				rd.matches = append(rd.matches, neardup.Match{ID: c.id, Score: dist, Measure: minhash.JaccardDistance})
+			}
 		}
 	}
 	neardup.SortMatches(rd.matches)
-	return rd, nil
+	return nil
 }
 
 // Match returns the kept pages that d nearly duplicates, closest first.
@@ -463,6 +510,9 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	r, err := det.record(d)
 	if err != nil {
 		return nil, err
+	}
+	if det.opts.Spread {
+		return det.spreadMatch(ctx, d, r)
 	}
 	rd, err := det.judgePage(ctx, "Match", d, r, false)
 	if err != nil {
@@ -511,6 +561,10 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
+	if det.opts.Spread {
+		_, _, err := det.spreadMatchOrAdd(ctx, "Add", d, r, false, true)
+		return err
+	}
 	rd, err := det.judgePage(ctx, "Add", d, r, false)
 	if err != nil {
 		return err
@@ -554,6 +608,9 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 	r, err := det.record(d)
 	if err != nil {
 		return nil, false, err
+	}
+	if det.opts.Spread {
+		return det.spreadMatchOrAdd(ctx, op, d, r, replacing, false)
 	}
 	call := newCall() // one ID for every attempt: a recorded add answers them all
 	for range maxAttempts {
@@ -640,6 +697,16 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
 		return errNoClient
 	}
+	if det.opts.Spread {
+		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
+		if errors.Is(err, redis.Nil) || err == nil && len(h) != 8 {
+			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		}
+		if err != nil {
+			return wrap("Remove", id, err)
+		}
+		return det.spreadRemove(ctx, id, binary.BigEndian.Uint64([]byte(h)), newCall())
+	}
 	n, err := removeScript.Run(ctx, det.client, det.keys(), det.writeArgs(ctx, id)...).Int()
 	switch {
 	case err != nil:
@@ -655,6 +722,20 @@ func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 	if det.client == nil {
 		return false, errNoClient
 	}
+	if det.opts.Spread {
+		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
+		if errors.Is(err, redis.Nil) || err == nil && len(h) != 8 {
+			return false, nil
+		}
+		if err != nil {
+			return false, wrap("Contains", id, err)
+		}
+		es, err := det.records(ctx, []uint64{binary.BigEndian.Uint64([]byte(h))})
+		if err != nil {
+			return false, wrap("Contains", id, err)
+		}
+		return es[0] != "", nil
+	}
 	ok, err := det.client.HExists(ctx, det.prefix+":ids", id).Result()
 	if err != nil {
 		return false, wrap("Contains", id, err)
@@ -666,6 +747,13 @@ func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 func (det *Detector) Len(ctx context.Context) (int, error) {
 	if det.client == nil {
 		return 0, errNoClient
+	}
+	if det.opts.Spread {
+		n, err := det.spreadLen(ctx)
+		if err != nil {
+			return 0, wrap("Len", "", err)
+		}
+		return n, nil
 	}
 	n, err := det.client.HLen(ctx, det.prefix+":ids").Result()
 	if err != nil {

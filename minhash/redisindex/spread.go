@@ -1,0 +1,851 @@
+package redisindex
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+)
+
+// With Options.Spread, a repository's keys spread over every slot of a
+// Redis Cluster: each bucket of postings, exact texts, verdicts and IDs,
+// each record, and each host's counts is a key of its own slot (a hash tag
+// of its own), so the repository's memory and its calls spread over the
+// shards. A script may touch only the keys of one slot, so "add if new"
+// cannot be one script; it is a protocol over the keys a page touches:
+//
+//  1. Read the page's template counts and derive its index keys.
+//  2. Lease each of its keys, its text hash and its ID (SET NX PX on a lease
+//     key beside each, in one global order: sorted by name), each lease's
+//     token the call's ID and attempt, its expiry the shard's clock plus
+//     Options.LeaseTTL. A lease held by another call is waited for.
+//  3. Under the leases, read the pages kept with its text, its remembered
+//     verdict and the pages filed under its keys, and judge.
+//  4. A new page: write its record as pending, with a deadline a quarter of
+//     the TTL before its leases' earliest expiry; file its handle under its
+//     keys, text hash and ID, each by a script that checks the lease's
+//     token first (fencing: a call whose lease expired and passed to another
+//     call can no longer file); then commit the record — a script that makes
+//     it visible only if its shard's clock is before the deadline. Then
+//     count its blocks in its host's template model, and release.
+//
+// Readers ignore pending records, so a page whose client died before its
+// commit is never seen (a ghost): its record and postings are garbage its
+// handle points to, and its leases expire. Two near-duplicates share a key,
+// so one of them waits for the other's lease and reads its committed page.
+// Every write step records its result under the call's ID in its own slot,
+// so a step the client re-sends is answered, not run again. The deadline
+// assumes the nodes' clocks agree within a quarter of LeaseTTL.
+//
+// Remove marks the record removed (readers ignore it), then unfiles it and
+// uncounts its blocks. A client that dies mid-Remove leaves garbage, not a
+// visible page; its blocks may stay counted.
+
+// errDied is what a test's beforeCommit returns to end a call as if its
+// client had died.
+var errDied = errors.New("redisindex: the client died (a test)")
+
+// DefaultLeaseTTL is Options.LeaseTTL when it is zero.
+const DefaultLeaseTTL = 2 * time.Second
+
+// spreadLib is what the scripts of a spread repository share: the call
+// record of a step, in the slot of the key the step writes.
+const spreadLib = `
+local CALL = KEYS[#KEYS]
+local TTL = ARGV[#ARGV]
+local function recorded()
+  local r = redis.call('GET', CALL)
+  if r then return cmsgpack.unpack(r) end
+  return nil
+end
+local function record(res)
+  redis.call('SET', CALL, cmsgpack.pack(res), 'PX', TTL)
+  return res
+end
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`
+
+// leaseScript takes a lease. KEYS: the lease key. ARGV: the token, the TTL
+// in ms. It returns the lease's expiry in ms on the shard's clock, or
+// {0, pttl} when another call holds it.
+var leaseScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return {0, redis.call('PTTL', KEYS[1])} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {now + tonumber(ARGV[2]), 0}
+`)
+
+// releaseScript drops a lease if the token still holds it. KEYS: the lease
+// key. ARGV: the token.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`)
+
+// fileScript files a handle under a field of a bucket, if the lease still
+// holds the token. KEYS: the bucket, the lease key, the step's call record.
+// ARGV: the token, the field, the 8-byte handle, MaxPostings (0: no
+// bound, for texts and IDs), the mode ("append" or "set"), the record TTL.
+// It returns 1 (recorded), or "LEASE" when the lease is lost.
+var fileScript = redis.NewScript(spreadLib + `
+local r = recorded()
+if r then return r end
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'LEASE' end
+local f, h, maxp = ARGV[2], ARGV[3], tonumber(ARGV[4])
+if ARGV[5] == 'set' then
+  redis.call('HSET', KEYS[1], f, h)
+else
+  local ps = redis.call('HGET', KEYS[1], f)
+  if not ps then redis.call('HSET', KEYS[1], f, h)
+  elseif ps ~= 'S' then
+    if maxp > 0 and #ps / 8 >= maxp then redis.call('HSET', KEYS[1], f, 'S') else redis.call('HSET', KEYS[1], f, ps .. h) end
+  end
+end
+return record(1)
+`)
+
+// unfileScript removes a handle from a field of a bucket. KEYS: the bucket,
+// the step's call record. ARGV: the field, the 8-byte handle, the TTL.
+var unfileScript = redis.NewScript(spreadLib + `
+local r = recorded()
+if r then return r end
+local ps = redis.call('HGET', KEYS[1], ARGV[1])
+if ps and ps ~= 'S' then
+  for p = 1, #ps, 8 do
+    if string.sub(ps, p, p + 7) == ARGV[2] then
+      ps = string.sub(ps, 1, p - 1) .. string.sub(ps, p + 8)
+      break
+    end
+  end
+  if #ps == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ps) end
+end
+return record(1)
+`)
+
+// stateScript moves a record on. KEYS: the record, the step's call record.
+// ARGV: the new state ("C" commit: only a pending record before its
+// deadline; "D" removed), the TTL. It returns "ok", "late" (the deadline
+// passed: not committed) or "gone".
+var stateScript = redis.NewScript(spreadLib + `
+local r = recorded()
+if r then return r end
+local v = redis.call('GET', KEYS[1])
+if not v then return record('gone') end
+local s = string.sub(v, 1, 1)
+if ARGV[1] == 'C' then
+  if s == 'C' then return record('ok') end
+  if s ~= 'P' then return record('gone') end
+  local deadline = struct.unpack('>I8', v, 2)
+  if now() >= deadline then return record('late') end
+  redis.call('SET', KEYS[1], 'C' .. string.sub(v, 10))
+  return record('ok')
+end
+if s == 'P' then v = string.sub(v, 10) else v = string.sub(v, 2) end
+redis.call('SET', KEYS[1], ARGV[1] .. v)
+return record('ok')
+`)
+
+// learnScript counts (delta 1) or uncounts (-1) a kept page's blocks in its
+// host's model. KEYS: the host's counts, its template set, the step's call
+// record. ARGV: the blocks (4-byte values, concatenated), delta,
+// TemplatePages, MaxHostBlocks, the TTL. It returns the blocks that became
+// (or stopped being) template on the host, for the theme (recorded).
+var learnScript = redis.NewScript(spreadLib + `
+local r = recorded()
+if r then return r end
+local TP, MAXB, delta = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[2])
+local changed = {}
+if TP >= 0 then
+  for p = 1, #ARGV[1], 4 do
+    local b = string.sub(ARGV[1], p, p + 3)
+    if delta > 0 then
+      if redis.call('HINCRBY', KEYS[1], b, 1) == TP then
+        redis.call('SADD', KEYS[2], b); changed[#changed + 1] = b
+      end
+    elseif redis.call('HEXISTS', KEYS[1], b) == 1 then
+      local c = redis.call('HINCRBY', KEYS[1], b, -1)
+      if c == TP - 1 then redis.call('SREM', KEYS[2], b); changed[#changed + 1] = b end
+      if c <= 0 then redis.call('HDEL', KEYS[1], b) end
+    end
+  end
+  if delta > 0 and TP > 1 and redis.call('HLEN', KEYS[1]) > MAXB then
+    local all = redis.call('HGETALL', KEYS[1])
+    for i = 1, #all, 2 do
+      if all[i + 1] == '1' then redis.call('HDEL', KEYS[1], all[i]) end
+    end
+  end
+end
+return record(changed)
+`)
+
+// themeScript adds delta to the theme counts of blocks of one bucket.
+// KEYS: the bucket, the step's call record. ARGV: the blocks, delta, the
+// TTL.
+var themeScript = redis.NewScript(spreadLib + `
+local r = recorded()
+if r then return r end
+for p = 1, #ARGV[1], 4 do
+  local b = string.sub(ARGV[1], p, p + 3)
+  if redis.call('HINCRBY', KEYS[1], b, tonumber(ARGV[2])) <= 0 then redis.call('HDEL', KEYS[1], b) end
+end
+return record(1)
+`)
+
+// recordScript writes a pending record. KEYS: the record, the step's call
+// record. ARGV: the value, the TTL.
+var recordScript = redis.NewScript(spreadLib + `
+local r = recorded()
+if r then return r end
+redis.call('SET', KEYS[1], ARGV[1])
+return record(1)
+`)
+
+// spread names the keys of a spread repository (base is Prefix + ":ms").
+type spread struct{ base string }
+
+func (s spread) bucket(kind string, v uint64) string {
+	return fmt.Sprintf("%s:{%s:%04x}", s.base, kind, v&0xffff)
+}
+func (s spread) keyBucket(k uint32) string   { return s.bucket("k", uint64(k)) }
+func (s spread) textBucket(x uint64) string  { return s.bucket("x", x) }
+func (s spread) verdBucket(x uint64) string  { return s.bucket("v", x) }
+func (s spread) idBucket(id string) string   { return s.bucket("i", xxhash.Sum64String(id)) }
+func (s spread) themeBucket(b uint32) string { return s.bucket("t", uint64(b)) }
+func (s spread) record(h uint64) string      { return fmt.Sprintf("%s:{r:%016x}", s.base, h) }
+func (s spread) host(h string) string        { return fmt.Sprintf("%s:{h:%s}", s.base, h) }
+func (s spread) cfg() string                 { return s.base + ":{cfg}" }
+func lease(bucket, field string) string      { return bucket + ":L:" + field }
+func stepRecord(key, call, step string) string {
+	return key + ":c:" + call + ":" + step
+}
+
+// spreadOwn is what a page is judged by before its keys are known, and
+// again under its leases.
+type spreadOwn struct {
+	exact   []string // entries of the pages kept with its text
+	verdict []string // the remembered verdict's entry and distance, or nil
+	own     uint64   // the handle kept under its ID, or 0
+	hc, tc  []any
+}
+
+// committed returns the entry of a stored record value that is committed.
+func committed(v string) (string, bool) {
+	if len(v) > 0 && v[0] == 'C' {
+		return v[1:], true
+	}
+	return "", false
+}
+
+// readOwn reads, in one pipeline, the page's template counts, the pages
+// kept with its text, its remembered verdict and the handle kept under its
+// ID, and checks the repository's options.
+func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) (*spreadOwn, error) {
+	s := det.spread
+	x, xf := r.TextHash(), u64(r.TextHash())
+	blocks := r.Blocks()
+	fields := make([]string, len(blocks))
+	for i, b := range blocks {
+		fields[i] = u32s([]uint32{b})
+	}
+	var (
+		cfg             *redis.StringCmd
+		hc              *redis.SliceCmd
+		tcs             = make([]*redis.SliceCmd, len(blocks))
+		xs, vs, handle_ *redis.StringCmd
+	)
+	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		cfg = p.Get(ctx, s.cfg())
+		if len(fields) > 0 {
+			hc = p.HMGet(ctx, s.host(r.Host()), fields...)
+		}
+		for i, b := range blocks {
+			tcs[i] = p.HMGet(ctx, s.themeBucket(b), fields[i])
+		}
+		xs = p.HGet(ctx, s.textBucket(x), xf)
+		vs = p.HGet(ctx, s.verdBucket(x), xf)
+		handle_ = p.HGet(ctx, s.idBucket(id), id)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	if c, err := cfg.Result(); err == nil && c != det.cfg {
+		return nil, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
+	}
+	o := &spreadOwn{}
+	if hc != nil {
+		o.hc = ints(hc.Val())
+	}
+	for _, c := range tcs {
+		o.tc = append(o.tc, ints(c.Val())...)
+	}
+	if h, err := handle_.Result(); err == nil && len(h) == 8 {
+		o.own = binary.BigEndian.Uint64([]byte(h))
+	}
+	var handles []uint64
+	if v, err := xs.Result(); err == nil {
+		for p := 0; p+8 <= len(v); p += 8 {
+			handles = append(handles, binary.BigEndian.Uint64([]byte(v[p:])))
+		}
+	}
+	verdictAt := -1
+	if v, err := vs.Result(); err == nil && len(v) == 16 {
+		verdictAt = len(handles)
+		handles = append(handles, binary.BigEndian.Uint64([]byte(v)))
+		o.verdict = []string{"", strconv.FormatFloat(math.Float64frombits(binary.BigEndian.Uint64([]byte(v[8:]))), 'g', -1, 64)}
+	}
+	entries, err := det.records(ctx, handles)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range entries {
+		switch {
+		case e == "":
+		case i == verdictAt:
+			o.verdict[0] = e
+		default:
+			o.exact = append(o.exact, e)
+		}
+	}
+	if o.verdict != nil && o.verdict[0] == "" {
+		o.verdict = nil
+	}
+	return o, nil
+}
+
+// ints returns the integers of a reply (nil as 0).
+func ints(vs []any) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		n := int64(0)
+		if s, ok := v.(string); ok {
+			n, _ = strconv.ParseInt(s, 10, 64)
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// records returns the committed entries of handles ("" for a handle whose
+// record is not committed), in one pipeline.
+func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, error) {
+	if len(handles) == 0 {
+		return nil, nil
+	}
+	cmds := make([]*redis.StringCmd, len(handles))
+	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, h := range handles {
+			cmds[i] = p.Get(ctx, det.spread.record(h))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	out := make([]string, len(handles))
+	for i, c := range cmds {
+		if v, err := c.Result(); err == nil {
+			out[i], _ = committed(v)
+		}
+	}
+	return out, nil
+}
+
+// spreadCandidates returns the committed entries filed under keys (but
+// skip's).
+func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64) ([]string, error) {
+	cmds := make([]*redis.StringCmd, len(keys))
+	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			cmds[i] = p.HGet(ctx, det.spread.keyBucket(k), u32s([]uint32{k}))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	seen := map[uint64]bool{skip: true}
+	var handles []uint64
+	for _, c := range cmds {
+		ps, err := c.Result()
+		if err != nil || ps == "S" {
+			continue
+		}
+		for p := 0; p+8 <= len(ps); p += 8 {
+			if h := binary.BigEndian.Uint64([]byte(ps[p:])); !seen[h] {
+				seen[h] = true
+				handles = append(handles, h)
+			}
+		}
+	}
+	entries, err := det.records(ctx, handles)
+	return slices.DeleteFunc(entries, func(e string) bool { return e == "" }), err
+}
+
+// spreadTemplates is templates for a spread repository.
+func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
+	hosts := map[string]*redis.StringSliceCmd{}
+	theme := map[uint32]*redis.SliceCmd{}
+	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for h, bs := range blocks {
+			hosts[h] = p.SMembers(ctx, det.spread.host(h)+":T")
+			for _, b := range bs {
+				if theme[b] == nil {
+					theme[b] = p.HMGet(ctx, det.spread.themeBucket(b), u32s([]uint32{b}))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	themed := map[uint32]bool{}
+	for b, c := range theme {
+		if n := ints(c.Val()); len(n) == 1 && n[0].(int64) >= minhash.ThemeHosts {
+			themed[b] = true
+		}
+	}
+	out := make(map[string]minhash.Template, len(hosts))
+	for h, c := range hosts {
+		set := map[uint32]bool{}
+		for _, s := range c.Val() {
+			if len(s) == 4 {
+				set[binary.BigEndian.Uint32([]byte(s))] = true
+			}
+		}
+		out[h] = func(b uint32) bool { return set[b] || themed[b] }
+	}
+	return out, nil
+}
+
+// leased is the leases a call holds: each lease key, its token, and the
+// earliest expiry in ms.
+type leased struct {
+	keys   []string
+	token  string
+	expiry int64
+}
+
+// acquire takes the leases of names (sorted, each once) in order, waiting
+// for those other calls hold, until ctx is done.
+func (det *Detector) acquire(ctx context.Context, names []string, token string) (*leased, error) {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	l := &leased{token: token, expiry: math.MaxInt64}
+	ttl := det.opts.LeaseTTL.Milliseconds()
+	for _, name := range names {
+		for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+			res, err := leaseScript.Run(ctx, det.client, []string{name}, token, ttl).Int64Slice()
+			if err != nil {
+				det.release(context.WithoutCancel(ctx), l)
+				return nil, err
+			}
+			if len(res) == 2 && res[0] > 0 {
+				l.keys = append(l.keys, name)
+				l.expiry = min(l.expiry, res[0])
+				break
+			}
+			t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				det.release(context.WithoutCancel(ctx), l)
+				return nil, ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
+	return l, nil
+}
+
+// release drops the leases l holds (a lease lost meanwhile is left alone).
+func (det *Detector) release(ctx context.Context, l *leased) {
+	for _, k := range l.keys {
+		releaseScript.Run(ctx, det.client, []string{k}, l.token)
+	}
+}
+
+// spreadMatchOrAdd is matchOrAdd for a spread repository (the protocol at
+// the top of this file).
+func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+	s := det.spread
+	call := newCall()
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, false, wrap(op, d.ID, err)
+		}
+		own, err := det.readOwn(ctx, r, d.ID)
+		if err != nil {
+			return nil, false, wrap(op, d.ID, err)
+		}
+		tmpl := det.template(r.Blocks(), own.hc, own.tc)
+		keys := det.judge.Keys(r, tmpl)
+		x := r.TextHash()
+		names := []string{lease(s.textBucket(x), u64(x)), lease(s.idBucket(d.ID), d.ID)}
+		for _, k := range keys {
+			names = append(names, lease(s.keyBucket(k), u32s([]uint32{k})))
+		}
+		token := fmt.Sprintf("%x:%d", call, attempt)
+		l, err := det.acquire(ctx, names, token)
+		if err != nil {
+			return nil, false, wrap(op, d.ID, err)
+		}
+		matches, added, retry, err := det.spreadLeased(ctx, op, d, r, replacing, force, l, call, attempt)
+		if errors.Is(err, errDied) {
+			return nil, false, err
+		}
+		det.release(context.WithoutCancel(ctx), l)
+		if err != nil || !retry {
+			if err == nil && !added && len(matches) > 0 && !replacing && matches[0].Score > 0 {
+				det.spreadRemember(ctx, r, matches[0])
+			}
+			return matches, added, err
+		}
+	}
+}
+
+// spreadLeased is steps 3 and 4 of the protocol, under the leases l. retry
+// reports that the page was not kept because its commit came too late.
+func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, l *leased, call string, attempt int) (ms []neardup.Match, added, retry bool, err error) {
+	s := det.spread
+	own, err := det.readOwn(ctx, r, d.ID)
+	if err != nil {
+		return nil, false, false, wrap(op, d.ID, err)
+	}
+	rd, found := det.ownRead(own, d, r, replacing)
+	skip := uint64(0)
+	if replacing {
+		skip = own.own
+	}
+	if force { // Add: whatever is kept
+		rd.matches = nil
+	} else {
+		entries, err := det.spreadCandidates(ctx, rd.keys, skip)
+		if err != nil {
+			return nil, false, false, wrap(op, d.ID, err)
+		}
+		if err := det.judgeEntries(ctx, rd, entries, found, replacing, det.spreadTemplates); err != nil {
+			return nil, false, false, wrap(op, d.ID, err)
+		}
+	}
+	if len(rd.matches) > 0 {
+		if replacing && own.own != 0 {
+			if err := det.spreadRemove(ctx, d.ID, own.own, call); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+				return nil, false, false, err
+			}
+		}
+		return rd.matches, false, false, nil
+	}
+	if own.own != 0 && !replacing {
+		if ok, err := det.Contains(ctx, d.ID); err != nil || ok {
+			if err == nil {
+				err = fmt.Errorf("redisindex: %s %q: %w", op, d.ID, neardup.ErrDuplicateID)
+			}
+			return nil, false, false, err
+		}
+	}
+	if replacing && own.own != 0 {
+		if err := det.spreadRemove(ctx, d.ID, own.own, call); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+			return nil, false, false, err
+		}
+	}
+	// Step 4: a pending record, filed under its keys, text and ID, then
+	// committed before the deadline.
+	var hb [8]byte
+	rand.Read(hb[:])
+	h := binary.BigEndian.Uint64(hb[:]) | 1 // never 0 (no handle)
+	binary.BigEndian.PutUint64(hb[:], h)
+	e, err := entry(d.ID, r, rd.keys)
+	if err != nil {
+		return nil, false, false, err
+	}
+	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
+	ttl := det.recordTTL(ctx)
+	step := func(sc *redis.Script, key, name string, keys []string, args ...any) (any, error) {
+		keys = append(keys, stepRecord(key, call, fmt.Sprint(name, attempt)))
+		return sc.Run(ctx, det.client, keys, append(args, ttl)...).Result()
+	}
+	rk := s.record(h)
+	if err := det.client.SetNX(ctx, s.cfg(), det.cfg, 0).Err(); err != nil {
+		return nil, false, false, wrap(op, d.ID, err)
+	}
+	if _, err := step(recordScript, rk, "r", []string{rk}, "P"+u64(uint64(deadline))+e); err != nil {
+		return nil, false, false, wrap(op, d.ID, err)
+	}
+	type filing struct{ bucket, field, mode string }
+	files := []filing{{s.textBucket(r.TextHash()), u64(r.TextHash()), "append"}, {s.idBucket(d.ID), d.ID, "set"}}
+	for _, k := range rd.keys {
+		files = append(files, filing{s.keyBucket(k), u32s([]uint32{k}), "append"})
+	}
+	maxp := det.opts.Minhash.MaxPostings
+	lost := false
+	for _, f := range files {
+		mp := 0
+		if f.mode == "append" && f.bucket != files[0].bucket {
+			mp = max(maxp, 0)
+		}
+		res, err := step(fileScript, f.bucket, "f"+f.field, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
+		if err != nil {
+			return nil, false, false, wrap(op, d.ID, err)
+		}
+		if res == "LEASE" {
+			lost = true
+			break
+		}
+	}
+	if det.beforeCommit != nil {
+		if err := det.beforeCommit(); err != nil {
+			return nil, false, false, err
+		}
+	}
+	state := "late"
+	if !lost {
+		res, err := step(stateScript, rk, "c", []string{rk}, "C")
+		if err != nil {
+			return nil, false, false, wrap(op, d.ID, err)
+		}
+		state, _ = res.(string)
+	}
+	if state != "ok" {
+		// Too late: the leases may have passed to another call. What was
+		// filed points to a record never committed; drop it and try again.
+		det.unfile(ctx, call, fmt.Sprint("a", attempt), rd.keys, r.TextHash(), d.ID, string(hb[:]))
+		det.client.Del(ctx, rk)
+		return nil, false, true, nil
+	}
+	if err := det.spreadLearn(ctx, r.Host(), r.Blocks(), 1, call, fmt.Sprint("l", attempt)); err != nil {
+		return nil, false, false, wrap(op, d.ID, err)
+	}
+	return nil, true, false, nil
+}
+
+// unfile removes handle hb from the postings of keys, the text hash x and
+// the ID id.
+func (det *Detector) unfile(ctx context.Context, call, step string, keys []uint32, x uint64, id, hb string) error {
+	s := det.spread
+	type filing struct{ bucket, field string }
+	files := []filing{{s.textBucket(x), u64(x)}, {s.idBucket(id), id}}
+	for _, k := range keys {
+		files = append(files, filing{s.keyBucket(k), u32s([]uint32{k})})
+	}
+	ttl := det.recordTTL(ctx)
+	for _, f := range files {
+		if err := unfileScript.Run(ctx, det.client, []string{f.bucket, stepRecord(f.bucket, call, step+"u"+f.field)}, f.field, hb, ttl).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spreadLearn counts (delta 1) or uncounts (-1) blocks of a page of host in
+// its model, and the blocks that became or stopped being template in the
+// theme.
+func (det *Detector) spreadLearn(ctx context.Context, host string, blocks []uint32, delta int, call, step string) error {
+	s := det.spread
+	o := det.opts.Minhash
+	ttl := det.recordTTL(ctx)
+	hk := s.host(host)
+	res, err := learnScript.Run(ctx, det.client, []string{hk, hk + ":T", stepRecord(hk, call, step)}, u32s(blocks), delta, o.TemplatePages, minhash.MaxHostBlocks, ttl).Slice()
+	if err != nil {
+		return err
+	}
+	byBucket := map[string]string{}
+	for _, v := range res {
+		if b, ok := v.(string); ok && len(b) == 4 {
+			tb := s.themeBucket(binary.BigEndian.Uint32([]byte(b)))
+			byBucket[tb] += b
+		}
+	}
+	for tb, bs := range byBucket {
+		if err := themeScript.Run(ctx, det.client, []string{tb, stepRecord(tb, call, step+"t")}, bs, delta, ttl).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownRead is the read of a page judged under its template: its keys, and
+// the matches of the pages kept with its text (but its own when replacing)
+// or, when there are none, of its remembered verdict.
+func (det *Detector) ownRead(own *spreadOwn, d *neardup.Document, r *minhash.Record, replacing bool) (*read, map[string]bool) {
+	rd := &read{rec: r}
+	rd.tmpl = det.template(r.Blocks(), own.hc, own.tc)
+	rd.keys = det.judge.Keys(r, rd.tmpl)
+	found := map[string]bool{}
+	for _, e := range own.exact {
+		if id, _, err := det.parseEntry(e); err == nil && !(replacing && id == d.ID) {
+			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: 0, Measure: minhash.JaccardDistance})
+			found[id] = true
+		}
+	}
+	if own.verdict != nil && !replacing && len(rd.matches) == 0 {
+		if id, _, err := det.parseEntry(own.verdict[0]); err == nil && id != d.ID {
+			dist, _ := strconv.ParseFloat(own.verdict[1], 64)
+			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: dist, Measure: minhash.JaccardDistance})
+			found[id] = true
+			rd.verdict = true
+		}
+	}
+	return rd, found
+}
+
+// spreadMatch is MatchContext for a spread repository: the reads of the
+// protocol, without leases.
+func (det *Detector) spreadMatch(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
+	own, err := det.readOwn(ctx, r, d.ID)
+	if err != nil {
+		return nil, wrap("Match", d.ID, err)
+	}
+	rd, found := det.ownRead(own, d, r, false)
+	entries, err := det.spreadCandidates(ctx, rd.keys, 0)
+	if err != nil {
+		return nil, wrap("Match", d.ID, err)
+	}
+	if err := det.judgeEntries(ctx, rd, entries, found, false, det.spreadTemplates); err != nil {
+		return nil, wrap("Match", d.ID, err)
+	}
+	return rd.matches, nil
+}
+
+// spreadRemember remembers the first verdict of a page not kept.
+func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m neardup.Match) {
+	s := det.spread
+	h, err := det.client.HGet(ctx, s.idBucket(m.ID), m.ID).Result()
+	if err != nil || len(h) != 8 {
+		return
+	}
+	v := h + u64(math.Float64bits(m.Score))
+	det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v)
+}
+
+// spreadRemove forgets the page kept under id with handle h: its record
+// marked removed, then unfiled and uncounted.
+func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call string) error {
+	s := det.spread
+	rk := s.record(h)
+	v, err := det.client.Get(ctx, rk).Result()
+	if errors.Is(err, redis.Nil) {
+		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+	}
+	if err != nil {
+		return wrap("Remove", id, err)
+	}
+	e, ok := committed(v)
+	if !ok {
+		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+	}
+	_, r, err := det.parseEntry(e)
+	if err != nil {
+		return err
+	}
+	keys := entryKeys(e)
+	ttl := det.recordTTL(ctx)
+	if err := stateScript.Run(ctx, det.client, []string{rk, stepRecord(rk, call, "d")}, "D", ttl).Err(); err != nil {
+		return wrap("Remove", id, err)
+	}
+	hb := u64(h)
+	if err := det.unfile(ctx, call, "d", keys, r.TextHash(), id, hb); err != nil {
+		return wrap("Remove", id, err)
+	}
+	if err := det.spreadLearn(ctx, r.Host(), r.Blocks(), -1, call, "dl"); err != nil {
+		return wrap("Remove", id, err)
+	}
+	if err := det.client.Del(ctx, rk).Err(); err != nil {
+		return wrap("Remove", id, err)
+	}
+	return nil
+}
+
+// entryKeys returns the index keys an entry was filed under.
+func entryKeys(e string) []uint32 {
+	p := 0
+	skip := func(unit int) (int, bool) {
+		if p+2 > len(e) {
+			return 0, false
+		}
+		n := int(binary.BigEndian.Uint16([]byte(e[p:])))
+		p += 2 + n*unit
+		return n, p <= len(e)
+	}
+	if _, ok := skip(1); !ok { // ID
+		return nil
+	}
+	if _, ok := skip(1); !ok { // host
+		return nil
+	}
+	start := p + 2
+	n, ok := skip(4)
+	if !ok {
+		return nil
+	}
+	keys := make([]uint32, n)
+	for i := range keys {
+		keys[i] = binary.BigEndian.Uint32([]byte(e[start+4*i:]))
+	}
+	return keys
+}
+
+// spreadLen counts the IDs of a spread repository's committed pages, over
+// every shard (a scan: for tests and audits, not for every call).
+func (det *Detector) spreadLen(ctx context.Context) (int, error) {
+	c, ok := det.client.(*redis.ClusterClient)
+	scan := func(ctx context.Context, cl redis.UniversalClient, add func(int)) error {
+		iter := cl.Scan(ctx, 0, det.spread.base+":{i:*}", 1000).Iterator()
+		for iter.Next(ctx) {
+			if strings.Contains(iter.Val(), ":L:") || strings.Contains(iter.Val(), ":c:") {
+				continue
+			}
+			ids, err := cl.HGetAll(ctx, iter.Val()).Result()
+			if err != nil {
+				return err
+			}
+			hs := make([]uint64, 0, len(ids))
+			for _, h := range ids {
+				if len(h) == 8 {
+					hs = append(hs, binary.BigEndian.Uint64([]byte(h)))
+				}
+			}
+			entries, err := det.records(ctx, hs)
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, e := range entries {
+				if e != "" {
+					n++
+				}
+			}
+			add(n)
+		}
+		return iter.Err()
+	}
+	total := 0
+	if !ok {
+		err := scan(ctx, det.client, func(n int) { total += n })
+		return total, err
+	}
+	var mu = make(chan struct{}, 1)
+	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		return scan(ctx, m, func(n int) { mu <- struct{}{}; total += n; <-mu })
+	})
+	return total, err
+}
