@@ -42,19 +42,21 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	}
 	alias := m
 	alias.name, alias.doc = "recommended", "the minhash method under its earlier name"
-	fleet := method{
-		name: "minhash-redis",
-		doc:  fmt.Sprintf("the minhash method with its repository in Redis (-redis ADDR), through %d clients at once", fleetClients),
-		fleet: func() (func() (neardup.Detector, error), error) {
+	// fleetMethod runs the method with its repository in Redis (-redis),
+	// spread over slots or not.
+	fleetMethod := func(name, doc string, spread bool) method {
+		return method{name: name, doc: doc, fleet: func() (func() (neardup.Detector, error), error) {
 			if *redisAddr == "" {
-				return nil, fmt.Errorf("minhash-redis needs -redis ADDR")
+				return nil, fmt.Errorf("%s needs -redis ADDR", name)
 			}
 			prefix := fmt.Sprintf("neardup-evaluate-%d", time.Now().UnixNano())
 			return func() (neardup.Detector, error) {
 				c := redis.NewClient(&redis.Options{Addr: *redisAddr})
-				return redisindex.New(redisindex.Options{Client: c, Prefix: prefix, Minhash: opts(*rc), Timeout: time.Minute})
+				return redisindex.New(redisindex.Options{Client: c, Prefix: prefix, Spread: spread, Minhash: opts(*rc), Timeout: time.Minute})
 			}, nil
-		},
+		}}
 	}
-	return []method{m, alias, fleet}
+	fleet := fleetMethod("minhash-redis", fmt.Sprintf("the minhash method with its repository in Redis (-redis ADDR), through %d clients at once", fleetClients), false)
+	spread := fleetMethod("minhash-redis-spread", "minhash-redis with the repository's keys spread over slots (leases, fencing, pending records)", true)
+	return []method{m, alias, fleet, spread}
 }
