@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -27,7 +28,7 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	rw := fs.Int("rw", 0, "minhash: tokens per shingle (0 = default)")
 	rh := fs.Float64("rh", minhash.DefaultHostPageDistance, "minhash: whole-page distance two pages of one host must also be below (1 = no such rule)")
 	rmax := fs.Int("rmax", 0, "minhash: pages an index key may be filed under before it stops being a key (0 = default, negative = no bound)")
-	redisAddr := fs.String("redis", "", "minhash-redis: the address of a Redis server to keep the repository in (keys under neardup-evaluate-<time>; use a scratch server)")
+	redisAddr := fs.String("redis", "", "minhash-redis: the address of a Redis server to keep the repository in, or the comma-separated addresses of a Redis Cluster's nodes (keys under neardup-evaluate-<time>; use a scratch server)")
 	opts := func(c float64) minhash.Options {
 		return minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
 			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys, ShingleWidth: *rw, MaxPostings: *rmax, HostPageDistance: *rh}
@@ -51,8 +52,15 @@ func minhashMethods(fs *flag.FlagSet) []method {
 			}
 			prefix := fmt.Sprintf("neardup-evaluate-%d", time.Now().UnixNano())
 			return func() (neardup.Detector, error) {
-				c := redis.NewClient(&redis.Options{Addr: *redisAddr})
-				return redisindex.New(redisindex.Options{Client: c, Prefix: prefix, Spread: spread, Minhash: opts(*rc), Timeout: time.Minute})
+				var c redis.UniversalClient
+				cluster := strings.Contains(*redisAddr, ",")
+				if cluster {
+					c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(*redisAddr, ",")})
+				} else {
+					c = redis.NewClient(&redis.Options{Addr: *redisAddr})
+				}
+				return redisindex.New(redisindex.Options{Client: c, Prefix: prefix, Spread: spread, SingleSlot: cluster && !spread,
+					Minhash: opts(*rc), Timeout: time.Minute})
 			}, nil
 		}}
 	}
