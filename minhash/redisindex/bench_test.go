@@ -28,20 +28,24 @@ import (
 //   - B/page: the server's used_memory per kept page
 //   - F1, as minhash's BenchmarkScale counts it
 //
-// One iteration is the whole crawl; run it once:
+// The spread/ sub-benchmarks keep the repository with Options.Spread (its
+// keys as a cluster would hold them, on the one server). One iteration is
+// the whole crawl; run it once:
 //
 //	cd minhash/redisindex && go test -run '^$' -bench Scale -benchtime 1x -timeout 60m
 func BenchmarkScale(b *testing.B) {
 	for _, c := range []struct {
-		name string
-		n    int
-	}{{"n=10k", 10_000}, {"n=100k", 100_000}, {"n=1M", 1_000_000}} {
+		name   string
+		n      int
+		spread bool
+	}{{"n=10k", 10_000, false}, {"n=100k", 100_000, false}, {"n=1M", 1_000_000, false},
+		{"spread/n=10k", 10_000, true}, {"spread/n=100k", 100_000, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			if testing.Short() && c.n > 10_000 {
 				b.Skip("-short: only n=10k")
 			}
 			for b.Loop() {
-				scale(b, c.n)
+				scale(b, c.n, c.spread)
 			}
 		})
 	}
@@ -62,7 +66,7 @@ func usedMemory(b *testing.B, c *redis.Client) int64 {
 	return 0
 }
 
-func scale(b *testing.B, n int) {
+func scale(b *testing.B, n int, spread bool) {
 	c, prefix := client(b)
 	ctx := context.Background()
 	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
@@ -70,7 +74,7 @@ func scale(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	pipe, _ := preprocess.New(preprocess.Options{})
-	det, err := New(Options{Client: c, Prefix: prefix})
+	det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -146,8 +150,16 @@ func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
 	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
 		k := iter.Val()
-		rest := strings.TrimPrefix(k, prefix+":m1:")
+		rest := strings.TrimPrefix(strings.TrimPrefix(k, prefix+":m1:"), prefix+":ms:{")
 		kind, _, _ := strings.Cut(rest, ":")
+		switch { // a spread repository's leases and call records
+		case strings.Contains(k, ":c:"):
+			kind = "c"
+		case strings.Contains(k, ":L:"):
+			kind = "L"
+		case strings.HasSuffix(k, "}:T"):
+			kind = "T"
+		}
 		m, _ := c.MemoryUsage(ctx, k, 0).Result()
 		bytesBy[kind] += m
 		keysBy[kind]++

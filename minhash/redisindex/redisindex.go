@@ -44,7 +44,7 @@
 // fencing over the keys a page touches (spread.go): two near-duplicates
 // racing on different clients are never both kept, a client that dies
 // mid-call leaves no page anyone sees and no lease past Options.LeaseTTL,
-// and each write step is recorded under the call's ID. A Spread call takes
+// and a write step re-sent changes nothing. A Spread call takes
 // more round trips (one per lease and per key filed). docs/fleet.md has the
 // Redis settings the guarantees rely on, and the memory per page.
 package redisindex

@@ -46,8 +46,9 @@ import (
 // commit is never seen (a ghost): its record and postings are garbage its
 // handle points to, and its leases expire. Two near-duplicates share a key,
 // so one of them waits for the other's lease and reads its committed page.
-// Every write step records its result under the call's ID in its own slot,
-// so a step the client re-sends is answered, not run again. The deadline
+// A step the client re-sends changes nothing: filing a handle filed, moving
+// a record to its state and unfiling are idempotent, and the counting steps
+// record their result under the call's ID in their own slot. The deadline
 // assumes the nodes' clocks agree within a quarter of LeaseTTL.
 //
 // Remove marks the record removed (readers ignore it), then unfiles it and
@@ -61,8 +62,9 @@ var errDied = errors.New("redisindex: the client died (a test)")
 // DefaultLeaseTTL is Options.LeaseTTL when it is zero.
 const DefaultLeaseTTL = 2 * time.Second
 
-// spreadLib is what the scripts of a spread repository share: the call
-// record of a step, in the slot of the key the step writes.
+// spreadLib is what the counting scripts of a spread repository share (the
+// others are idempotent): the call record of a step, in the slot of the key
+// the step writes.
 const spreadLib = `
 local CALL = KEYS[#KEYS]
 local TTL = ARGV[#ARGV]
@@ -74,10 +76,6 @@ end
 local function record(res)
   redis.call('SET', CALL, cmsgpack.pack(res), 'PX', TTL)
   return res
-end
-local function now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 `
 
@@ -101,32 +99,30 @@ return 1
 `)
 
 // fileScript files a handle under a field of a bucket, if the lease still
-// holds the token. KEYS: the bucket, the lease key, the step's call record.
-// ARGV: the token, the field, the 8-byte handle, MaxPostings (0: no
-// bound, for texts and IDs), the mode ("append" or "set"), the record TTL.
-// It returns 1 (recorded), or "LEASE" when the lease is lost.
-var fileScript = redis.NewScript(spreadLib + `
-local r = recorded()
-if r then return r end
+// holds the token. KEYS: the bucket, the lease key. ARGV: the token, the
+// field, the 8-byte handle, MaxPostings (0: no bound, for texts and IDs),
+// the mode ("append" or "set"). It returns 1, or "LEASE" when the lease is
+// lost. Filing a handle again changes nothing (a re-sent call).
+var fileScript = redis.NewScript(`
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 'LEASE' end
 local f, h, maxp = ARGV[2], ARGV[3], tonumber(ARGV[4])
 if ARGV[5] == 'set' then
   redis.call('HSET', KEYS[1], f, h)
-else
-  local ps = redis.call('HGET', KEYS[1], f)
-  if not ps then redis.call('HSET', KEYS[1], f, h)
-  elseif ps ~= 'S' then
-    if maxp > 0 and #ps / 8 >= maxp then redis.call('HSET', KEYS[1], f, 'S') else redis.call('HSET', KEYS[1], f, ps .. h) end
-  end
+  return 1
 end
-return record(1)
+local ps = redis.call('HGET', KEYS[1], f)
+if not ps then redis.call('HSET', KEYS[1], f, h); return 1 end
+if ps == 'S' then return 1 end
+for p = 1, #ps, 8 do
+  if string.sub(ps, p, p + 7) == h then return 1 end
+end
+if maxp > 0 and #ps / 8 >= maxp then redis.call('HSET', KEYS[1], f, 'S') else redis.call('HSET', KEYS[1], f, ps .. h) end
+return 1
 `)
 
-// unfileScript removes a handle from a field of a bucket. KEYS: the bucket,
-// the step's call record. ARGV: the field, the 8-byte handle, the TTL.
-var unfileScript = redis.NewScript(spreadLib + `
-local r = recorded()
-if r then return r end
+// unfileScript removes a handle from a field of a bucket (again: nothing).
+// KEYS: the bucket. ARGV: the field, the 8-byte handle.
+var unfileScript = redis.NewScript(`
 local ps = redis.call('HGET', KEYS[1], ARGV[1])
 if ps and ps ~= 'S' then
   for p = 1, #ps, 8 do
@@ -137,30 +133,29 @@ if ps and ps ~= 'S' then
   end
   if #ps == 0 then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ps) end
 end
-return record(1)
+return 1
 `)
 
-// stateScript moves a record on. KEYS: the record, the step's call record.
-// ARGV: the new state ("C" commit: only a pending record before its
-// deadline; "D" removed), the TTL. It returns "ok", "late" (the deadline
-// passed: not committed) or "gone".
-var stateScript = redis.NewScript(spreadLib + `
-local r = recorded()
-if r then return r end
+// stateScript moves a record on. KEYS: the record. ARGV: the new state
+// ("C" commit: only a pending record before its deadline; "D" removed). It
+// returns "ok", "late" (the deadline passed: not committed) or "gone".
+// Moving a record to the state it is in answers "ok" (a re-sent call).
+var stateScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
-if not v then return record('gone') end
+if not v then return 'gone' end
 local s = string.sub(v, 1, 1)
+if s == ARGV[1] then return 'ok' end
 if ARGV[1] == 'C' then
-  if s == 'C' then return record('ok') end
-  if s ~= 'P' then return record('gone') end
-  local deadline = struct.unpack('>I8', v, 2)
-  if now() >= deadline then return record('late') end
+  if s ~= 'P' then return 'gone' end
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if now >= struct.unpack('>I8', v, 2) then return 'late' end
   redis.call('SET', KEYS[1], 'C' .. string.sub(v, 10))
-  return record('ok')
+  return 'ok'
 end
 if s == 'P' then v = string.sub(v, 10) else v = string.sub(v, 2) end
 redis.call('SET', KEYS[1], ARGV[1] .. v)
-return record('ok')
+return 'ok'
 `)
 
 // learnScript counts (delta 1) or uncounts (-1) a kept page's blocks in its
@@ -206,15 +201,6 @@ for p = 1, #ARGV[1], 4 do
   local b = string.sub(ARGV[1], p, p + 3)
   if redis.call('HINCRBY', KEYS[1], b, tonumber(ARGV[2])) <= 0 then redis.call('HDEL', KEYS[1], b) end
 end
-return record(1)
-`)
-
-// recordScript writes a pending record. KEYS: the record, the step's call
-// record. ARGV: the value, the TTL.
-var recordScript = redis.NewScript(spreadLib + `
-local r = recorded()
-if r then return r end
-redis.call('SET', KEYS[1], ARGV[1])
 return record(1)
 `)
 
@@ -579,16 +565,14 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		return nil, false, false, err
 	}
 	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
-	ttl := det.recordTTL(ctx)
-	step := func(sc *redis.Script, key, name string, keys []string, args ...any) (any, error) {
-		keys = append(keys, stepRecord(key, call, fmt.Sprint(name, attempt)))
-		return sc.Run(ctx, det.client, keys, append(args, ttl)...).Result()
+	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
+		return sc.Run(ctx, det.client, keys, args...).Result()
 	}
 	rk := s.record(h)
 	if err := det.client.SetNX(ctx, s.cfg(), det.cfg, 0).Err(); err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
-	if _, err := step(recordScript, rk, "r", []string{rk}, "P"+u64(uint64(deadline))+e); err != nil {
+	if err := det.client.Set(ctx, rk, "P"+u64(uint64(deadline))+e, 0).Err(); err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
 	type filing struct{ bucket, field, mode string }
@@ -603,7 +587,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		if f.mode == "append" && f.bucket != files[0].bucket {
 			mp = max(maxp, 0)
 		}
-		res, err := step(fileScript, f.bucket, "f"+f.field, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
+		res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
 		if err != nil {
 			return nil, false, false, wrap(op, d.ID, err)
 		}
@@ -619,7 +603,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	state := "late"
 	if !lost {
-		res, err := step(stateScript, rk, "c", []string{rk}, "C")
+		res, err := run(stateScript, []string{rk}, "C")
 		if err != nil {
 			return nil, false, false, wrap(op, d.ID, err)
 		}
@@ -628,7 +612,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	if state != "ok" {
 		// Too late: the leases may have passed to another call. What was
 		// filed points to a record never committed; drop it and try again.
-		det.unfile(ctx, call, fmt.Sprint("a", attempt), rd.keys, r.TextHash(), d.ID, string(hb[:]))
+		det.unfile(ctx, rd.keys, r.TextHash(), d.ID, string(hb[:]))
 		det.client.Del(ctx, rk)
 		return nil, false, true, nil
 	}
@@ -640,16 +624,15 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 
 // unfile removes handle hb from the postings of keys, the text hash x and
 // the ID id.
-func (det *Detector) unfile(ctx context.Context, call, step string, keys []uint32, x uint64, id, hb string) error {
+func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb string) error {
 	s := det.spread
 	type filing struct{ bucket, field string }
 	files := []filing{{s.textBucket(x), u64(x)}, {s.idBucket(id), id}}
 	for _, k := range keys {
 		files = append(files, filing{s.keyBucket(k), u32s([]uint32{k})})
 	}
-	ttl := det.recordTTL(ctx)
 	for _, f := range files {
-		if err := unfileScript.Run(ctx, det.client, []string{f.bucket, stepRecord(f.bucket, call, step+"u"+f.field)}, f.field, hb, ttl).Err(); err != nil {
+		if err := unfileScript.Run(ctx, det.client, []string{f.bucket}, f.field, hb).Err(); err != nil {
 			return err
 		}
 	}
@@ -758,12 +741,11 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 		return err
 	}
 	keys := entryKeys(e)
-	ttl := det.recordTTL(ctx)
-	if err := stateScript.Run(ctx, det.client, []string{rk, stepRecord(rk, call, "d")}, "D", ttl).Err(); err != nil {
+	if err := stateScript.Run(ctx, det.client, []string{rk}, "D").Err(); err != nil {
 		return wrap("Remove", id, err)
 	}
 	hb := u64(h)
-	if err := det.unfile(ctx, call, "d", keys, r.TextHash(), id, hb); err != nil {
+	if err := det.unfile(ctx, keys, r.TextHash(), id, hb); err != nil {
 		return wrap("Remove", id, err)
 	}
 	if err := det.spreadLearn(ctx, r.Host(), r.Blocks(), -1, call, "dl"); err != nil {
