@@ -46,7 +46,10 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	// fleetMethod runs the method with its repository in Redis (-redis),
 	// spread over slots or not.
 	fleetMethod := func(name, doc string, spread bool) method {
-		return method{name: name, doc: doc, fleet: func() (func() (neardup.Detector, error), error) {
+		return method{name: name, doc: doc, new: func() (neardup.Detector, error) {
+			// Only the fleet stream (evaluate's -methods) runs it, through several clients.
+			return nil, fmt.Errorf("%s runs only as evaluate's -methods (a repository in Redis through %d clients)", name, fleetClients)
+		}, fleet: func() (func() (neardup.Detector, error), error) {
 			if *redisAddr == "" {
 				return nil, fmt.Errorf("%s needs -redis ADDR", name)
 			}
