@@ -33,11 +33,6 @@ type feature struct {
 // matched through the navigation they share.
 const minContentTokens = 8
 
-// minContentHashes is the least a content sketch keeps when the host's
-// template is taken out of it; with less, the page is compared by the
-// content it was sketched with.
-const minContentHashes = 24
-
 type featureKey struct{ page, content, w int }
 
 // extract returns d's feature, computed once per Document and sketch sizes.

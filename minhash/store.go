@@ -108,8 +108,11 @@ type sample struct {
 }
 
 // content returns f's content sketch less the blocks that are template on
-// its host (m, possibly nil) now. A sketch left with fewer than
-// minContentHashes hashes is returned whole.
+// its host (m, possibly nil) now. A sketch left with no hash (a page that is
+// all template: a search page, an empty index) is returned whole. A thin
+// page keeps the few hashes of its own that are left: compared through the
+// template's hashes, two generated pages of one template (the API pages of
+// two methods) look alike however different their own words.
 func (st *store) content(f *feature, m *hostModel) sample {
 	if st.o.TemplatePages < 0 || (m == nil || m.ntmpl == 0) && len(st.theme) == 0 {
 		return sample{f.content, threshold(f.content, st.o.SketchSize)}
@@ -120,8 +123,7 @@ func (st *store) content(f *feature, m *hostModel) sample {
 }
 
 // strip returns f's content sketch (of k hashes) less the hashes of the
-// blocks that are template. A sketch left with fewer than minContentHashes
-// hashes is returned whole.
+// blocks that are template. A sketch left with no hash is returned whole.
 func strip(f *feature, k int, template func(block uint32) bool) sample {
 	whole := sample{f.content, threshold(f.content, k)}
 	var tmpl [256]bool
@@ -140,7 +142,7 @@ func strip(f *feature, k int, template func(block uint32) bool) sample {
 			c = append(c, h)
 		}
 	}
-	if len(c) < minContentHashes {
+	if len(c) == 0 {
 		return whole
 	}
 	return sample{c, whole.t}
