@@ -71,9 +71,21 @@ func blocksOf(p *preprocess.Page) []textBlock {
 // isFurniture reports whether a block is page furniture rather than the
 // page's content: what the markup marks as navigation, header, footer,
 // sidebar or form, and a line that is mostly link text (an entry of a menu
-// or a table of contents that the markup does not mark).
+// that the markup does not mark). The entries of a table of contents the
+// markup marks, lines mostly of link text, are content: a chapter page's
+// are its outline (two releases of a manual whose chapters differ are
+// different pages), and a manual's sidebar, the same on every page, is
+// taken out as its host's template. Its other text (its title, the
+// summaries beside its entries, which repeat the listed pages' own) is
+// furniture.
 func isFurniture(b preprocess.Block) bool {
-	return b.Kind != preprocess.Content || b.Links >= 0.8
+	switch b.Kind {
+	case preprocess.Content:
+		return b.Links >= 0.8
+	case preprocess.Contents:
+		return b.Links < 0.8
+	}
+	return true
 }
 
 // linesOf returns the lines of p's text as blocks, tokenised.

@@ -46,13 +46,12 @@ type BlockKind uint8
 const (
 	// Content is text of the page itself.
 	Content BlockKind = iota
-	// Navigation is a navigation bar, menu, breadcrumb trail, pager or
-	// table of contents: <nav>, <menu>, role=navigation, menu, menubar or
-	// doc-toc, class words such as nav, navbar, menu, breadcrumb(s),
-	// toc and pagination; and, outside <main>/<article>, a list or table
-	// (ul, ol, dl, table) whose text is mostly links: at least three links,
-	// at least 70 % of its text inside them, at most 40 bytes of text per
-	// link on average.
+	// Navigation is a navigation bar, menu, breadcrumb trail or pager:
+	// <nav>, <menu>, role=navigation, menu or menubar, class words such
+	// as nav, navbar, menu, breadcrumb(s) and pagination; and, outside
+	// <main>/<article>, a list or table (ul, ol, dl, table) whose text is
+	// mostly links: at least three links, at least 70 % of its text inside
+	// them, at most 40 bytes of text per link on average.
 	Navigation
 	// Header is the page's banner: a <header> outside any <article>,
 	// <section>, <main>, <aside> or <nav>, role=banner, or class words
@@ -71,9 +70,16 @@ const (
 	// for a wrapper around the whole page (as ASP.NET pages have) and its
 	// text keeps the kind around it.
 	Form
+	// Contents is a table of contents: role=doc-toc, class word toc. It
+	// has a kind of its own because the markup does not tell whose
+	// contents it lists: a manual's sidebar lists the site's (furniture
+	// that every page repeats), a chapter page of DocBook, texinfo or
+	// Sphinx lists its own sections (the page's outline, often most of
+	// its text).
+	Contents
 )
 
-var blockKindNames = [...]string{"content", "navigation", "header", "footer", "aside", "form"}
+var blockKindNames = [...]string{"content", "navigation", "header", "footer", "aside", "form", "contents"}
 
 // String returns the kind's lower-case name ("content", "navigation", ...).
 func (k BlockKind) String() string {
@@ -353,8 +359,10 @@ func roleKind(role []byte) (BlockKind, bool) {
 		}
 		var buf [16]byte
 		switch string(lowerASCII(buf[:copy(buf[:], r)])) {
-		case "navigation", "menu", "menubar", "doc-toc":
+		case "navigation", "menu", "menubar":
 			return Navigation, false
+		case "doc-toc":
+			return Contents, false
 		case "banner":
 			return Header, false
 		case "contentinfo":
@@ -400,10 +408,10 @@ func idKind(id []byte) BlockKind {
 }
 
 // nameKind returns the kind one class or id word names. The word is split
-// at '-' and '_'; a part such as "nav", "navbar", "menu", "breadcrumbs",
-// "toc" marks Navigation (and any part starting "nav" or ending "nav" or
-// "menu": navheader, topnav, megamenu), "footer" or "foot" Footer, "header",
-// "head", "masthead" or "banner" Header, "sidebar" with another part,
+// at '-' and '_'; a part such as "nav", "navbar", "menu", "breadcrumbs"
+// marks Navigation (and any part starting "nav" or ending "nav" or
+// "menu": navheader, topnav, megamenu), "toc" Contents, "footer" or
+// "foot" Footer, "header", "head", "masthead" or "banner" Header, "sidebar" with another part,
 // "side", "related" Aside, "search" Form. A word with a part naming the
 // text itself (entry, post, article, content, section, page, card, table)
 // or a state (has, with, no, is) names nothing: "entry-header",
@@ -447,8 +455,10 @@ func partKind(p []byte) BlockKind {
 	switch string(p) {
 	case "":
 		return Content
-	case "menu", "menubar", "breadcrumb", "breadcrumbs", "crumb", "crumbs", "toc", "pagination", "pager":
+	case "menu", "menubar", "breadcrumb", "breadcrumbs", "crumb", "crumbs", "pagination", "pager":
 		return Navigation
+	case "toc":
+		return Contents
 	case "footer", "foot", "colophon":
 		return Footer
 	case "header", "head", "masthead", "banner", "headerbar", "topbar":
