@@ -26,8 +26,10 @@ type feature struct {
 }
 
 // minContentTokens is the least content, in tokens, that a page's content
-// sketch is made of; a page with less (a page that is all navigation, say)
-// has its whole text as content. A thin page whose few words of content are
+// sketch is made of; a page with less has its lines that are mostly link
+// text as content too (an index page whose entries are links), and a page
+// with less still (a page that is all navigation, say) its whole text. A
+// thin page whose few words of content are
 // its own (a generated API page: a signature and "No description
 // available.") keeps them as its content, so that two such pages are not
 // matched through the navigation they share.
@@ -46,6 +48,7 @@ func extract(d *neardup.Document, o Options) (feature, error) {
 type textBlock struct {
 	key       uint32
 	furniture bool
+	linked    bool // a line of Content, furniture as mostly link text
 	tokens    []string
 }
 
@@ -62,7 +65,8 @@ func blocksOf(p *preprocess.Page) []textBlock {
 		toks := p.Tokens[start:max(start, end)]
 		start = max(start, end)
 		if len(toks) > 0 {
-			blocks = append(blocks, textBlock{furniture: isFurniture(b), tokens: toks})
+			fb := isFurniture(b)
+			blocks = append(blocks, textBlock{furniture: fb, linked: fb && b.Kind == preprocess.Content, tokens: toks})
 		}
 	}
 	return blocks
@@ -135,9 +139,14 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 		blk.key = uint32(key>>32 ^ key)
 	}
 	f.page = pb.Sketch()
-	if cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens() {
+	// Too little content: the page's lines mostly of link text count too,
+	// then (pass 1) the whole page.
+	for pass := 0; pass < 2 && cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens(); pass++ {
 		cb.Reset()
 		for i, blk := range blocks {
+			if pass == 0 && blk.furniture && !blk.linked {
+				continue
+			}
 			cb.SetTag(uint32(i))
 			for _, t := range blk.tokens {
 				cb.Add(t)

@@ -55,11 +55,12 @@ const (
 	Navigation
 	// Header is the page's banner: a <header> outside any <article>,
 	// <section>, <main>, <aside> or <nav>, role=banner, or class words
-	// such as header, masthead and banner outside <main>/<article>.
+	// such as header, masthead, banner and byline outside <main>/<article>.
 	Header
 	// Footer is the page's footer: a <footer> outside any <article>,
 	// <section>, <main>, <aside> or <nav>, role=contentinfo, or class words
-	// footer, foot and colophon outside <main>/<article>.
+	// such as footer, foot, colophon, license and copyright outside
+	// <main>/<article>.
 	Footer
 	// Aside is a sidebar or related-links box: <aside>, role=complementary,
 	// class words such as sidebar-left, sphinxsidebar and related. (A
@@ -379,14 +380,54 @@ func roleKind(role []byte) (BlockKind, bool) {
 }
 
 // classKind returns the kind the first telling word of a class attribute
-// names (see BlockKind), or Content.
+// names (nameKind, classOnlyKind), or Content.
 func classKind(class []byte) BlockKind {
 	for tok, rest := nextField(class); tok != nil; tok, rest = nextField(rest) {
 		if k := nameKind(tok); k != Content {
 			return k
 		}
+		if k := classOnlyKind(tok); k != Content {
+			return k
+		}
 	}
 	return Content
+}
+
+// classOnlyKind returns the kind a class word names that, as an id, is a
+// section's anchor instead (a "License" section's id is license): a part
+// license, licence or copyright names Footer (openstackdocstheme's
+// docs-license), byline Header (docs-byline, with the page's date). A part
+// that makes nameKind name nothing makes it name nothing too.
+func classOnlyKind(tok []byte) BlockKind {
+	if len(tok) > 32 {
+		return Content
+	}
+	var buf [32]byte
+	w := lowerASCII(buf[:copy(buf[:], tok)])
+	best := Content
+	for len(w) > 0 {
+		part := w
+		if j := bytes.IndexAny(w, "-_"); j >= 0 {
+			part, w = w[:j], w[j+1:]
+		} else {
+			w = nil
+		}
+		k := Content
+		switch string(part) {
+		case "license", "licence", "copyright":
+			k = Footer
+		case "byline":
+			k = Header
+		default:
+			if partKind(part) == kindExcluded {
+				return Content
+			}
+		}
+		if k != Content && (best == Content || k < best) {
+			best = k
+		}
+	}
+	return best
 }
 
 // idKind returns the kind an id names. Ids are section anchors in much of
