@@ -71,8 +71,9 @@ const (
 	// for a wrapper around the whole page (as ASP.NET pages have) and its
 	// text keeps the kind around it.
 	Form
-	// Contents is a table of contents: role=doc-toc, class word toc. It
-	// has a kind of its own because the markup does not tell whose
+	// Contents is a table of contents or a book's index: role=doc-toc,
+	// class words toc and index (texinfo's index-fn). It has a kind of its
+	// own because the markup does not tell whose
 	// contents it lists: a manual's sidebar lists the site's (furniture
 	// that every page repeats), a chapter page of DocBook, texinfo or
 	// Sphinx lists its own sections (the page's outline, often most of
@@ -394,9 +395,11 @@ func classKind(class []byte) BlockKind {
 }
 
 // classOnlyKind returns the kind a class word names that, as an id, is a
-// section's anchor instead (a "License" section's id is license): a part
-// license, licence or copyright names Footer (openstackdocstheme's
-// docs-license), byline Header (docs-byline, with the page's date). A part
+// section's anchor instead (a "License" section's id is license, Sphinx's
+// index entries' are index-0, index-1): a part license, licence or
+// copyright names Footer (openstackdocstheme's docs-license), byline
+// Header (docs-byline, with the page's date), and index as the first of at
+// most two parts Contents (a book's index: texinfo's index-fn). A part
 // that makes nameKind name nothing makes it name nothing too.
 func classOnlyKind(tok []byte) BlockKind {
 	if len(tok) > 32 {
@@ -405,7 +408,7 @@ func classOnlyKind(tok []byte) BlockKind {
 	var buf [32]byte
 	w := lowerASCII(buf[:copy(buf[:], tok)])
 	best := Content
-	for len(w) > 0 {
+	for i := 0; len(w) > 0; i++ {
 		part := w
 		if j := bytes.IndexAny(w, "-_"); j >= 0 {
 			part, w = w[:j], w[j+1:]
@@ -418,6 +421,10 @@ func classOnlyKind(tok []byte) BlockKind {
 			k = Footer
 		case "byline":
 			k = Header
+		case "index":
+			if i == 0 && bytes.IndexAny(w, "-_") < 0 {
+				k = Contents
+			}
 		default:
 			if partKind(part) == kindExcluded {
 				return Content

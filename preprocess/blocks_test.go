@@ -98,10 +98,10 @@ func TestBlockKinds(t *testing.T) {
 			`<nav role="doc-toc"><a href="#b">Beta</a></nav><ul class="nav toc"><li><a href="c.html">Gamma</a></ul><p>Text</p>`,
 			[]line{{"Table of Contents", Contents}, {"9.1. Alpha", Contents}, {"Beta", Contents}, {"Gamma", Navigation}, {"Text", Content}}},
 		{"generator furniture by class only", `<div class="row docs-byline"><div class="docs-updated">updated: 2022-09-23</div></div>` +
-			`<div class="col-lg-8 docs-license"><p>Licensed under CC-BY 3.0.</p></div>` +
-			`<div id="license"><p>Section about the license</p></div><div class="post-byline">By Ann</div>`,
-			[]line{{"updated: 2022-09-23", Header}, {"Licensed under CC-BY 3.0.", Footer},
-				{"Section about the license", Content}, {"By Ann", Content}}},
+			`<div class="col-lg-8 docs-license"><p>Licensed under CC-BY 3.0.</p></div><table class="index-fn"><tr><td><a href="#a">abs</a></td></tr></table>` +
+			`<div id="license"><p>Section about the license</p></div><div class="post-byline">By Ann</div><div class="indexbox">I</div>`,
+			[]line{{"updated: 2022-09-23", Header}, {"Licensed under CC-BY 3.0.", Footer}, {"abs", Contents},
+				{"Section about the license", Content}, {"By Ann", Content}, {"I", Content}}},
 		{"link list", `<ul><li><a href="/a">Alpha</a><li><a href="/b">Beta</a><li><a href="/c">Gamma</a></ul><p>After</p>`,
 			[]line{{"Alpha", Navigation}, {"Beta", Navigation}, {"Gamma", Navigation}, {"After", Content}}},
 		{"list of sentences with a link", `<ul><li>The first point is long enough <a href=x>here</a><li>Second point of the list</li><li><a href=y>Third</a></ul>`,
