@@ -72,12 +72,13 @@ const (
 	// text keeps the kind around it.
 	Form
 	// Contents is a table of contents or a book's index: role=doc-toc,
-	// class words toc and index (texinfo's index-fn). It has a kind of its
-	// own because the markup does not tell whose
-	// contents it lists: a manual's sidebar lists the site's (furniture
-	// that every page repeats), a chapter page of DocBook, texinfo or
-	// Sphinx lists its own sections (the page's outline, often most of
-	// its text).
+	// class words toc and index (texinfo's index-fn), unless inside
+	// furniture (a sidebar's toc is the sidebar's). It has a kind of its
+	// own because the markup does not tell whose contents it lists: a
+	// manual's table of contents beside every page lists the site's
+	// (furniture every page repeats), a chapter page of DocBook, texinfo or
+	// Sphinx lists its own sections (the page's outline, often most of its
+	// text).
 	Contents
 )
 
@@ -212,6 +213,8 @@ func (st *structure) start(a atom.Atom, raw []byte, selfClosing bool) {
 		e.kind, e.main, e.section = Content, true, true
 	case parent.main && (own == Header || own == Footer):
 		// The article's own header or footer.
+	case own == Contents && parent.kind != Content && parent.kind != Contents:
+		// A table of contents in a sidebar or a menu is the sidebar's.
 	case own != Content:
 		e.kind = own
 		e.form = own == Form && parent.kind != Form

@@ -97,6 +97,9 @@ func TestBlockKinds(t *testing.T) {
 		{"table of contents", `<div class="toc"><p><b>Table of Contents</b></p><dl class="toc"><dt><a href="a.html">9.1. Alpha</a></dl></div>` +
 			`<nav role="doc-toc"><a href="#b">Beta</a></nav><ul class="nav toc"><li><a href="c.html">Gamma</a></ul><p>Text</p>`,
 			[]line{{"Table of Contents", Contents}, {"9.1. Alpha", Contents}, {"Beta", Contents}, {"Gamma", Navigation}, {"Text", Content}}},
+		{"table of contents in a sidebar", `<div class="sphinxsidebar"><div class="toc-tree"><ul><li><a href="a.html">Alpha</a></ul></div></div>` +
+			`<nav><div class="toc">Beta</div></nav><div class="body"><div class="toc"><span class="index-x">Gamma</span></div></div>`,
+			[]line{{"Alpha", Aside}, {"Beta", Navigation}, {"Gamma", Contents}}},
 		{"generator furniture by class only", `<div class="row docs-byline"><div class="docs-updated">updated: 2022-09-23</div></div>` +
 			`<div class="col-lg-8 docs-license"><p>Licensed under CC-BY 3.0.</p></div><table class="index-fn"><tr><td><a href="#a">abs</a></td></tr></table>` +
 			`<div id="license"><p>Section about the license</p></div><div class="post-byline">By Ann</div><div class="indexbox">I</div>`,
