@@ -26,17 +26,14 @@ type feature struct {
 }
 
 // minContentTokens is the least content, in tokens, that a page's content
-// sketch is made of; a page with less (a page that is all navigation, say)
-// has its whole text as content. A thin page whose few words of content are
+// sketch is made of; a page with less has its lines that are mostly link
+// text as content too (an index page whose entries are links), and a page
+// with less still (a page that is all navigation, say) its whole text. A
+// thin page whose few words of content are
 // its own (a generated API page: a signature and "No description
 // available.") keeps them as its content, so that two such pages are not
 // matched through the navigation they share.
 const minContentTokens = 8
-
-// minContentHashes is the least a content sketch keeps when the host's
-// template is taken out of it; with less, the page is compared by the
-// content it was sketched with.
-const minContentHashes = 24
 
 type featureKey struct{ page, content, w int }
 
@@ -51,6 +48,7 @@ func extract(d *neardup.Document, o Options) (feature, error) {
 type textBlock struct {
 	key       uint32
 	furniture bool
+	linked    bool // a line of Content, furniture as mostly link text
 	tokens    []string
 }
 
@@ -67,7 +65,8 @@ func blocksOf(p *preprocess.Page) []textBlock {
 		toks := p.Tokens[start:max(start, end)]
 		start = max(start, end)
 		if len(toks) > 0 {
-			blocks = append(blocks, textBlock{furniture: isFurniture(b), tokens: toks})
+			fb := isFurniture(b)
+			blocks = append(blocks, textBlock{furniture: fb, linked: fb && b.Kind == preprocess.Content, tokens: toks})
 		}
 	}
 	return blocks
@@ -76,9 +75,21 @@ func blocksOf(p *preprocess.Page) []textBlock {
 // isFurniture reports whether a block is page furniture rather than the
 // page's content: what the markup marks as navigation, header, footer,
 // sidebar or form, and a line that is mostly link text (an entry of a menu
-// or a table of contents that the markup does not mark).
+// that the markup does not mark). The entries of a table of contents the
+// markup marks, lines mostly of link text, are content: a chapter page's
+// are its outline (two releases of a manual whose chapters differ are
+// different pages), and a manual's sidebar, the same on every page, is
+// taken out as its host's template. Its other text (its title, the
+// summaries beside its entries, which repeat the listed pages' own) is
+// furniture.
 func isFurniture(b preprocess.Block) bool {
-	return b.Kind != preprocess.Content || b.Links >= 0.8
+	switch b.Kind {
+	case preprocess.Content:
+		return b.Links >= 0.8
+	case preprocess.Contents:
+		return b.Links < 0.8
+	}
+	return true
 }
 
 // linesOf returns the lines of p's text as blocks, tokenised.
@@ -128,9 +139,14 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 		blk.key = uint32(key>>32 ^ key)
 	}
 	f.page = pb.Sketch()
-	if cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens() {
+	// Too little content: the page's lines mostly of link text count too,
+	// then (pass 1) the whole page.
+	for pass := 0; pass < 2 && cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens(); pass++ {
 		cb.Reset()
 		for i, blk := range blocks {
+			if pass == 0 && blk.furniture && !blk.linked {
+				continue
+			}
 			cb.SetTag(uint32(i))
 			for _, t := range blk.tokens {
 				cb.Add(t)

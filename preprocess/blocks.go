@@ -46,21 +46,21 @@ type BlockKind uint8
 const (
 	// Content is text of the page itself.
 	Content BlockKind = iota
-	// Navigation is a navigation bar, menu, breadcrumb trail, pager or
-	// table of contents: <nav>, <menu>, role=navigation, menu, menubar or
-	// doc-toc, class words such as nav, navbar, menu, breadcrumb(s),
-	// toc and pagination; and, outside <main>/<article>, a list or table
-	// (ul, ol, dl, table) whose text is mostly links: at least three links,
-	// at least 70 % of its text inside them, at most 40 bytes of text per
-	// link on average.
+	// Navigation is a navigation bar, menu, breadcrumb trail or pager:
+	// <nav>, <menu>, role=navigation, menu or menubar, class words such
+	// as nav, navbar, menu, breadcrumb(s) and pagination; and, outside
+	// <main>/<article>, a list or table (ul, ol, dl, table) whose text is
+	// mostly links: at least three links, at least 70 % of its text inside
+	// them, at most 40 bytes of text per link on average.
 	Navigation
 	// Header is the page's banner: a <header> outside any <article>,
 	// <section>, <main>, <aside> or <nav>, role=banner, or class words
-	// such as header, masthead and banner outside <main>/<article>.
+	// such as header, masthead, banner and byline outside <main>/<article>.
 	Header
 	// Footer is the page's footer: a <footer> outside any <article>,
 	// <section>, <main>, <aside> or <nav>, role=contentinfo, or class words
-	// footer, foot and colophon outside <main>/<article>.
+	// such as footer, foot, colophon, license and copyright outside
+	// <main>/<article>.
 	Footer
 	// Aside is a sidebar or related-links box: <aside>, role=complementary,
 	// class words such as sidebar-left, sphinxsidebar and related. (A
@@ -71,9 +71,18 @@ const (
 	// for a wrapper around the whole page (as ASP.NET pages have) and its
 	// text keeps the kind around it.
 	Form
+	// Contents is a table of contents or a book's index: role=doc-toc,
+	// class words toc and index (texinfo's index-fn), unless inside
+	// furniture (a sidebar's toc is the sidebar's). It has a kind of its
+	// own because the markup does not tell whose contents it lists: a
+	// manual's table of contents beside every page lists the site's
+	// (furniture every page repeats), a chapter page of DocBook, texinfo or
+	// Sphinx lists its own sections (the page's outline, often most of its
+	// text).
+	Contents
 )
 
-var blockKindNames = [...]string{"content", "navigation", "header", "footer", "aside", "form"}
+var blockKindNames = [...]string{"content", "navigation", "header", "footer", "aside", "form", "contents"}
 
 // String returns the kind's lower-case name ("content", "navigation", ...).
 func (k BlockKind) String() string {
@@ -204,6 +213,8 @@ func (st *structure) start(a atom.Atom, raw []byte, selfClosing bool) {
 		e.kind, e.main, e.section = Content, true, true
 	case parent.main && (own == Header || own == Footer):
 		// The article's own header or footer.
+	case own == Contents && parent.kind != Content && parent.kind != Contents:
+		// A table of contents in a sidebar or a menu is the sidebar's.
 	case own != Content:
 		e.kind = own
 		e.form = own == Form && parent.kind != Form
@@ -353,8 +364,10 @@ func roleKind(role []byte) (BlockKind, bool) {
 		}
 		var buf [16]byte
 		switch string(lowerASCII(buf[:copy(buf[:], r)])) {
-		case "navigation", "menu", "menubar", "doc-toc":
+		case "navigation", "menu", "menubar":
 			return Navigation, false
+		case "doc-toc":
+			return Contents, false
 		case "banner":
 			return Header, false
 		case "contentinfo":
@@ -371,14 +384,60 @@ func roleKind(role []byte) (BlockKind, bool) {
 }
 
 // classKind returns the kind the first telling word of a class attribute
-// names (see BlockKind), or Content.
+// names (nameKind, classOnlyKind), or Content.
 func classKind(class []byte) BlockKind {
 	for tok, rest := nextField(class); tok != nil; tok, rest = nextField(rest) {
 		if k := nameKind(tok); k != Content {
 			return k
 		}
+		if k := classOnlyKind(tok); k != Content {
+			return k
+		}
 	}
 	return Content
+}
+
+// classOnlyKind returns the kind a class word names that, as an id, is a
+// section's anchor instead (a "License" section's id is license, Sphinx's
+// index entries' are index-0, index-1): a part license, licence or
+// copyright names Footer (openstackdocstheme's docs-license), byline
+// Header (docs-byline, with the page's date), and index as the first of at
+// most two parts Contents (a book's index: texinfo's index-fn). A part
+// that makes nameKind name nothing makes it name nothing too.
+func classOnlyKind(tok []byte) BlockKind {
+	if len(tok) > 32 {
+		return Content
+	}
+	var buf [32]byte
+	w := lowerASCII(buf[:copy(buf[:], tok)])
+	best := Content
+	for i := 0; len(w) > 0; i++ {
+		part := w
+		if j := bytes.IndexAny(w, "-_"); j >= 0 {
+			part, w = w[:j], w[j+1:]
+		} else {
+			w = nil
+		}
+		k := Content
+		switch string(part) {
+		case "license", "licence", "copyright":
+			k = Footer
+		case "byline":
+			k = Header
+		case "index":
+			if i == 0 && bytes.IndexAny(w, "-_") < 0 {
+				k = Contents
+			}
+		default:
+			if partKind(part) == kindExcluded {
+				return Content
+			}
+		}
+		if k != Content && (best == Content || k < best) {
+			best = k
+		}
+	}
+	return best
 }
 
 // idKind returns the kind an id names. Ids are section anchors in much of
@@ -400,10 +459,10 @@ func idKind(id []byte) BlockKind {
 }
 
 // nameKind returns the kind one class or id word names. The word is split
-// at '-' and '_'; a part such as "nav", "navbar", "menu", "breadcrumbs",
-// "toc" marks Navigation (and any part starting "nav" or ending "nav" or
-// "menu": navheader, topnav, megamenu), "footer" or "foot" Footer, "header",
-// "head", "masthead" or "banner" Header, "sidebar" with another part,
+// at '-' and '_'; a part such as "nav", "navbar", "menu", "breadcrumbs"
+// marks Navigation (and any part starting "nav" or ending "nav" or
+// "menu": navheader, topnav, megamenu), "toc" Contents, "footer" or
+// "foot" Footer, "header", "head", "masthead" or "banner" Header, "sidebar" with another part,
 // "side", "related" Aside, "search" Form. A word with a part naming the
 // text itself (entry, post, article, content, section, page, card, table)
 // or a state (has, with, no, is) names nothing: "entry-header",
@@ -447,8 +506,10 @@ func partKind(p []byte) BlockKind {
 	switch string(p) {
 	case "":
 		return Content
-	case "menu", "menubar", "breadcrumb", "breadcrumbs", "crumb", "crumbs", "toc", "pagination", "pager":
+	case "menu", "menubar", "breadcrumb", "breadcrumbs", "crumb", "crumbs", "pagination", "pager":
 		return Navigation
+	case "toc":
+		return Contents
 	case "footer", "foot", "colophon":
 		return Footer
 	case "header", "head", "masthead", "banner", "headerbar", "topbar":

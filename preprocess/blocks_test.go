@@ -32,7 +32,7 @@ func checkBlocks(t *testing.T, pg *Page, maxLines int) {
 		if b.End < prev || b.End > len(pg.Tokens) {
 			t.Fatalf("block %d End %d after %d, %d tokens", i, b.End, prev, len(pg.Tokens))
 		}
-		if b.Kind > Form || b.Links < 0 || b.Links > 1 {
+		if b.Kind > Contents || b.Links < 0 || b.Links > 1 {
 			t.Fatalf("block %d kind %d links %v", i, b.Kind, b.Links)
 		}
 		toks = append(toks, pg.Tokens[prev:b.End]...)
@@ -94,6 +94,17 @@ func TestBlockKinds(t *testing.T) {
 			[]line{{"Side note", Aside}, {"Main text", Content}, {"Page 2", Navigation}}},
 		{"docbook sidebar and anchors stay content", `<div class="sidebar"><p>Tip: a box</p></div><div class="sect2" id="FUNCTIONS-SEARCH"><p>Search functions</p></div><div class="entry-header">Post title</div>`,
 			[]line{{"Tip: a box", Content}, {"Search functions", Content}, {"Post title", Content}}},
+		{"table of contents", `<div class="toc"><p><b>Table of Contents</b></p><dl class="toc"><dt><a href="a.html">9.1. Alpha</a></dl></div>` +
+			`<nav role="doc-toc"><a href="#b">Beta</a></nav><ul class="nav toc"><li><a href="c.html">Gamma</a></ul><p>Text</p>`,
+			[]line{{"Table of Contents", Contents}, {"9.1. Alpha", Contents}, {"Beta", Contents}, {"Gamma", Navigation}, {"Text", Content}}},
+		{"table of contents in a sidebar", `<div class="sphinxsidebar"><div class="toc-tree"><ul><li><a href="a.html">Alpha</a></ul></div></div>` +
+			`<nav><div class="toc">Beta</div></nav><div class="body"><div class="toc"><span class="index-x">Gamma</span></div></div>`,
+			[]line{{"Alpha", Aside}, {"Beta", Navigation}, {"Gamma", Contents}}},
+		{"generator furniture by class only", `<div class="row docs-byline"><div class="docs-updated">updated: 2022-09-23</div></div>` +
+			`<div class="col-lg-8 docs-license"><p>Licensed under CC-BY 3.0.</p></div><table class="index-fn"><tr><td><a href="#a">abs</a></td></tr></table>` +
+			`<div id="license"><p>Section about the license</p></div><div class="post-byline">By Ann</div><div class="indexbox">I</div>`,
+			[]line{{"updated: 2022-09-23", Header}, {"Licensed under CC-BY 3.0.", Footer}, {"abs", Contents},
+				{"Section about the license", Content}, {"By Ann", Content}, {"I", Content}}},
 		{"link list", `<ul><li><a href="/a">Alpha</a><li><a href="/b">Beta</a><li><a href="/c">Gamma</a></ul><p>After</p>`,
 			[]line{{"Alpha", Navigation}, {"Beta", Navigation}, {"Gamma", Navigation}, {"After", Content}}},
 		{"list of sentences with a link", `<ul><li>The first point is long enough <a href=x>here</a><li>Second point of the list</li><li><a href=y>Third</a></ul>`,
@@ -175,19 +186,22 @@ func TestBlocksTestdata(t *testing.T) {
 			if len(pg.Blocks) < 20 {
 				t.Errorf("%s: %d blocks", f, len(pg.Blocks))
 			}
-			var kinds [Form + 1]int
+			var kinds [Contents + 1]int
 			for _, b := range pg.Blocks {
 				kinds[b.Kind]++
 			}
 			if kinds[Content] == 0 || kinds[Navigation] == 0 {
-				t.Errorf("%s: blocks by kind %v, want content and navigation (navheader, toc)", f, kinds)
+				t.Errorf("%s: blocks by kind %v, want content and navigation (navheader)", f, kinds)
+			}
+			if strings.Contains(f, "postgresql") && kinds[Contents] == 0 {
+				t.Errorf("%s: blocks by kind %v, want contents (the chapter's toc)", f, kinds)
 			}
 		}
 	}
 }
 
 func TestBlockKindString(t *testing.T) {
-	for k, want := range map[BlockKind]string{Content: "content", Navigation: "navigation", Form: "form", 9: "BlockKind(9)"} {
+	for k, want := range map[BlockKind]string{Content: "content", Navigation: "navigation", Form: "form", Contents: "contents", 9: "BlockKind(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d.String() = %q, want %q", k, got, want)
 		}

@@ -52,7 +52,7 @@
 //     collapsed; block elements become '\n'. No visible text gives ErrEmpty.
 //     While extracting, the Pipeline follows the element stack to tell
 //     what each line is (Page.Blocks: Content, Navigation, Header, Footer,
-//     Aside, Form; see BlockKind).
+//     Aside, Form, Contents; see BlockKind).
 //  5. Sentences (ScanSentences, a bufio.SplitFunc): . ! ? and 。！？ and the
 //     other Unicode sentence terminators, line breaks; abbreviations,
 //     decimals and section numbers do not split. Sentences without a letter

@@ -31,6 +31,7 @@ var blockSeeds = []string{
 	"<body class=x><header role=banner>H</header><nav class='menu'><ul><li><a href=/>a</a><li><a href=/b>b</a><li><a href=c>c</a></ul></nav>" +
 		"<main><article><header>T</header><p>x <a href=y>y</a></p></article></main><aside id=sidebar>s</aside><form role=search>q</form><footer>f",
 	"<div class=\"toc sidebar-left\" id=main-nav><span class=breadcrumb>a</span> b</div></div></span><table class=navheader><tr><td>p<td>n</table>",
+	"<div class='docs-byline x'>u</div><nav role=doc-toc><dl class=toc><dt><a href=a>1.</a></dl></nav><table class='index-fn copyright_'><tr><td><a href=b>i</a></table><div class=INDEX-a-b>z",
 }
 
 // checkPage verifies the invariants every Page holds.
