@@ -3,6 +3,7 @@ package pgindex
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -21,11 +22,19 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
+// durable starts the test server as a production server runs: fsync,
+// synchronous_commit and full_page_writes on, so that a commit returns once
+// its WAL is on disk. Off by default (the tests run faster without it).
+//
+//	go test -run='^$' -bench=Postgres10K ./simhash/pgindex/ -args -durable
+var durable = flag.Bool("durable", false, "start PostgreSQL with fsync, synchronous_commit and full_page_writes on")
+
 // dsn is the address of the PostgreSQL server TestMain starts, or "" when
 // there is none (the tests then skip, saying noServer).
 var dsn, noServer string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	stop := startPostgres()
 	code := m.Run()
 	stop()
@@ -33,7 +42,8 @@ func TestMain(m *testing.M) {
 }
 
 // startPostgres starts a throw-away PostgreSQL server (initdb in a temporary
-// directory, trust authentication, fsync off) on a free loopback port. As
+// directory, trust authentication, fsync off unless -durable) on a free
+// loopback port. As
 // root it runs the server as the postgres user, which the server requires.
 func startPostgres() func() {
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
@@ -81,8 +91,12 @@ func startPostgres() func() {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	durability := "off"
+	if *durable {
+		durability = "on"
+	}
 	srv := run("postgres", "-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100")
+		"-c", "fsync="+durability, "-c", "synchronous_commit="+durability, "-c", "full_page_writes="+durability, "-c", "max_connections=100")
 	if err := srv.Start(); err != nil {
 		noServer = "starting postgres: " + err.Error()
 		return func() { os.RemoveAll(dir) }
