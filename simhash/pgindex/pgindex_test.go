@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -264,4 +266,56 @@ func TestFleet(t *testing.T) {
 		Cuts: []time.Duration{0, 2 * time.Millisecond, 6 * time.Millisecond, 40 * time.Millisecond},
 		Seed: 33,
 	})
+}
+
+// MatchOrAdd keeps one of two near-duplicates offered at once whatever
+// isolation level the server or the role sets as its default: under
+// REPEATABLE READ a transaction's snapshot is taken by its first statement,
+// before it waits for the advisory locks, so it would not see the row its
+// rival committed meanwhile. Four clients, on connections that default to
+// REPEATABLE READ, offer the same fingerprint under IDs of their own, round
+// after round.
+func TestIsolationDefault(t *testing.T) {
+	if dsn == "" {
+		detectortest.Unavailable(t, "postgresql", noServer)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
+	cfg.MaxConns = 4
+	p, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	det, err := New(ctx, Options{Pool: p, Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := 100
+	if testing.Short() {
+		rounds = 20
+	}
+	r := rand.New(rand.NewPCG(34, 1))
+	for round := range rounds {
+		fp := simhash.Fingerprint(r.Uint64())
+		var wg sync.WaitGroup
+		added := make([]bool, 4)
+		errs := make([]error, 4)
+		for w := range added {
+			wg.Go(func() {
+				_, added[w], errs[w] = det.matchOrAdd(ctx, fmt.Sprintf("r%d-w%d", round, w), fp)
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(slices.DeleteFunc(added, func(a bool) bool { return !a })); n != 1 {
+			t.Fatalf("round %d: %d of 4 clients added the same fingerprint, want 1", round, n)
+		}
+	}
 }
