@@ -64,11 +64,12 @@ func postgresBench(b *testing.B, n int) {
 	if _, err := p.Exec(ctx, "ANALYZE "+det.table); err != nil {
 		b.Fatal(err)
 	}
-	var size int64 // the table, its primary key and block indexes
-	if err := p.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass)", det.table).Scan(&size); err != nil {
+	var size, indexes int64 // the table, its primary key and block indexes; the indexes alone
+	if err := p.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass), pg_indexes_size($1::regclass)", det.table).Scan(&size, &indexes); err != nil {
 		b.Fatal(err)
 	}
 	perPage := float64(size) / float64(len(rows))
+	indexPerPage := float64(indexes) / float64(len(rows))
 	// runs numbers the sub-benchmarks' runs (-count, and the probe of
 	// one iteration before each), so that every run offers new IDs and,
 	// through Throughput's seed, new fingerprints.
@@ -80,12 +81,22 @@ func postgresBench(b *testing.B, n int) {
 			return err
 		})
 		b.ReportMetric(perPage, "pg-B/page")
+		b.ReportMetric(indexPerPage, "pg-index-B/page")
 	})
 	b.Run("MatchOrAdd", func(b *testing.B) {
+		var lsn string // where the WAL was before the calls
+		if err := p.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
+			b.Fatal(err)
+		}
 		detectortest.Latency(b, r, prefix("add"), func(d *neardup.Document) error {
 			_, _, err := det.MatchOrAddContext(ctx, d)
 			return err
 		})
+		var wal float64 // the WAL the calls wrote (the benchmark's other work writes none)
+		if err := p.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8", lsn).Scan(&wal); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(wal/float64(b.N), "WAL-B/add")
 	})
 	for clients := 1; clients <= 4; clients++ {
 		b.Run(fmt.Sprint("clients=", clients), func(b *testing.B) {
