@@ -12,13 +12,17 @@
 // distance is computed by the server (bit_count, PostgreSQL 14 or later).
 //
 // MatchOrAdd is one READ COMMITTED transaction (whatever the server's
-// default isolation) that first takes a transaction-scoped
-// advisory lock for each of the page's k+1 (block, value) pairs, in
-// ascending order: two near-duplicates share a block value, so they share a
-// lock, and the second one's query sees the first one's committed row. A
-// client that dies mid-call leaves nothing behind (the transaction rolls
-// back), and a lost connection or a timeout is an error, never a silent "new
-// page".
+// default isolation) that first takes a transaction-scoped advisory lock for
+// each of the page's k+1 (block, value) pairs, in ascending order: two
+// near-duplicates share a block value, so they share a lock, and the second
+// one's query sees the first one's committed row. A client that dies
+// mid-call leaves nothing behind (the transaction rolls back), and a lost
+// connection or a timeout is an error, never a silent "new page". Such an
+// error may come after the page was committed; retry it with Replace, which
+// does not take the page's own row for a near-duplicate. A page reported
+// added survives a crash only on a server with durable commits (fsync and
+// synchronous_commit on, the defaults); docs/fleet.md has the settings the
+// guarantees rely on and how to size the server.
 //
 // Cost: a kept page is one row (its ID, 8 bytes of fingerprint and k+1
 // blocks) plus an entry in each of k+2 indexes (the k+1 blocks and the
