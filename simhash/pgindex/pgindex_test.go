@@ -319,3 +319,30 @@ func TestIsolationDefault(t *testing.T) {
 		}
 	}
 }
+
+// A MatchOrAdd whose reply was lost after its COMMIT, retried with Replace
+// as the package doc advises, is answered "added" (not "a near-duplicate of
+// itself"), and the page is kept once.
+func TestRetryWithReplace(t *testing.T) {
+	ctx := context.Background()
+	det, err := New(ctx, Options{Pool: pool(t, 2), Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 35, Groups: 1, Members: 1})[0][0]
+	if _, added, err := det.MatchOrAddContext(ctx, d); err != nil || !added {
+		t.Fatalf("MatchOrAdd = %v, %v; want added", added, err)
+	}
+	// The retry of the same call.
+	ms, kept, err := det.ReplaceContext(ctx, d)
+	if err != nil || !kept || len(ms) != 0 {
+		t.Fatalf("Replace after the committed MatchOrAdd = %v, %v, %v; want no matches, kept", ms, kept, err)
+	}
+	if n, err := det.Len(ctx); err != nil || n != 1 {
+		t.Errorf("Len = %d, %v; want 1", n, err)
+	}
+	// A MatchOrAdd retry, by contrast, finds the page itself.
+	if ms, added, err := det.MatchOrAddContext(ctx, d); err != nil || added || len(ms) != 1 || ms[0].ID != d.ID {
+		t.Errorf("MatchOrAdd again = %v, %v, %v; want the page itself as its match", ms, added, err)
+	}
+}
