@@ -36,6 +36,7 @@
 //	editdist            edit distance of the characters before each 。, for Chinese pages (An & Cheng)
 //	ssm                 similarity score of top-keyword tables within domain x size buckets (Zaheer, Narayana & Sreevani 2019)
 //	cluster             k-modes clusters of top keywords, one detector per cluster (Kumar & Govindarajulu §4)
+//	minhash/redisindex  the minhash detector's repository kept in Redis, shared by a fleet of crawlers (a module of its own)
 //	simhash/redisindex  SimHash fingerprints kept in Redis, shared by a fleet of crawlers (a module of its own)
 //	simhash/pgindex     SimHash fingerprints kept in PostgreSQL, shared by a fleet of crawlers (a module of its own)
 //
@@ -47,9 +48,9 @@
 //
 // The detectors of minhash, simhash, sentence, shingle, editdist, ssm and
 // cluster are Verifiers, Removers, MatchAdders, Replacers and Persisters.
-// simhash/pgindex is all but a Persister (what it keeps is in PostgreSQL);
-// simhash/redisindex is a Verifier, Remover and MatchAdder, neither a
-// Replacer nor a Persister. A Cascade or Window has every one of these
+// The fleet backends (simhash/pgindex, simhash/redisindex,
+// minhash/redisindex) are all but Persisters: what they keep is on the
+// server. A Cascade or Window has every one of these
 // methods, a Partitioned all but Verify, and each works when the detectors
 // it holds have the ability it needs (see each method).
 //

@@ -57,6 +57,8 @@
 // Pages of a few words (titles, one-line records) have too few shingles for
 // 4-token shingling: sketch them with a Builder of width 1 or 2 instead.
 // The detector compares text, not meaning: a translation or a paraphrase is
-// not a near-duplicate. A fleet of crawlers sharing one repository needs a
-// backend that keeps the index outside the process.
+// not a near-duplicate. A fleet of crawlers sharing one repository uses
+// minhash/redisindex, which keeps the records, the index and the template
+// model in Redis and judges with a Judge, the Detector's rules without its
+// store.
 package minhash

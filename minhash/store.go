@@ -111,14 +111,23 @@ type sample struct {
 // its host (m, possibly nil) now. A sketch left with fewer than
 // minContentHashes hashes is returned whole.
 func (st *store) content(f *feature, m *hostModel) sample {
-	whole := sample{f.content, threshold(f.content, st.o.SketchSize)}
 	if st.o.TemplatePages < 0 || (m == nil || m.ntmpl == 0) && len(st.theme) == 0 {
-		return whole
+		return sample{f.content, threshold(f.content, st.o.SketchSize)}
 	}
+	return strip(f, st.o.SketchSize, func(b uint32) bool {
+		return m != nil && m.ntmpl > 0 && m.count(b) >= uint32(st.o.TemplatePages) || st.theme[b] >= themeHosts
+	})
+}
+
+// strip returns f's content sketch (of k hashes) less the hashes of the
+// blocks that are template. A sketch left with fewer than minContentHashes
+// hashes is returned whole.
+func strip(f *feature, k int, template func(block uint32) bool) sample {
+	whole := sample{f.content, threshold(f.content, k)}
 	var tmpl [256]bool
 	any := false
 	for i, b := range f.blocks {
-		if m != nil && m.ntmpl > 0 && m.count(b) >= uint32(st.o.TemplatePages) || st.theme[b] >= themeHosts {
+		if template(b) {
 			tmpl[i], any = true, true
 		}
 	}

@@ -2,9 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/minhash/redisindex"
 )
 
 // minhashMethods is the library's recommended detector (package minhash):
@@ -22,10 +27,12 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	rw := fs.Int("rw", 0, "minhash: tokens per shingle (0 = default)")
 	rh := fs.Float64("rh", minhash.DefaultHostPageDistance, "minhash: whole-page distance two pages of one host must also be below (1 = no such rule)")
 	rmax := fs.Int("rmax", 0, "minhash: pages an index key may be filed under before it stops being a key (0 = default, negative = no bound)")
-	at := func(c float64) (neardup.Detector, error) {
-		return minhash.New(minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
-			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys, ShingleWidth: *rw, MaxPostings: *rmax, HostPageDistance: *rh})
+	redisAddr := fs.String("redis", "", "minhash-redis: the address of a Redis server to keep the repository in (keys under neardup-evaluate-<time>; use a scratch server)")
+	opts := func(c float64) minhash.Options {
+		return minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
+			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys, ShingleWidth: *rw, MaxPostings: *rmax, HostPageDistance: *rh}
 	}
+	at := func(c float64) (neardup.Detector, error) { return minhash.New(opts(c)) }
 	m := method{
 		name: "minhash",
 		doc:  "MinHash sketches of content (site templates discounted) and whole page",
@@ -35,5 +42,19 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	}
 	alias := m
 	alias.name, alias.doc = "recommended", "the minhash method under its earlier name"
-	return []method{m, alias}
+	fleet := method{
+		name: "minhash-redis",
+		doc:  fmt.Sprintf("the minhash method with its repository in Redis (-redis ADDR), through %d clients at once", fleetClients),
+		fleet: func() (func() (neardup.Detector, error), error) {
+			if *redisAddr == "" {
+				return nil, fmt.Errorf("minhash-redis needs -redis ADDR")
+			}
+			prefix := fmt.Sprintf("neardup-evaluate-%d", time.Now().UnixNano())
+			return func() (neardup.Detector, error) {
+				c := redis.NewClient(&redis.Options{Addr: *redisAddr})
+				return redisindex.New(redisindex.Options{Client: c, Prefix: prefix, Minhash: opts(*rc), Timeout: time.Minute})
+			}, nil
+		},
+	}
+	return []method{m, alias, fleet}
 }

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
@@ -24,7 +30,16 @@ type method struct {
 	// sweep, when set, names the method's main threshold, the values -sweep
 	// tries, and builds a detector at one of them (other flags as given).
 	sweep *sweep
+	// fleet, when set, is used instead of new: a method whose repository is
+	// shared by processes (a server's). Each call returns a detector on a
+	// client of its own over one fresh repository; evaluate offers the pages
+	// through fleetClients of them at once, each taking the pages of its
+	// hosts in corpus order, as the fetchers of a crawler fleet would.
+	fleet func() (func() (neardup.Detector, error), error)
 }
+
+// fleetClients is the number of clients a fleet method is run through.
+const fleetClients = 4
 
 // sweep is a method's main threshold for -sweep.
 type sweep struct {
@@ -85,6 +100,9 @@ func (m method) build(pages source) (neardup.Detector, error) {
 }
 
 func evaluate(m method, pages source, explain bool) (result, error) {
+	if m.fleet != nil {
+		return streamFleet(m, pages)
+	}
 	det, err := m.build(pages)
 	if err != nil {
 		return result{}, err
@@ -104,24 +122,7 @@ func stream(name string, det neardup.Detector, pages source, explain bool) resul
 	for p := range pages.all {
 		group[p.id] = p.group
 		matched, dist, err := step(det, &pipe, p)
-		if err != nil {
-			r.errors++
-			if r.firstErr == nil {
-				r.firstErr = fmt.Errorf("page %s: %w", p.id, err)
-			}
-		}
-		switch {
-		case matched != "" && p.dup && group[matched] == p.group:
-			r.tp++
-		case matched != "" && p.dup:
-			r.wrong++
-		case matched != "":
-			r.fp++
-		case p.dup:
-			r.fn++
-		default:
-			r.tn++
-		}
+		r.tally(p, matched, group[matched], err)
 		switch {
 		case !explain || matched != "" && p.dup && group[matched] == p.group:
 		case matched != "" && p.dup:
@@ -137,6 +138,106 @@ func stream(name string, det neardup.Detector, pages source, explain bool) resul
 	}
 	r.pagesPerSec = float64(pages.n) / time.Since(start).Seconds()
 	return r
+}
+
+// tally counts the outcome of offering p: matched to the kept page matched
+// (of group mg), or kept when matched is "".
+func (r *result) tally(p page, matched, mg string, err error) {
+	if err != nil {
+		r.errors++
+		if r.firstErr == nil {
+			r.firstErr = fmt.Errorf("page %s: %w", p.id, err)
+		}
+	}
+	switch {
+	case matched != "" && p.dup && mg == p.group:
+		r.tp++
+	case matched != "" && p.dup:
+		r.wrong++
+	case matched != "":
+		r.fp++
+	case p.dup:
+		r.fn++
+	default:
+		r.tn++
+	}
+}
+
+// streamFleet offers the pages through fleetClients detectors of a fleet
+// method at once, each client taking the pages of its hosts (by a hash of
+// the host) in corpus order, and counts the outcomes as stream does, in the
+// order the offers finished: pages of one group offered by two clients may
+// finish in the other order than the corpus's, and a page is a duplicate
+// when a page of its group finished before it.
+func streamFleet(m method, pages source) (result, error) {
+	newClient, err := m.fleet()
+	if err != nil {
+		return result{}, err
+	}
+	type job struct {
+		i int
+		p page
+	}
+	type outcome struct {
+		matched string
+		err     error
+		seq     int64 // the order the offer finished in
+	}
+	var (
+		jobs  [fleetClients]chan job
+		outs  = make([]outcome, pages.n)
+		metas = make([]page, 0, pages.n)
+		wg    sync.WaitGroup
+		done  atomic.Int64
+	)
+	for w := range jobs {
+		det, err := newClient()
+		if err != nil {
+			return result{}, err
+		}
+		jobs[w] = make(chan job, 64)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var pipe preprocess.Pipeline
+			for j := range jobs[w] {
+				matched, _, err := step(det, &pipe, j.p)
+				outs[j.i] = outcome{matched, err, done.Add(1)}
+			}
+		}()
+	}
+	start := time.Now()
+	for p := range pages.all {
+		host := p.url
+		if u, err := url.Parse(p.url); err == nil {
+			host = u.Hostname()
+		}
+		jobs[xxhash.Sum64String(host)%fleetClients] <- job{len(metas), p}
+		p.raw = nil
+		metas = append(metas, p)
+	}
+	for _, ch := range jobs {
+		close(ch)
+	}
+	wg.Wait()
+	r := result{method: m.name, pagesPerSec: float64(len(metas)) / time.Since(start).Seconds()}
+	group := make(map[string]string, len(metas))
+	for _, p := range metas {
+		group[p.id] = p.group
+	}
+	order := make([]int, len(metas))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(outs[a].seq, outs[b].seq) })
+	seen := make(map[string]bool)
+	for _, i := range order {
+		p, o := metas[i], outs[i]
+		p.dup = seen[p.group]
+		seen[p.group] = true
+		r.tally(p, o.matched, group[o.matched], o.err)
+	}
+	return r, nil
 }
 
 // step preprocesses p and offers it to det: it returns the kept page det

@@ -1,0 +1,158 @@
+package redisindex
+
+import (
+	"context"
+	"maps"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// BenchmarkScale streams the first n pages of the generated crawl
+// (internal/synth, as minhash's BenchmarkScale) through one Detector on the
+// loopback redis-server TestMain starts, and reports:
+//
+//   - us-p50/page, us-p99/page, us/page: MatchOrAdd's wall time (median,
+//     99th percentile, mean), preprocessing not counted
+//   - cmp/page, cmp-p99/page: kept pages judged per MatchOrAdd (mean, 99th
+//     percentile)
+//   - B/page: the server's used_memory per kept page
+//   - F1, as minhash's BenchmarkScale counts it
+//
+// One iteration is the whole crawl; run it once:
+//
+//	cd minhash/redisindex && go test -run '^$' -bench Scale -benchtime 1x -timeout 60m
+func BenchmarkScale(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"n=10k", 10_000}, {"n=100k", 100_000}, {"n=1M", 1_000_000}} {
+		b.Run(c.name, func(b *testing.B) {
+			if testing.Short() && c.n > 10_000 {
+				b.Skip("-short: only n=10k")
+			}
+			for b.Loop() {
+				scale(b, c.n)
+			}
+		})
+	}
+}
+
+func usedMemory(b *testing.B, c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	b.Fatal("no used_memory in INFO")
+	return 0
+}
+
+func scale(b *testing.B, n int) {
+	c, prefix := client(b)
+	ctx := context.Background()
+	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pipe, _ := preprocess.New(preprocess.Options{})
+	det, err := New(Options{Client: c, Prefix: prefix})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mem0 := usedMemory(b, c)
+	group := make(map[string]int, n)
+	times := make([]time.Duration, 0, n)
+	cmps := make([]int64, 0, n)
+	var tp, fp, fn, wrong int
+	for p := range crawl.All() {
+		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c0, t0 := det.Comparisons(), time.Now()
+		ms, added, err := det.MatchOrAddContext(ctx, d)
+		times = append(times, time.Since(t0))
+		cmps = append(cmps, det.Comparisons()-c0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if added {
+			group[p.ID] = p.Group
+		}
+		switch {
+		case !added && p.Duplicate() && group[ms[0].ID] == p.Group:
+			tp++
+		case !added && p.Duplicate():
+			wrong++
+		case !added:
+			fp++
+		case p.Duplicate():
+			fn++
+		}
+	}
+	kept, err := det.Len(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	mem := usedMemory(b, c) - mem0
+	var sum time.Duration
+	for _, t := range times {
+		sum += t
+	}
+	slices.Sort(times)
+	slices.Sort(cmps)
+	us := func(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e3 }
+	precision := float64(tp) / float64(tp+fp+wrong)
+	recall := float64(tp) / float64(tp+fn+wrong)
+	b.ReportMetric(us(times[len(times)/2]), "us-p50/page")
+	b.ReportMetric(us(times[len(times)*99/100]), "us-p99/page")
+	b.ReportMetric(us(sum)/float64(len(times)), "us/page")
+	b.ReportMetric(float64(det.Comparisons())/float64(len(times)), "cmp/page")
+	b.ReportMetric(float64(cmps[len(cmps)*99/100]), "cmp-p99/page")
+	b.ReportMetric(float64(mem)/float64(kept), "B/page")
+	b.ReportMetric(2*precision*recall/(precision+recall), "F1")
+	b.ReportMetric(0, "ns/op")
+	if n <= 100_000 {
+		memoryByKind(b, c, prefix, kept)
+	}
+	if err := c.FlushDB(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// memoryByKind logs the memory Redis reports (MEMORY USAGE) for each kind
+// of key of the repository (script.go's layout), per kept page, in key
+// order. The call records (c) expire after CallTTL.
+func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
+	ctx := context.Background()
+	bytesBy := map[string]int64{}
+	keysBy := map[string]int{}
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		rest := strings.TrimPrefix(k, prefix+":m1:")
+		kind, _, _ := strings.Cut(rest, ":")
+		m, _ := c.MemoryUsage(ctx, k, 0).Result()
+		bytesBy[kind] += m
+		keysBy[kind]++
+	}
+	for _, kind := range slices.Sorted(maps.Keys(bytesBy)) {
+		b.Logf("%s: %d keys, %.0f B/page", kind, keysBy[kind], float64(bytesBy[kind])/float64(kept))
+	}
+}

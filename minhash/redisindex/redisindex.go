@@ -1,0 +1,689 @@
+// Package redisindex keeps a minhash repository in Redis (or Valkey), so
+// that the fetchers of a crawler fleet, in many processes on many machines,
+// share one repository with the verdicts of the in-process minhash.Detector:
+// a page one process keeps is a near-duplicate for all of them, and of two
+// near-duplicates offered at once by any processes one is kept.
+//
+// Redis holds each kept page's record (minhash.Record: its sketches, the
+// blocks of its content and their host), the postings of its index keys,
+// the hash of its text, and the template model: for each host, how many
+// kept pages hold each block, and for each block the hosts it is template
+// on. Every process judges pages itself with a minhash.Judge, from the
+// records and counts it reads, so the model is shared: a host may be
+// crawled by any process, and a process that restarts has nothing to
+// rebuild.
+//
+// A MatchOrAdd reads in three scripts (the page's exact copies, remembered
+// verdict and template counts; the pages filed under its keys; their hosts'
+// template), judges in the client, and, when nothing is near, adds in a
+// fourth script that first checks that no page was filed under
+// the page's keys or kept with its text since it read; if one was, it reads
+// again. Two near-duplicates that share a key therefore never both stay,
+// whichever processes offer them, as in the Detector, whose candidates too
+// are the pages that share a key. Each script runs to its end on the
+// primary before any other command, so a client that dies mid-call leaves
+// the call done or not done.
+//
+// Verdicts are the Detector's, with two differences: a kept page stays
+// filed under the keys its content had when it was kept (the Detector
+// files a page again when its host's template changes), and the candidates
+// of a page are read under its keys' postings as the repository holds them
+// when it reads.
+//
+// Retries: the write scripts carry a random call ID and record their
+// result under it (Prefix:m1:c:<id>, for Options.CallTTL), so a call the
+// client re-sends after a lost reply is answered, not run again: a page is
+// never told it is a near-duplicate of itself.
+//
+// On Redis Cluster, set Options.SingleSlot and pass a *redis.ClusterClient:
+// the prefix becomes a hash tag, so every key of the repository falls in one
+// hash slot and the scripts stay atomic; the repository then lives on the
+// shard that serves the slot. docs/fleet.md has the Redis settings the
+// guarantees rely on, and the memory per page.
+package redisindex
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+)
+
+// DefaultTimeout is Options.Timeout when it is zero.
+const DefaultTimeout = 5 * time.Second
+
+// DefaultCallTTL is Options.CallTTL when it is zero: a minute, beyond the
+// retries of a call under go-redis's default timeouts.
+const DefaultCallTTL = time.Minute
+
+// maxAttempts bounds the reads a MatchOrAdd makes when other processes keep
+// filing pages under its keys between its read and its write.
+const maxAttempts = 16
+
+// ErrRedis wraps every error of the Redis client (a lost connection, a
+// timeout, a script error), so that a caller can tell them from the
+// documents' own errors.
+var ErrRedis = errors.New("redisindex: redis")
+
+// ErrContended is returned (wrapped) by a MatchOrAdd or Replace that found
+// pages filed under its keys by other processes each time it was about to
+// add, maxAttempts times in a row. Nothing was added; the call may be made
+// again.
+var ErrContended = errors.New("redisindex: keys contended")
+
+// Options configures a Detector.
+type Options struct {
+	// Client is the Redis client (required): a *redis.Client, or a
+	// *redis.ClusterClient with SingleSlot.
+	Client redis.UniversalClient
+	// Prefix starts every key the Detector uses; zero means "neardup".
+	// Detectors with one Prefix share one repository. It may not hold
+	// braces (SingleSlot adds them).
+	Prefix string
+	// SingleSlot makes the prefix a Redis Cluster hash tag ({Prefix}), so
+	// that every key of the repository is in one hash slot.
+	SingleSlot bool
+	// Minhash are the detector's options (the zero value: the defaults).
+	// Every process sharing a Prefix must use the same: the repository
+	// records them at its first write and refuses calls with others (an
+	// error wrapping neardup.ErrInvalidOption).
+	Minhash minhash.Options
+	// Timeout bounds each call of the methods without a context; zero means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// CallTTL is how long Redis keeps the result of a write call under the
+	// call's ID for the client's retries; zero means DefaultCallTTL. A call
+	// whose context has a later deadline keeps it until then and a second.
+	CallTTL time.Duration
+}
+
+// Detector is a minhash near-duplicate detector whose kept pages live in
+// Redis. It implements neardup.Detector, Verifier, Remover, MatchAdder and
+// Replacer, and their Context variants; Scores are minhash.JaccardDistance.
+// It is safe for concurrent use, and across processes. The zero Detector
+// is not usable (its methods return errors wrapping
+// neardup.ErrInvalidOption); make one with New.
+type Detector struct {
+	opts    Options
+	client  redis.UniversalClient
+	judge   *minhash.Judge
+	prefix  string // Prefix (in braces with SingleSlot) and ":m1"
+	cfg     string // the Judge's options, as the repository records them
+	timeout time.Duration
+	callTTL time.Duration
+	// compared counts the kept pages judged against pages offered.
+	compared atomic.Int64
+}
+
+var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
+
+// New returns a Detector. A nil Client or options out of range return an
+// error wrapping neardup.ErrInvalidOption. It does not contact Redis.
+func New(o Options) (*Detector, error) {
+	if o.Client == nil {
+		return nil, fmt.Errorf("redisindex: New: nil Client: %w", neardup.ErrInvalidOption)
+	}
+	judge, err := minhash.NewJudge(o.Minhash)
+	if err != nil {
+		return nil, fmt.Errorf("redisindex: New: %w", err)
+	}
+	o.Minhash = judge.Options()
+	if o.Prefix == "" {
+		o.Prefix = "neardup"
+	}
+	if strings.ContainsAny(o.Prefix, "{}") {
+		return nil, fmt.Errorf("redisindex: New: Prefix %q has braces: %w", o.Prefix, neardup.ErrInvalidOption)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Timeout < 0 {
+		return nil, fmt.Errorf("redisindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
+	}
+	if o.CallTTL == 0 {
+		o.CallTTL = DefaultCallTTL
+	}
+	if o.CallTTL < time.Millisecond {
+		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
+	}
+	prefix := o.Prefix
+	if o.SingleSlot {
+		prefix = "{" + prefix + "}"
+	}
+	m := o.Minhash
+	cfg := fmt.Sprintf("content %g page %g guard %g host %g template %d sketch %d/%dx%d keys %d/%d",
+		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
+		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
+	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m1", cfg: cfg,
+		timeout: o.Timeout, callTTL: o.CallTTL}, nil
+}
+
+// Options returns the options in effect, defaults filled in.
+func (det *Detector) Options() Options { return det.opts }
+
+// Comparisons returns how many kept pages this Detector has judged pages
+// against (in every call) since it was made: the work the candidate index
+// leaves.
+func (det *Detector) Comparisons() int64 { return det.compared.Load() }
+
+func (det *Detector) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), det.timeout)
+}
+
+// keys are the KEYS of every script: one key of the repository's slot, so
+// that a cluster client sends the script to the shard that serves it.
+func (det *Detector) keys() []string { return []string{det.prefix + ":cfg"} }
+
+// recordTTL is how long the record of a write call made with ctx lives.
+func (det *Detector) recordTTL(ctx context.Context) int64 {
+	ttl := det.callTTL
+	if dl, ok := ctx.Deadline(); ok {
+		ttl = max(ttl, time.Until(dl)+time.Second)
+	}
+	return ttl.Milliseconds()
+}
+
+// writeArgs returns the ARGV every write script starts with.
+func (det *Detector) writeArgs(ctx context.Context, more ...any) []any {
+	o := det.opts.Minhash
+	maxp := o.MaxPostings
+	if maxp < 0 { // no bound
+		maxp = math.MaxInt32
+	}
+	a := []any{det.prefix, det.cfg, newCall(), det.recordTTL(ctx), o.TemplatePages, maxp, minhash.MaxHostBlocks}
+	return append(a, more...)
+}
+
+// newCall returns a new call ID: 16 random bytes.
+func newCall() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return string(b[:])
+}
+
+// wrap wraps an error of the client: a repository made with other options
+// as neardup.ErrInvalidOption, every other one as ErrRedis.
+func wrap(op, id string, err error) error {
+	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CFG "); ok {
+		return fmt.Errorf("redisindex: %s %q: %s: %w", op, id, m, neardup.ErrInvalidOption)
+	}
+	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
+}
+
+func u32s(vs []uint32) string {
+	b := make([]byte, 0, 4*len(vs))
+	for _, v := range vs {
+		b = binary.BigEndian.AppendUint32(b, v)
+	}
+	return string(b)
+}
+
+func u64(v uint64) string { return string(binary.BigEndian.AppendUint64(nil, v)) }
+
+// entry returns the entry of a page kept under id (layout in script.go).
+func entry(id string, r *minhash.Record, keys []uint32) (string, error) {
+	rec, err := r.MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	blocks := r.Blocks()
+	if len(id) > math.MaxUint16 || len(r.Host()) > math.MaxUint16 {
+		return "", fmt.Errorf("redisindex: ID or host longer than %d bytes: %w", math.MaxUint16, neardup.ErrInvalidOption)
+	}
+	b := make([]byte, 0, 8+len(id)+len(r.Host())+4*(len(keys)+len(blocks))+8+len(rec))
+	b = binary.BigEndian.AppendUint16(b, uint16(len(id)))
+	b = append(b, id...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Host())))
+	b = append(b, r.Host()...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(keys)))
+	b = append(b, u32s(keys)...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(blocks)))
+	b = append(b, u32s(blocks)...)
+	b = binary.BigEndian.AppendUint64(b, r.TextHash())
+	return string(append(b, rec...)), nil
+}
+
+// parseEntry returns the ID and the record of an entry.
+func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
+	p := 0
+	field := func(unit int) string {
+		if p+2 > len(e) {
+			p = len(e) + 1
+			return ""
+		}
+		n := int(binary.BigEndian.Uint16([]byte(e[p:]))) * unit
+		p += 2
+		if p+n > len(e) {
+			p = len(e) + 1
+			return ""
+		}
+		s := e[p : p+n]
+		p += n
+		return s
+	}
+	id := field(1)
+	field(1) // host
+	field(4) // keys
+	field(4) // blocks
+	p += 8   // text hash
+	if p > len(e) {
+		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", ErrRedis, len(e))
+	}
+	r, err := det.judge.ParseRecord([]byte(e[p:]))
+	if err != nil {
+		return "", nil, fmt.Errorf("redisindex: entry of %q: %w: %w", id, ErrRedis, err)
+	}
+	return id, r, nil
+}
+
+// template returns the Template of a host whose blocks (ascending) have the
+// host and theme counts hc and tc (aligned with blocks).
+func (det *Detector) template(blocks []uint32, hc, tc []any) minhash.Template {
+	if len(hc) != len(blocks) || len(tc) != len(blocks) {
+		return nil
+	}
+	count := func(cs []any) func(uint32) uint32 {
+		return func(b uint32) uint32 {
+			if i, ok := slices.BinarySearch(blocks, b); ok {
+				n, _ := cs[i].(int64)
+				return uint32(n)
+			}
+			return 0
+		}
+	}
+	return det.judge.TemplateOf(count(hc), count(tc))
+}
+
+// templates returns the template of each host in blocks: its template
+// blocks, and those of the blocks listed for it that are template on
+// ThemeHosts hosts.
+func (det *Detector) templates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
+	hosts := make([]string, 0, len(blocks))
+	var all []uint32
+	for h, bs := range blocks {
+		hosts = append(hosts, h)
+		all = append(all, bs...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	args := []any{det.prefix, det.cfg, len(hosts)}
+	for _, h := range hosts {
+		args = append(args, h)
+	}
+	args = append(args, u32s(all))
+	res, err := templateScript.Run(ctx, det.client, det.keys(), args...).Slice()
+	if err != nil {
+		return nil, err
+	}
+	if len(res) != len(hosts)+1 {
+		return nil, fmt.Errorf("%w: %d templates for %d hosts", ErrRedis, len(res), len(hosts))
+	}
+	theme := set(res[len(hosts)])
+	out := make(map[string]minhash.Template, len(hosts))
+	for i, h := range hosts {
+		host := set(res[i])
+		out[h] = func(b uint32) bool { return host[b] || theme[b] }
+	}
+	return out, nil
+}
+
+// set returns the 4-byte blocks of a script's list as a set.
+func set(v any) map[uint32]bool {
+	l, _ := v.([]any)
+	m := make(map[uint32]bool, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok && len(s) == 4 {
+			m[binary.BigEndian.Uint32([]byte(s))] = true
+		}
+	}
+	return m
+}
+
+// read is what a page is judged by: its record, template and keys, the
+// last handle given when it read, its matches, and the handle kept under
+// its ID.
+type read struct {
+	rec     *minhash.Record
+	tmpl    minhash.Template
+	keys    []uint32
+	seen    int64
+	matches []neardup.Match
+	own     int64
+	verdict bool // matches hold a remembered verdict
+}
+
+// judge reads what d is judged by and judges it against the kept pages
+// filed under its keys (but the page kept under its ID when replacing).
+func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool) (*read, error) {
+	res, err := readScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID).Slice()
+	if err != nil {
+		return nil, wrap(op, d.ID, err)
+	}
+	if len(res) != 6 {
+		return nil, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
+	}
+	seen, _ := res[0].(int64)
+	exact, _ := res[1].([]any)
+	verdict, _ := res[2].([]any)
+	hc, _ := res[3].([]any)
+	tc, _ := res[4].([]any)
+	own, _ := res[5].(int64)
+	rd := &read{rec: r, seen: seen, own: own}
+	if !replacing {
+		own = 0
+	}
+	rd.tmpl = det.template(r.Blocks(), hc, tc)
+	rd.keys = det.judge.Keys(r, rd.tmpl)
+	found := map[string]bool{}
+	for _, x := range exact {
+		if id, _ := x.(string); id != "" && !(replacing && id == d.ID) {
+			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: 0, Measure: minhash.JaccardDistance})
+			found[id] = true
+		}
+	}
+	if len(verdict) == 2 && !replacing {
+		id, _ := verdict[0].(string)
+		s, _ := verdict[1].(string)
+		if dist, err := strconv.ParseFloat(s, 64); err == nil && id != "" && id != d.ID {
+			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: dist, Measure: minhash.JaccardDistance})
+			found[id] = true
+			rd.verdict = true
+		}
+	}
+	cands, err := candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own).Slice()
+	if err != nil {
+		return nil, wrap(op, d.ID, err)
+	}
+	type cand struct {
+		id  string
+		rec *minhash.Record
+	}
+	var kept []cand
+	blocks := map[string][]uint32{} // by host: the blocks of its candidates
+	for _, c := range cands {
+		e, _ := c.(string)
+		id, kr, err := det.parseEntry(e)
+		if err != nil {
+			return nil, err
+		}
+		if found[id] || kr.TextHash() == r.TextHash() && !replacing {
+			continue
+		}
+		kept = append(kept, cand{id, kr})
+		blocks[kr.Host()] = append(blocks[kr.Host()], kr.Blocks()...)
+	}
+	if len(kept) == 0 {
+		return rd, nil
+	}
+	tmpl, err := det.templates(ctx, blocks)
+	if err != nil {
+		return nil, wrap(op, d.ID, err)
+	}
+	for _, c := range kept {
+		det.compared.Add(1)
+		if dist, near := det.judge.Near(r, rd.tmpl, c.rec, tmpl[c.rec.Host()]); near {
+			rd.matches = append(rd.matches, neardup.Match{ID: c.id, Score: dist, Measure: minhash.JaccardDistance})
+			found[c.id] = true
+		}
+	}
+	neardup.SortMatches(rd.matches)
+	return rd, nil
+}
+
+// Match returns the kept pages that d nearly duplicates, closest first.
+func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.MatchContext(ctx, d)
+}
+
+// record returns d's record, or the error of a document the method cannot
+// judge.
+func (det *Detector) record(d *neardup.Document) (*minhash.Record, error) {
+	if det.client == nil {
+		return nil, errNoClient
+	}
+	return det.judge.Record(d)
+}
+
+// MatchContext is Match with a context.
+func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	r, err := det.record(d)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := det.judgePage(ctx, "Match", d, r, false)
+	if err != nil {
+		return nil, err
+	}
+	return rd.matches, nil
+}
+
+// Verify returns those of candidates that are kept and near d.
+func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.VerifyContext(ctx, d, candidates)
+}
+
+// VerifyContext is Verify with a context.
+func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ms, err := det.MatchContext(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(candidates))
+	for _, c := range candidates {
+		want[c.ID] = true
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if want[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Add keeps d whatever is kept; an ID already kept returns an error
+// wrapping neardup.ErrDuplicateID.
+func (det *Detector) Add(d *neardup.Document) error {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.AddContext(ctx, d)
+}
+
+// AddContext is Add with a context.
+func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
+	r, err := det.record(d)
+	if err != nil {
+		return err
+	}
+	rd, err := det.judgePage(ctx, "Add", d, r, false)
+	if err != nil {
+		return err
+	}
+	_, err = det.commit(ctx, "Add", d, rd, math.MaxInt64, false, newCall())
+	return err
+}
+
+// MatchOrAdd returns the kept pages d nearly duplicates; when there are
+// none it keeps d, so that of two near-duplicate pages offered by any
+// processes at once one is kept.
+func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.MatchOrAddContext(ctx, d)
+}
+
+// MatchOrAddContext is MatchOrAdd with a context. When it returns an error
+// (a lost connection, a deadline) the page may or may not have been kept;
+// Match tells which.
+func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	return det.matchOrAdd(ctx, "MatchOrAdd", d, false)
+}
+
+// Replace is MatchOrAdd for a page fetched again under a kept ID
+// (neardup.Replacer): the page kept under d.ID is not a match; when d is
+// near another kept page, the page kept under d.ID is forgotten and the
+// matches returned; otherwise d is kept under its ID in place of it.
+func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.ReplaceContext(ctx, d)
+}
+
+// ReplaceContext is Replace with a context.
+func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	return det.matchOrAdd(ctx, "Replace", d, true)
+}
+
+func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Document, replacing bool) ([]neardup.Match, bool, error) {
+	r, err := det.record(d)
+	if err != nil {
+		return nil, false, err
+	}
+	call := newCall() // one ID for every attempt: a recorded add answers them all
+	for range maxAttempts {
+		rd, err := det.judgePage(ctx, op, d, r, replacing)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(rd.matches) > 0 {
+			if replacing && rd.own != 0 {
+				if err := det.RemoveContext(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+					return nil, false, err
+				}
+			}
+			if !rd.verdict && rd.matches[0].Score > 0 {
+				det.remember(ctx, r, rd.matches[0])
+			}
+			return rd.matches, false, nil
+		}
+		added, err := det.commit(ctx, op, d, rd, rd.seen, replacing, call)
+		if err != nil {
+			return nil, false, err
+		}
+		if added {
+			return nil, true, nil
+		}
+	}
+	return nil, false, fmt.Errorf("redisindex: %s %q: %w (%d attempts)", op, d.ID, ErrContended, maxAttempts)
+}
+
+// remember records the first verdict of a page not kept, so that offered
+// again it gets the same answer however the template model has grown. A
+// failure is not the caller's: the verdict stands, and is remembered the
+// next time.
+func (det *Detector) remember(ctx context.Context, r *minhash.Record, m neardup.Match) {
+	v, err := det.client.HGet(ctx, det.prefix+":ids", m.ID).Int64()
+	if err != nil {
+		return
+	}
+	b := binary.BigEndian.AppendUint64(nil, uint64(v))
+	b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Score))
+	rememberScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), string(b))
+}
+
+// commit adds the page read in rd unless a page was filed under its keys
+// since seen (then it returns false, and the caller reads again).
+func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document, rd *read, seen int64, replacing bool, call string) (bool, error) {
+	e, err := entry(d.ID, rd.rec, rd.keys)
+	if err != nil {
+		return false, err
+	}
+	rep := 0
+	if replacing {
+		rep = 1
+	}
+	a := det.writeArgs(ctx, seen, e, rep)
+	a[2] = call
+	res, err := commitScript.Run(ctx, det.client, det.keys(), a...).Slice()
+	if err != nil {
+		return false, wrap(op, d.ID, err)
+	}
+	if len(res) == 0 {
+		return false, fmt.Errorf("redisindex: %s %q: %w: empty reply", op, d.ID, ErrRedis)
+	}
+	switch res[0] {
+	case "added":
+		return true, nil
+	case "dup":
+		return false, fmt.Errorf("redisindex: %s %q: %w", op, d.ID, neardup.ErrDuplicateID)
+	case "conflict":
+		return false, nil
+	}
+	return false, fmt.Errorf("redisindex: %s %q: %w: reply %v", op, d.ID, ErrRedis, res)
+}
+
+// Remove forgets id.
+func (det *Detector) Remove(id string) error {
+	ctx, cancel := det.ctx()
+	defer cancel()
+	return det.RemoveContext(ctx, id)
+}
+
+// RemoveContext is Remove with a context.
+func (det *Detector) RemoveContext(ctx context.Context, id string) error {
+	if det.client == nil {
+		return errNoClient
+	}
+	n, err := removeScript.Run(ctx, det.client, det.keys(), det.writeArgs(ctx, id)...).Int()
+	switch {
+	case err != nil:
+		return wrap("Remove", id, err)
+	case n == 0:
+		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+	}
+	return nil
+}
+
+// Contains reports whether a page is kept under id.
+func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
+	if det.client == nil {
+		return false, errNoClient
+	}
+	ok, err := det.client.HExists(ctx, det.prefix+":ids", id).Result()
+	if err != nil {
+		return false, wrap("Contains", id, err)
+	}
+	return ok, nil
+}
+
+// Len returns the number of kept pages.
+func (det *Detector) Len(ctx context.Context) (int, error) {
+	if det.client == nil {
+		return 0, errNoClient
+	}
+	n, err := det.client.HLen(ctx, det.prefix+":ids").Result()
+	if err != nil {
+		return 0, wrap("Len", "", err)
+	}
+	return int(n), nil
+}
+
+// Interface checks.
+var (
+	_ neardup.Detector          = (*Detector)(nil)
+	_ neardup.Verifier          = (*Detector)(nil)
+	_ neardup.Remover           = (*Detector)(nil)
+	_ neardup.MatchAdder        = (*Detector)(nil)
+	_ neardup.Replacer          = (*Detector)(nil)
+	_ neardup.ContextDetector   = (*Detector)(nil)
+	_ neardup.ContextVerifier   = (*Detector)(nil)
+	_ neardup.ContextRemover    = (*Detector)(nil)
+	_ neardup.ContextMatchAdder = (*Detector)(nil)
+	_ neardup.ContextReplacer   = (*Detector)(nil)
+)

@@ -1,0 +1,275 @@
+package redisindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/minhash"
+)
+
+// addr is the address of the redis-server TestMain starts, or "" when
+// there is none (the tests then skip, saying why).
+var addr, noServer string
+
+func TestMain(m *testing.M) {
+	var stop func()
+	addr, stop, noServer = detectortest.StartRedis()
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// client returns a client of its own, and a Prefix no other test uses.
+func client(t testing.TB) (*redis.Client, string) {
+	t.Helper()
+	if addr == "" {
+		detectortest.Unavailable(t, "redis-server", noServer)
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
+	t.Cleanup(func() { c.Close() })
+	return c, fmt.Sprintf("test-%s-%d", t.Name(), time.Now().UnixNano())
+}
+
+func TestConformance(t *testing.T) {
+	c, prefix := client(t)
+	n := 0
+	for _, sc := range []detectortest.Script{detectortest.Latin, detectortest.Han} {
+		detectortest.Run(t, detectortest.Suite{
+			New: func() (neardup.Detector, error) {
+				n++ // a fresh repository for each check
+				return New(Options{Client: c, Prefix: fmt.Sprint(prefix, "-", n)})
+			},
+			Groups:   detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 31, Script: sc}),
+			Measure:  minhash.JaccardDistance,
+			Zero:     new(Detector),
+			ZeroErrs: true,
+		})
+	}
+}
+
+func TestOptions(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	for _, o := range []Options{{}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}, {Client: c, CallTTL: time.Microsecond},
+		{Client: c, Minhash: minhash.Options{Keys: -1}}} {
+		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
+		}
+	}
+}
+
+// A repository refuses a Detector with other minhash options: their
+// verdicts and keys would differ.
+func TestOtherOptions(t *testing.T) {
+	c, prefix := client(t)
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 32, Groups: 2, Members: 2})[0][0]
+	a, _ := New(Options{Client: c, Prefix: prefix})
+	if _, _, err := a.MatchOrAdd(d); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := New(Options{Client: c, Prefix: prefix, Minhash: minhash.Options{ContentDistance: 0.3}})
+	if _, err := b.Match(d); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("Match with other options: err = %v, want ErrInvalidOption", err)
+	}
+}
+
+// A lost connection is an error, never a new page.
+func TestUnreachable(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 50 * time.Millisecond, MaxRetries: 1})
+	defer c.Close()
+	det, _ := New(Options{Client: c, Timeout: time.Second})
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 22, Groups: 2, Members: 2})[0][0]
+	ms, added, err := det.MatchOrAdd(d)
+	if !errors.Is(err, ErrRedis) || added || ms != nil {
+		t.Errorf("MatchOrAdd against no server = %v, %v, %v; want an ErrRedis error", ms, added, err)
+	}
+}
+
+// Four clients on connections of their own race MatchOrAdd over the same
+// near-duplicate groups, one of them cut off mid-call again and again: every
+// group ends with exactly one page kept, and every page a client was told it
+// added is kept.
+func TestFleet(t *testing.T) {
+	_, prefix := client(t)
+	detectortest.Fleet(t, detectortest.FleetSpec{
+		New: func() detectortest.FleetDetector {
+			c, _ := client(t)
+			det, err := New(Options{Client: c, Prefix: prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return det
+		},
+		Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+			return det.(*Detector).Contains(context.Background(), id)
+		},
+		Len:  func(det detectortest.FleetDetector) (int, error) { return det.(*Detector).Len(context.Background()) },
+		Cuts: []time.Duration{0, 100 * time.Microsecond, 300 * time.Microsecond, 600 * time.Microsecond},
+		Seed: 33,
+	})
+}
+
+// A call whose reply is lost and that the client sends again is answered
+// from its record: the page is added once and the caller is told so, not
+// that its page duplicates itself.
+func TestRetriedCommit(t *testing.T) {
+	c, prefix := client(t)
+	det, _ := New(Options{Client: c, Prefix: prefix})
+	ctx := context.Background()
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 34, Groups: 2, Members: 2})[0][0]
+	r, err := det.record(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := det.judgePage(ctx, "MatchOrAdd", d, r, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := newCall()
+	for i := range 3 { // the first send ran; its reply was lost; two retries
+		added, err := det.commit(ctx, "MatchOrAdd", d, rd, rd.seen, false, call)
+		if err != nil || !added {
+			t.Fatalf("send %d of one call: added %v, err %v", i, added, err)
+		}
+	}
+	if n, _ := det.Len(ctx); n != 1 {
+		t.Fatalf("%d pages kept, want 1", n)
+	}
+	// A new call adding the ID, read after it was kept, is a duplicate; one
+	// read before, or a copy, conflicts (and reads again).
+	fresh, err := det.judgePage(ctx, "MatchOrAdd", d, r, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if added, err := det.commit(ctx, "MatchOrAdd", d, rd, rd.seen, false, newCall()); added || err != nil {
+		t.Errorf("a second call adding the ID, read before it was kept: added %v, err %v; want a conflict", added, err)
+	}
+	if _, err := det.commit(ctx, "MatchOrAdd", d, fresh, fresh.seen, false, newCall()); !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("a second call adding the ID: err = %v, want ErrDuplicateID", err)
+	}
+	d2 := withID(d, "copy")
+	r2, _ := det.record(d2)
+	rd2 := *rd
+	rd2.rec = r2
+	if added, err := det.commit(ctx, "MatchOrAdd", d2, &rd2, rd.seen, false, newCall()); added || err != nil {
+		t.Errorf("commit after a page was filed under its keys: added %v, err %v; want a conflict", added, err)
+	}
+	if ms, added, err := det.MatchOrAdd(d2); added || err != nil || len(ms) != 1 || ms[0].ID != d.ID {
+		t.Errorf("MatchOrAdd of a copy = %v, %v, %v; want the kept page", ms, added, err)
+	}
+}
+
+// Remove forgets a page and its template counts; Replace keeps a page
+// fetched again under its ID.
+func TestRemoveReplace(t *testing.T) {
+	c, prefix := client(t)
+	det, _ := New(Options{Client: c, Prefix: prefix})
+	ctx := context.Background()
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 35, Groups: 3, Members: 2})
+	for _, gr := range g {
+		if _, added, err := det.MatchOrAdd(gr[0]); !added || err != nil {
+			t.Fatalf("MatchOrAdd(%s) = %v, %v", gr[0].ID, added, err)
+		}
+	}
+	if err := det.Remove(g[0][0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := det.Remove(g[0][0].ID); !errors.Is(err, neardup.ErrUnknownID) {
+		t.Errorf("second Remove: err = %v, want ErrUnknownID", err)
+	}
+	if ms, err := det.Match(g[0][1]); err != nil || len(ms) != 0 {
+		t.Errorf("Match after Remove = %v, %v", ms, err)
+	}
+	// g[1][1] fetched again under g[1][0]'s ID replaces it.
+	if ms, kept, err := det.Replace(withID(g[1][1], g[1][0].ID)); !kept || err != nil {
+		t.Errorf("Replace with a near copy of itself = %v, %v, %v; want kept", ms, kept, err)
+	}
+	// g[2][1] under g[1][0]'s ID is near g[2][0]: not kept, and the old page is forgotten.
+	if ms, kept, err := det.Replace(withID(g[2][1], g[1][0].ID)); kept || err != nil || len(ms) == 0 || ms[0].ID != g[2][0].ID {
+		t.Errorf("Replace with a copy of another page = %v, %v, %v", ms, kept, err)
+	}
+	if ok, _ := det.Contains(ctx, g[1][0].ID); ok {
+		t.Errorf("the replaced ID is still kept")
+	}
+	n, _ := det.Len(ctx)
+	keys, _ := c.Keys(ctx, prefix+":m1:h:*").Result()
+	if n != 1 || len(keys) == 0 {
+		t.Errorf("%d pages, %d host models; want 1 and some", n, len(keys))
+	}
+}
+
+// Pages offered by four processes, each taking the pages of its own hosts,
+// get the in-process Detector's verdicts.
+func TestSameVerdicts(t *testing.T) {
+	c, prefix := client(t)
+	var docs []*neardup.Document
+	for _, sc := range []detectortest.Script{detectortest.Latin, detectortest.Han} {
+		for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 36, Script: sc, Groups: 8}) {
+			for _, d := range g {
+				docs = append(docs, withID(d, fmt.Sprint(sc, d.ID)))
+			}
+		}
+	}
+	local, _ := minhash.New(minhash.Options{})
+	want := map[string]bool{}
+	for _, d := range docs {
+		_, added, err := local.MatchOrAdd(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[d.ID] = added
+	}
+	det, _ := New(Options{Client: c, Prefix: prefix})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[string]bool{}
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, d := range docs {
+				if i%4 != w {
+					continue
+				}
+				_, added, err := det.MatchOrAdd(d)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				got[d.ID] = added
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	kept := 0
+	for _, d := range docs {
+		if got[d.ID] {
+			kept++
+		}
+	}
+	wantKept := 0
+	for _, v := range want {
+		if v {
+			wantKept++
+		}
+	}
+	if kept != wantKept {
+		t.Errorf("%d pages kept through Redis, %d in process", kept, wantKept)
+	}
+}
+
+// withID returns the page of d under another ID.
+func withID(d *neardup.Document, id string) *neardup.Document {
+	return &neardup.Document{ID: id, Host: d.Host, Raw: d.Raw, Page: d.Page}
+}

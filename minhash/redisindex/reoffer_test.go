@@ -1,0 +1,59 @@
+package redisindex
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/corpus"
+	"github.com/neardup/neardup/preprocess"
+)
+
+// Offering a corpus a second and a third time keeps no new page and gives
+// every page its first verdict, as the in-process Detector does: a page kept
+// the first time matches itself, a page found a near-duplicate is matched to
+// the page it was matched to first (the verdict Redis remembers), however
+// the template model has grown since.
+func TestReoffer(t *testing.T) {
+	c, prefix := client(t)
+	pages, err := corpus.Read(filepath.Join("..", "..", "examples", "evaluate", "testdata", "en-sample"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	det, _ := New(Options{Client: c, Prefix: prefix})
+	var pipe preprocess.Pipeline
+	first := make([]string, len(pages)) // "" when kept the first time, else the page matched
+	for round := range 3 {
+		kept := 0
+		for i, p := range pages {
+			d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, added, err := det.MatchOrAdd(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if round == 0 {
+				if !added {
+					first[i] = ms[0].ID
+				}
+				continue
+			}
+			if added {
+				kept++
+				continue
+			}
+			want := first[i]
+			if want == "" {
+				want = p.ID
+			}
+			if ms[0].ID != want {
+				t.Errorf("round %d: %s first matched %q, now %v", round+1, p.ID, first[i], ms)
+			}
+		}
+		if round > 0 && kept != 0 {
+			t.Errorf("round %d kept %d new pages, want 0", round+1, kept)
+		}
+	}
+}

@@ -1,0 +1,339 @@
+package redisindex
+
+import (
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup/minhash"
+)
+
+// The Lua scripts run on the Redis primary, each in one step (Redis runs a
+// script to its end before any other command). A call reads in one or two
+// scripts, judges in the client, and writes in one script that first checks
+// that nothing was filed under the page's keys since it read (compare and
+// add), which is what makes MatchOrAdd atomic across processes.
+//
+// Layout m1 (P is Options.Prefix, in braces with SingleSlot; every key
+// starts with "P:m1:"):
+//
+//	P:m1:cfg      the Judge's options the repository was made with, set by
+//	              its first write; a script called with others fails
+//	              (NEARDUP_CFG)
+//	P:m1:next     the last handle given (INCR; handles are never reused)
+//	P:m1:ids      hash: ID -> handle (decimal)
+//	P:m1:r:<h>    the page kept under handle h: its entry (below)
+//	P:m1:k:<b>    hash of postings, bucket b = the key's low 16 bits (hex;
+//	              the keys are the smallest hashes of sketches, so their
+//	              high bits are mostly zero):
+//	              4-byte key (big endian) -> its kept pages' 8-byte handles
+//	              (big endian, ascending), or "S" once more than MaxPostings
+//	              pages were filed under it (it is a key no more)
+//	P:m1:x:<b>    hash of exact texts, bucket b = the text hash's low 16
+//	              bits: 8-byte text hash -> 8-byte handles
+//	P:m1:v:<b>    hash of remembered verdicts, same buckets: 8-byte text
+//	              hash of a page not kept -> the 8-byte handle of the kept
+//	              page it was first matched to and the distance (a double)
+//	P:m1:h:<host> hash: 4-byte block -> the host's kept pages holding it
+//	P:m1:T:<host> set: the host's template blocks (counted TemplatePages
+//	              times or more in P:m1:h:<host>)
+//	P:m1:t        hash: 4-byte block -> the hosts it is template on
+//	P:m1:c:<call> the result of a write call under its 16-byte random ID,
+//	              expiring after Options.CallTTL
+//
+// An entry is the ID, the host, the index keys and the blocks, each with a
+// 2-byte length (a count of 4-byte values for keys and blocks), the 8-byte
+// text hash, then the page's minhash.Record in binary form.
+//
+// ARGV[1] of every script is the key prefix P:m1, ARGV[2] the Judge's
+// options (checked against P:m1:cfg).
+const scriptLib = `
+local P = ARGV[1]
+local CFG = P .. ':cfg'
+local function u16(s, p) return struct.unpack('>I2', s, p) end
+local function bucket16(s) return string.format('%02x%02x', string.byte(s, #s - 1, #s)) end
+-- entry returns the ID, host, keys, blocks (keys and blocks as lists of
+-- 4-byte strings) and 8-byte text hash of an entry.
+local function entry(e)
+  local p = 1
+  local n = u16(e, p); local id = string.sub(e, p + 2, p + 1 + n); p = p + 2 + n
+  n = u16(e, p); local host = string.sub(e, p + 2, p + 1 + n); p = p + 2 + n
+  local keys, blocks = {}, {}
+  n = u16(e, p); p = p + 2
+  for i = 1, n do keys[i] = string.sub(e, p, p + 3); p = p + 4 end
+  n = u16(e, p); p = p + 2
+  for i = 1, n do blocks[i] = string.sub(e, p, p + 3); p = p + 4 end
+  return id, host, keys, blocks, string.sub(e, p, p + 7)
+end
+local function split4(s)
+  local out = {}
+  for p = 1, #s, 4 do out[#out + 1] = string.sub(s, p, p + 3) end
+  return out
+end
+-- badcfg returns an error reply when the repository was made with other
+-- options; a writer records the options in a new repository.
+local function badcfg(write)
+  local c = redis.call('GET', CFG)
+  if c and c ~= ARGV[2] then
+    return redis.error_reply('NEARDUP_CFG the repository was made with options ' .. c .. ', not ' .. ARGV[2])
+  end
+  if not c and write then redis.call('SET', CFG, ARGV[2]) end
+  return nil
+end
+-- counts returns the counts of blocks (4-byte strings) in the host's
+-- model and in the theme, as two lists of integers.
+local function counts(host, blocks)
+  local hc, tc = {}, {}
+  if #blocks > 0 then
+    local h = redis.call('HMGET', P .. ':h:' .. host, unpack(blocks))
+    local t = redis.call('HMGET', P .. ':t', unpack(blocks))
+    for i = 1, #blocks do hc[i] = tonumber(h[i]) or 0; tc[i] = tonumber(t[i]) or 0 end
+  end
+  return hc, tc
+end
+local function handle(h) return string.format('%d', h) end
+local function keyfield(k) return P .. ':k:' .. bucket16(k), k end
+local function xfield(x) return P .. ':x:' .. bucket16(x), x end
+local function vfield(x) return P .. ':v:' .. bucket16(x), x end
+`
+
+// readScript reads what a page is judged by before its keys are known.
+// ARGV: P, cfg, the page's 8-byte text hash, its host, its blocks (4-byte
+// values, concatenated), its ID. It returns {next, exact, verdict, hc, tc,
+// own}: the last handle given; {id, ...} of the pages kept with the same
+// text; {id, distance} of the remembered verdict of this text ({} if none,
+// or if its page is kept no more); the host's and the theme's counts of the
+// blocks; and the handle kept under the ID (0 if none).
+var readScript = redis.NewScript(scriptLib + `
+local bad = badcfg(false)
+if bad then return bad end
+local next = tonumber(redis.call('GET', P .. ':next')) or 0
+local exact = {}
+local xs = redis.call('HGET', xfield(ARGV[3]))
+if xs then
+  for p = 1, #xs, 8 do
+    local e = redis.call('GET', P .. ':r:' .. handle(struct.unpack('>I8', xs, p)))
+    if e then exact[#exact + 1] = (entry(e)) end
+  end
+end
+local verdict = {}
+if #exact == 0 then
+  local v = redis.call('HGET', vfield(ARGV[3]))
+  if v then
+    local h, d = struct.unpack('>I8d', v)
+    local e = redis.call('GET', P .. ':r:' .. handle(h))
+    if e then verdict = {(entry(e)), string.format('%.17g', d)} end
+  end
+end
+local hc, tc = counts(ARGV[4], split4(ARGV[5]))
+local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[6])) or 0
+return {next, exact, verdict, hc, tc, own}
+`)
+
+// candidatesScript returns the entries of the kept pages filed under any
+// of a page's keys. ARGV: P, cfg, the keys (4-byte values, concatenated), a
+// handle to leave out (0 for none).
+var candidatesScript = redis.NewScript(scriptLib + `
+local bad = badcfg(false)
+if bad then return bad end
+local skip = tonumber(ARGV[4])
+local out, seen = {}, {}
+for _, k in ipairs(split4(ARGV[3])) do
+  local ps = redis.call('HGET', keyfield(k))
+  if ps and ps ~= 'S' then
+    for p = 1, #ps, 8 do
+      local h = struct.unpack('>I8', ps, p)
+      if h ~= skip and not seen[h] then
+        seen[h] = true
+        local e = redis.call('GET', P .. ':r:' .. handle(h))
+        if e then out[#out + 1] = e end
+      end
+    end
+  end
+end
+return out
+`)
+
+// templateScript returns the template of hosts. ARGV: P, cfg, the number
+// of hosts, their names, then the blocks to check against the theme (4-byte
+// values, concatenated). It returns {T, ..., theme}: each host's template
+// blocks (P:m1:T:<host>), then those of the blocks that are template on
+// ThemeHosts hosts or more.
+var templateScript = redis.NewScript(scriptLib + "local THEME = " + strconv.Itoa(minhash.ThemeHosts) + `
+local bad = badcfg(false)
+if bad then return bad end
+local n = tonumber(ARGV[3])
+local out = {}
+for i = 1, n do out[i] = redis.call('SMEMBERS', P .. ':T:' .. ARGV[3 + i]) end
+local blocks = split4(ARGV[4 + n])
+local hits = {}
+if #blocks > 0 then
+  local tc = redis.call('HMGET', P .. ':t', unpack(blocks))
+  for i, b in ipairs(blocks) do
+    if (tonumber(tc[i]) or 0) >= THEME then hits[#hits + 1] = b end
+  end
+end
+out[n + 1] = hits
+return out
+`)
+
+// writeLib is what the writing scripts share: the call record, adding and
+// forgetting a page.
+const writeLib = scriptLib + `
+local CALL = P .. ':c:' .. ARGV[3]
+local TTL, TP, MAXP, MAXB = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local function recorded()
+  local r = redis.call('GET', CALL)
+  if r then return cmsgpack.unpack(r) end
+  return nil
+end
+local function record(res)
+  redis.call('SET', CALL, cmsgpack.pack(res), 'PX', TTL)
+  return res
+end
+-- learn counts the blocks of a kept page of host (delta 1) or of a page
+-- kept no more (delta -1) in the host's model, and a block that becomes or
+-- stops being template on the host in the theme.
+local function learn(host, blocks, delta)
+  if TP < 0 then return end
+  local H = P .. ':h:' .. host
+  for _, b in ipairs(blocks) do
+    if delta > 0 then
+      local c = redis.call('HINCRBY', H, b, 1)
+      if c == TP then
+        redis.call('SADD', P .. ':T:' .. host, b)
+        redis.call('HINCRBY', P .. ':t', b, 1)
+      end
+    elseif redis.call('HEXISTS', H, b) == 1 then
+      local c = redis.call('HINCRBY', H, b, -1)
+      if c == TP - 1 then
+        redis.call('SREM', P .. ':T:' .. host, b)
+        if redis.call('HINCRBY', P .. ':t', b, -1) <= 0 then redis.call('HDEL', P .. ':t', b) end
+      end
+      if c <= 0 then redis.call('HDEL', H, b) end
+    end
+  end
+  if delta > 0 and TP > 1 and redis.call('HLEN', H) > MAXB then
+    local all = redis.call('HGETALL', H)
+    for i = 1, #all, 2 do
+      if all[i + 1] == '1' then redis.call('HDEL', H, all[i]) end
+    end
+  end
+end
+-- newer reports whether a page was filed under any of keys, or kept with
+-- the text hash x, after handle seen.
+local function newer(keys, x, seen)
+  for _, k in ipairs(keys) do
+    local ps = redis.call('HGET', keyfield(k))
+    if ps and ps ~= 'S' and #ps >= 8 and struct.unpack('>I8', ps, #ps - 7) > seen then return true end
+  end
+  local xs = redis.call('HGET', xfield(x))
+  return xs and #xs >= 8 and struct.unpack('>I8', xs, #xs - 7) > seen
+end
+-- add keeps a page under a new handle: its entry, its postings, its text
+-- hash and its blocks' counts.
+local function add(e)
+  local id, host, keys, blocks, x = entry(e)
+  local h = redis.call('INCR', P .. ':next')
+  local hb = struct.pack('>I8', h)
+  redis.call('SET', P .. ':r:' .. handle(h), e)
+  redis.call('HSET', P .. ':ids', id, h)
+  for _, k in ipairs(keys) do
+    local b, f = keyfield(k)
+    local ps = redis.call('HGET', b, f)
+    if not ps then
+      redis.call('HSET', b, f, hb)
+    elseif ps ~= 'S' then
+      if #ps / 8 >= MAXP then redis.call('HSET', b, f, 'S') else redis.call('HSET', b, f, ps .. hb) end
+    end
+  end
+  local b, f = xfield(x)
+  redis.call('HSET', b, f, (redis.call('HGET', b, f) or '') .. hb)
+  learn(host, blocks, 1)
+  return h
+end
+-- cut returns the string of 8-byte handles ps without hb.
+local function cut(ps, hb)
+  for p = 1, #ps, 8 do
+    if string.sub(ps, p, p + 7) == hb then return string.sub(ps, 1, p - 1) .. string.sub(ps, p + 8) end
+  end
+  return ps
+end
+-- forget removes the page kept under id, if any, and reports whether it
+-- was kept.
+local function forget(id)
+  local h = redis.call('HGET', P .. ':ids', id)
+  if not h then return false end
+  local e = redis.call('GET', P .. ':r:' .. h)
+  local hb = struct.pack('>I8', tonumber(h))
+  if e then
+    local _, host, keys, blocks, x = entry(e)
+    for _, k in ipairs(keys) do
+      local b, f = keyfield(k)
+      local ps = redis.call('HGET', b, f)
+      if ps and ps ~= 'S' then
+        ps = cut(ps, hb)
+        if #ps == 0 then redis.call('HDEL', b, f) else redis.call('HSET', b, f, ps) end
+      end
+    end
+    learn(host, blocks, -1)
+    local xb, xf = xfield(x)
+    local xs = redis.call('HGET', xb, xf)
+    if xs then
+      xs = cut(xs, hb)
+      if #xs == 0 then redis.call('HDEL', xb, xf) else redis.call('HSET', xb, xf, xs) end
+    end
+    redis.call('DEL', P .. ':r:' .. h)
+  end
+  redis.call('HDEL', P .. ':ids', id)
+  return true
+end
+`
+
+// commitScript keeps a page unless a page was filed under its keys or kept
+// with its text since the caller read them. ARGV: P, cfg, call ID, call
+// record TTL (ms), TemplatePages, MaxPostings, MaxHostBlocks, the handle
+// the caller read last (seen), the page's entry, 1 to forget first what is
+// kept under its ID (Replace) or 0. It returns
+// {"added", handle} (recorded), {"dup"} when the ID was kept when the
+// caller read (and is not to be replaced), or {"conflict"} when the caller
+// must read again.
+var commitScript = redis.NewScript(writeLib + `
+local r = recorded()
+if r then return r end
+local bad = badcfg(true)
+if bad then return bad end
+local seen, e, replace = tonumber(ARGV[8]), ARGV[9], ARGV[10] == '1'
+local id, _, keys, _, x = entry(e)
+local held = tonumber(redis.call('HGET', P .. ':ids', id))
+if not replace and held then
+  if held > seen then return {'conflict'} end
+  return {'dup'}
+end
+if newer(keys, x, seen) then return {'conflict'} end
+if replace then forget(id) end
+return record({'added', add(e)})
+`)
+
+// removeScript forgets the page kept under an ID. ARGV: P, cfg, call ID,
+// TTL, TemplatePages, MaxPostings, MaxHostBlocks, the ID. It returns 1
+// (recorded), or 0 when the ID is not kept.
+var removeScript = redis.NewScript(writeLib + `
+local r = recorded()
+if r then return r end
+local bad = badcfg(true)
+if bad then return bad end
+if not forget(ARGV[8]) then return 0 end
+return record(1)
+`)
+
+// rememberScript remembers the first verdict of a page not kept. ARGV: P,
+// cfg, the page's 8-byte text hash, the kept page's handle and the
+// distance, packed ('>I8d'). It writes nothing when a verdict is
+// remembered already.
+var rememberScript = redis.NewScript(scriptLib + `
+local bad = badcfg(true)
+if bad then return bad end
+local b, f = vfield(ARGV[3])
+return redis.call('HSETNX', b, f, ARGV[4])
+`)
