@@ -32,7 +32,10 @@ type Page struct {
 	Language Language
 }
 
-// Term is one distinct analysed token and its frequency in a page.
+// Term is one distinct analysed token and its frequency in a page. Its Text
+// may be a sub-string of the page's Text (a word that was not stemmed, a
+// CJK n-gram), so a Term kept after the page is dropped keeps the whole
+// page's text alive: a detector that keeps terms keeps strings.Clone copies.
 type Term struct {
 	Text  string
 	Count int

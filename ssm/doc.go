@@ -63,8 +63,9 @@
 //
 // # Cost
 //
-// A kept page costs its table, its index entries and its ID (under 1 KB).
-// A Match compares the new page with every kept page that shares one of its
+// A kept page costs its table (copies of its N keywords, not the page they
+// came from), its index entries and its ID; docs/BENCHMARKS.md has the
+// bytes per kept page. A Match compares the new page with every kept page that shares one of its
 // keywords, so pages whose keywords are common words meet a large share of
 // the repository.
 //

@@ -59,6 +59,11 @@ func NewTable(terms []preprocess.Term) (Table, error) {
 		return Table{}, fmt.Errorf("ssm: NewTable: no terms: %w", neardup.ErrNoFeatures)
 	}
 	ts := slices.Clone(terms)
+	for i := range ts {
+		// A term's text may share memory with its whole page; a kept
+		// table must not keep the page alive.
+		ts[i].Text = strings.Clone(ts[i].Text)
+	}
 	slices.SortStableFunc(ts, func(a, b preprocess.Term) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c

@@ -3,6 +3,7 @@ package detectortest
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -50,7 +51,7 @@ func Throughput(b *testing.B, dets []FleetDetector, prefix string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rw := rand.New(rand.NewPCG(uint64(w), uint64(b.N)))
+			rw := rand.New(rand.NewPCG(uint64(w), seedOf(prefix))) // a run of its own prefix offers new pages
 			for i := range per {
 				if _, _, err := d.MatchOrAddContext(context.Background(), RandomDoc(rw, fmt.Sprint(prefix, "-", w, "-", i))); err != nil {
 					b.Error(err)
@@ -61,4 +62,11 @@ func Throughput(b *testing.B, dets []FleetDetector, prefix string) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(per*len(dets))/b.Elapsed().Seconds(), "calls/s")
+}
+
+// seedOf derives a random stream's seed from prefix.
+func seedOf(prefix string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(prefix))
+	return h.Sum64()
 }

@@ -11,13 +11,18 @@
 // least one block, so a query is an OR of k+1 index lookups, and the Hamming
 // distance is computed by the server (bit_count, PostgreSQL 14 or later).
 //
-// MatchOrAdd is one transaction that first takes a transaction-scoped
-// advisory lock for each of the page's k+1 (block, value) pairs, in
-// ascending order: two near-duplicates share a block value, so they share a
-// lock, and the second one's query sees the first one's committed row. A
-// client that dies mid-call leaves nothing behind (the transaction rolls
-// back), and a lost connection or a timeout is an error, never a silent "new
-// page".
+// MatchOrAdd is one READ COMMITTED transaction (whatever the server's
+// default isolation) that first takes a transaction-scoped advisory lock for
+// each of the page's k+1 (block, value) pairs, in ascending order: two
+// near-duplicates share a block value, so they share a lock, and the second
+// one's query sees the first one's committed row. A client that dies
+// mid-call leaves nothing behind (the transaction rolls back), and a lost
+// connection or a timeout is an error, never a silent "new page". Such an
+// error may come after the page was committed; retry it with Replace, which
+// does not take the page's own row for a near-duplicate. A page reported
+// added survives a crash only on a server with durable commits (fsync and
+// synchronous_commit on, the defaults); docs/fleet.md has the settings the
+// guarantees rely on and how to size the server.
 //
 // Cost: a kept page is one row (its ID, 8 bytes of fingerprint and k+1
 // blocks) plus an entry in each of k+2 indexes (the k+1 blocks and the
@@ -390,7 +395,7 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 }
 
 func (det *Detector) matchOrAdd(ctx context.Context, id string, fp simhash.Fingerprint) ([]neardup.Match, bool, error) {
-	tx, err := det.pool.Begin(ctx)
+	tx, err := det.begin(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -449,7 +454,7 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 var errRetry = errors.New("pgindex: concurrent Replace of the same ID")
 
 func (det *Detector) replace(ctx context.Context, id string, fp simhash.Fingerprint) ([]neardup.Match, bool, error) {
-	tx, err := det.pool.Begin(ctx)
+	tx, err := det.begin(ctx)
 	if err != nil {
 		return nil, false, err
 	}
@@ -475,6 +480,17 @@ func (det *Detector) replace(ctx context.Context, id string, fp simhash.Fingerpr
 		return nil, false, err
 	}
 	return ms, len(ms) == 0, nil
+}
+
+// begin starts a transaction of MatchOrAdd or Replace at READ COMMITTED,
+// whatever the server's or the role's default: each statement sees the rows
+// committed before it starts, so the query that follows the advisory locks
+// sees the row of the rival that held them. Under REPEATABLE READ or
+// SERIALIZABLE the snapshot would be taken by the first lock statement,
+// before it waits, and two near-duplicates offered at once would both be
+// kept (TestIsolationDefault).
+func (det *Detector) begin(ctx context.Context) (pgx.Tx, error) {
+	return det.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 }
 
 // lockFind takes the advisory locks of fp's block values in tx, in

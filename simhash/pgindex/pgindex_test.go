@@ -3,12 +3,15 @@ package pgindex
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -21,11 +24,19 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
+// durable starts the test server as a production server runs: fsync,
+// synchronous_commit and full_page_writes on, so that a commit returns once
+// its WAL is on disk. Off by default (the tests run faster without it).
+//
+//	go test -run='^$' -bench=Postgres10K ./simhash/pgindex/ -args -durable
+var durable = flag.Bool("durable", false, "start PostgreSQL with fsync, synchronous_commit and full_page_writes on")
+
 // dsn is the address of the PostgreSQL server TestMain starts, or "" when
 // there is none (the tests then skip, saying noServer).
 var dsn, noServer string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	stop := startPostgres()
 	code := m.Run()
 	stop()
@@ -33,7 +44,8 @@ func TestMain(m *testing.M) {
 }
 
 // startPostgres starts a throw-away PostgreSQL server (initdb in a temporary
-// directory, trust authentication, fsync off) on a free loopback port. As
+// directory, trust authentication, fsync off unless -durable) on a free
+// loopback port. As
 // root it runs the server as the postgres user, which the server requires.
 func startPostgres() func() {
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
@@ -81,8 +93,12 @@ func startPostgres() func() {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	durability := "off"
+	if *durable {
+		durability = "on"
+	}
 	srv := run("postgres", "-D", data, "-p", strconv.Itoa(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=100")
+		"-c", "fsync="+durability, "-c", "synchronous_commit="+durability, "-c", "full_page_writes="+durability, "-c", "max_connections=100")
 	if err := srv.Start(); err != nil {
 		noServer = "starting postgres: " + err.Error()
 		return func() { os.RemoveAll(dir) }
@@ -250,4 +266,83 @@ func TestFleet(t *testing.T) {
 		Cuts: []time.Duration{0, 2 * time.Millisecond, 6 * time.Millisecond, 40 * time.Millisecond},
 		Seed: 33,
 	})
+}
+
+// MatchOrAdd keeps one of two near-duplicates offered at once whatever
+// isolation level the server or the role sets as its default: under
+// REPEATABLE READ a transaction's snapshot is taken by its first statement,
+// before it waits for the advisory locks, so it would not see the row its
+// rival committed meanwhile. Four clients, on connections that default to
+// REPEATABLE READ, offer the same fingerprint under IDs of their own, round
+// after round.
+func TestIsolationDefault(t *testing.T) {
+	if dsn == "" {
+		detectortest.Unavailable(t, "postgresql", noServer)
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
+	cfg.MaxConns = 4
+	p, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	det, err := New(ctx, Options{Pool: p, Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := 100
+	if testing.Short() {
+		rounds = 20
+	}
+	r := rand.New(rand.NewPCG(34, 1))
+	for round := range rounds {
+		fp := simhash.Fingerprint(r.Uint64())
+		var wg sync.WaitGroup
+		added := make([]bool, 4)
+		errs := make([]error, 4)
+		for w := range added {
+			wg.Go(func() {
+				_, added[w], errs[w] = det.matchOrAdd(ctx, fmt.Sprintf("r%d-w%d", round, w), fp)
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(slices.DeleteFunc(added, func(a bool) bool { return !a })); n != 1 {
+			t.Fatalf("round %d: %d of 4 clients added the same fingerprint, want 1", round, n)
+		}
+	}
+}
+
+// A MatchOrAdd whose reply was lost after its COMMIT, retried with Replace
+// as the package doc advises, is answered "added" (not "a near-duplicate of
+// itself"), and the page is kept once.
+func TestRetryWithReplace(t *testing.T) {
+	ctx := context.Background()
+	det, err := New(ctx, Options{Pool: pool(t, 2), Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 35, Groups: 1, Members: 1})[0][0]
+	if _, added, err := det.MatchOrAddContext(ctx, d); err != nil || !added {
+		t.Fatalf("MatchOrAdd = %v, %v; want added", added, err)
+	}
+	// The retry of the same call.
+	ms, kept, err := det.ReplaceContext(ctx, d)
+	if err != nil || !kept || len(ms) != 0 {
+		t.Fatalf("Replace after the committed MatchOrAdd = %v, %v, %v; want no matches, kept", ms, kept, err)
+	}
+	if n, err := det.Len(ctx); err != nil || n != 1 {
+		t.Errorf("Len = %d, %v; want 1", n, err)
+	}
+	// A MatchOrAdd retry, by contrast, finds the page itself.
+	if ms, added, err := det.MatchOrAddContext(ctx, d); err != nil || added || len(ms) != 1 || ms[0].ID != d.ID {
+		t.Errorf("MatchOrAdd again = %v, %v, %v; want the page itself as its match", ms, added, err)
+	}
 }
