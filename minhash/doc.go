@@ -21,8 +21,10 @@
 // For each page the Detector keeps two sketches of 4-token shingles of the
 // page's analysed tokens (preprocess.Page.Tokens): of the whole page, and of
 // its content — the blocks its markup does not mark as navigation, header,
-// footer or sidebar and that are not mostly link text, with the block each
-// hash came from. The content of a
+// footer or sidebar and that are not mostly link text, and the link entries
+// of a table of contents, with the block each hash came from (a page with
+// fewer than 8 content tokens takes its lines of link text too, then its
+// whole text). The content of a
 // page is its content sketch less the blocks that are template: in the
 // content sketches of TemplatePages (3) kept pages of its host, or template
 // on two hosts (a generator's or a theme's text, so that a host's first
@@ -49,6 +51,9 @@
 // When a block becomes template on a host, the host's kept pages holding it
 // are filed again under their new content.
 //
+// Two contents small enough to be sketched whole are compared as if their
+// union held one token's shingles more, so that two thin generated pages
+// sharing a phrase around different identifiers are not near-duplicates.
 // Match.Score is the smaller of the content and page distances (Measure
 // JaccardDistance); Explain gives both and the rule that decided.
 //
