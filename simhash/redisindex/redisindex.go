@@ -75,6 +75,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -138,6 +139,22 @@ type Options struct {
 	// cluster need. Every process sharing a Prefix must agree on it: the keys
 	// differ.
 	SingleSlot bool
+	// Spread spreads the repository over the hash slots of a Redis Cluster
+	// (pass a *redis.ClusterClient): its block keys and the records of its
+	// pages fall in many slots, so that its memory and its calls are shared
+	// by every primary. No script can then check and write a page in one
+	// step; a write call runs a protocol of small scripts instead (leases
+	// on the page's block keys, a pending handle, a commit; see the package
+	// doc), with the same guarantees, at the cost of more round trips per
+	// call. It excludes SingleSlot; every process sharing a Prefix must
+	// agree on it: the keys differ. It also works on one server.
+	Spread bool
+	// LeaseTTL is how long a write call of a Spread repository may hold a
+	// block key before another call may take it over (a call that died
+	// holds its keys this long); zero means DefaultLeaseTTL. A call that
+	// outlives its leases, because it or Redis stalled, is refused and
+	// tried again; it never keeps a near-duplicate.
+	LeaseTTL time.Duration
 }
 
 // Detector is a SimHash near-duplicate detector whose kept fingerprints live
@@ -153,6 +170,12 @@ type Detector struct {
 	blocks  []fpblock.Block
 	timeout time.Duration
 	callTTL time.Duration
+
+	// Spread only.
+	spread   bool
+	leaseTTL time.Duration
+	kChecked atomic.Bool            // the repository's T_B agrees with k
+	hook     func(step string) bool // tests: stop an attempt at step, as if its process died
 }
 
 var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
@@ -195,6 +218,20 @@ func New(o Options) (*Detector, error) {
 	if o.CallTTL < time.Millisecond {
 		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
 	}
+	if o.Spread {
+		if o.SingleSlot {
+			return nil, fmt.Errorf("redisindex: New: Spread and SingleSlot: %w", neardup.ErrInvalidOption)
+		}
+		if _, ok := o.Client.(redis.Cmdable); !ok {
+			return nil, fmt.Errorf("redisindex: New: Spread needs a client that runs commands (*redis.ClusterClient or *redis.Client): %w", neardup.ErrInvalidOption)
+		}
+		if o.LeaseTTL == 0 {
+			o.LeaseTTL = DefaultLeaseTTL
+		}
+	}
+	if o.LeaseTTL < 0 || o.LeaseTTL > 0 && o.LeaseTTL < time.Millisecond {
+		return nil, fmt.Errorf("redisindex: New: LeaseTTL %v below a millisecond: %w", o.LeaseTTL, neardup.ErrInvalidOption)
+	}
 	if k == 0 {
 		o.MaxDistance = simhash.Identical
 	} else {
@@ -205,7 +242,7 @@ func New(o Options) (*Detector, error) {
 		prefix = "{" + prefix + "}"
 	}
 	det := &Detector{opts: o, client: o.Client, prefix: prefix + ":2", k: k, timeout: o.Timeout,
-		blocks: fpblock.Split(k), callTTL: o.CallTTL}
+		blocks: fpblock.Split(k), callTTL: o.CallTTL, spread: o.Spread, leaseTTL: o.LeaseTTL}
 	return det, nil
 }
 
@@ -292,6 +329,19 @@ func wrap(op, id string, err error) error {
 	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
 }
 
+// spreadErr returns the error of a spread call: nil, the document's own
+// errors (ErrDuplicateID, ErrUnknownID) and a done context as they are,
+// every other one wrapped.
+func spreadErr(op, id string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, neardup.ErrDuplicateID), errors.Is(err, neardup.ErrUnknownID):
+		return fmt.Errorf("redisindex: %s %q: %w", op, id, err)
+	}
+	return wrap(op, id, err)
+}
+
 // Match returns the kept pages within T_B bits of d, closest first.
 func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 	ctx, cancel := det.ctx()
@@ -307,6 +357,13 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	fp, err := simhash.Of(d)
 	if err != nil {
 		return nil, err
+	}
+	if det.spread {
+		ms, err := det.spreadMatch(ctx, fp)
+		if err != nil {
+			return nil, wrap("Match", d.ID, err)
+		}
+		return ms, nil
 	}
 	res, err := matchScript.Run(ctx, det.client, det.keys(fp, ""), det.args(ctx, fp)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -358,6 +415,10 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
+	if det.spread {
+		_, _, err := det.spreadWrite(ctx, d, fp, modeAdd)
+		return spreadErr("Add", d.ID, err)
+	}
 	n, err := addScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
 	switch {
 	case err != nil:
@@ -387,6 +448,10 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	fp, err := simhash.Of(d)
 	if err != nil {
 		return nil, false, err
+	}
+	if det.spread {
+		ms, kept, err := det.spreadWrite(ctx, d, fp, modeMatchOrAdd)
+		return ms, kept, spreadErr("MatchOrAdd", d.ID, err)
 	}
 	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -419,6 +484,10 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	if err != nil {
 		return nil, false, err
 	}
+	if det.spread {
+		ms, kept, err := det.spreadWrite(ctx, d, fp, modeReplace)
+		return ms, kept, spreadErr("Replace", d.ID, err)
+	}
 	res, err := replaceScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("Replace", d.ID, err)
@@ -438,6 +507,9 @@ func (det *Detector) Remove(id string) error {
 func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
 		return errNoClient
+	}
+	if det.spread {
+		return spreadErr("Remove", id, det.spreadRemove(ctx, id))
 	}
 	n, err := removeScript.Run(ctx, det.client, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
 	switch {
@@ -459,7 +531,11 @@ func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint
 	if !ok {
 		return 0, false, fmt.Errorf("redisindex: the client cannot run HGET: %w", neardup.ErrInvalidOption)
 	}
-	entry, err := c.HGet(ctx, det.prefix+":ids", id).Bytes()
+	key := det.prefix + ":ids"
+	if det.spread {
+		key = det.bucketKey(bucketOf(id), "ids")
+	}
+	entry, err := c.HGet(ctx, key, id).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return 0, false, nil
 	}
@@ -480,6 +556,13 @@ func (det *Detector) Len(ctx context.Context) (int, error) {
 	c, ok := det.client.(redis.Cmdable)
 	if !ok {
 		return 0, fmt.Errorf("redisindex: the client cannot run HLEN: %w", neardup.ErrInvalidOption)
+	}
+	if det.spread {
+		n, err := det.spreadLen(ctx, c)
+		if err != nil {
+			return 0, wrap("Len", "", err)
+		}
+		return n, nil
 	}
 	n, err := c.HLen(ctx, det.prefix+":ids").Result()
 	if err != nil {

@@ -1,0 +1,526 @@
+package redisindex
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/simhash"
+)
+
+// The protocol of a spread repository (Options.Spread), whose keys lie in
+// many hash slots, so that no one script can check and write a page. A
+// write call (MatchOrAdd, Add, Replace) runs attempts; an attempt, under a
+// token (the call ID and the attempt's number):
+//
+//  1. leases the page's block keys, one at a time in the order of their
+//     names (all at once first; on a conflict it keeps the leases before
+//     the first held key, drops the others and goes on in order, waiting
+//     while another attempt holds a key), each lease read with the key's
+//     entries within T_B (leaseScript);
+//  2. resolves the handles found (resolveScript, per bucket): a committed
+//     page is a match; a pending one is aborted, since its writer no longer
+//     holds the lease of the key it was found in; a match ends the call;
+//  3. reserves a pending handle in the ID's bucket (reserveScript);
+//  4. appends the entry to every block key, each only while the lease is
+//     still the attempt's (appendScript, the fencing check);
+//  5. commits in the ID's bucket (commitScript): the one step that makes
+//     the page kept, refused when a reader aborted the handle;
+//  6. releases its leases.
+//
+// Two near-duplicates share a block key, whose lease one attempt holds at a
+// time, and every write to it needs the lease: the second to hold it reads
+// the first's entry there, and either finds it committed (a match) or
+// aborts it before it commits; a commit refused that way starts a new
+// attempt. An attempt that dies leaves a pending handle that no match
+// counts and the next lease holder of one of its keys aborts, leases that
+// expire after Options.LeaseTTL, and entries the next append to their key
+// drops. Each script is safe to send again: a lease, an append, a
+// reservation and a commit under one token happen once.
+
+// buckets is the number of ID buckets (the bucket of a handle is handle mod
+// buckets).
+const buckets = 16384
+
+// DefaultLeaseTTL is Options.LeaseTTL when it is zero.
+const DefaultLeaseTTL = 2 * time.Second
+
+// errAborted is an attempt that lost a lease or whose pending handle was
+// aborted; the call starts a new attempt.
+var errAborted = errors.New("redisindex: attempt aborted")
+
+// errDied is returned by an attempt the test hook stopped as if its process
+// had died.
+var errDied = errors.New("redisindex: attempt stopped by the test hook")
+
+// hit is an entry within T_B bits found in a block key.
+type hit struct {
+	h uint64
+	d int
+}
+
+func bucketOf(id string) uint64 {
+	f := fnv.New64a()
+	f.Write([]byte(id))
+	return f.Sum64() % buckets
+}
+
+// spreadBlockKeys returns the block keys of fp (hash tags of their own).
+func (det *Detector) spreadBlockKeys(fp simhash.Fingerprint) []string {
+	ks := make([]string, len(det.blocks))
+	for t, b := range det.blocks {
+		ks[t] = fmt.Sprintf("{%s:b:%d:%x}", det.prefix, t, b.Value(uint64(fp)))
+	}
+	return ks
+}
+
+// bucketKey returns the key name of the bucket b's part (ids, names, ...).
+func (det *Detector) bucketKey(b uint64, part string) string {
+	return "{" + det.prefix + ":p:" + strconv.FormatUint(b, 10) + "}:" + part
+}
+
+// parallel runs f(0..n-1) at once and joins their errors.
+func parallel(n int, f func(i int) error) error {
+	if n == 1 {
+		return f(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = f(i) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// checkK checks the T_B the repository records, recording det's when there
+// is none and write is set. Once it has agreed, det does not ask again.
+func (det *Detector) checkK(ctx context.Context, write bool) error {
+	if det.kChecked.Load() {
+		return nil
+	}
+	c := det.client.(redis.Cmdable)
+	key := "{" + det.prefix + "}:k"
+	want := strconv.Itoa(det.k)
+	if write {
+		if err := c.SetNX(ctx, key, want, 0).Err(); err != nil {
+			return err
+		}
+	}
+	got, err := c.Get(ctx, key).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil
+	case err != nil:
+		return err
+	case got != want:
+		return fmt.Errorf("NEARDUP_K the repository was made with T_B = %s, not %s", got, want)
+	}
+	det.kChecked.Store(true)
+	return nil
+}
+
+// hits parses a find reply {handle, distance, ...}.
+func hits(res []any) ([]hit, error) {
+	out := make([]hit, 0, len(res)/2)
+	for i := 0; i+1 < len(res); i += 2 {
+		h, ok1 := res[i].(int64)
+		d, ok2 := res[i+1].(int64)
+		if !ok1 || !ok2 || h < 0 {
+			return nil, fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
+		}
+		out = append(out, hit{uint64(h), int(d)})
+	}
+	return out, nil
+}
+
+// resolve returns the IDs of the committed pages among the handles of hs
+// (deduplicated, each at its least distance) as Matches, and the handles
+// that name no committed page. With abort, pending handles are aborted.
+func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[uint64]bool, error) {
+	dist := map[uint64]int{}
+	for _, l := range hs {
+		for _, x := range l {
+			if d, ok := dist[x.h]; !ok || x.d < d {
+				dist[x.h] = x.d
+			}
+		}
+	}
+	if len(dist) == 0 {
+		return nil, nil, nil
+	}
+	byBucket := map[uint64][]uint64{}
+	for h := range dist {
+		byBucket[h%buckets] = append(byBucket[h%buckets], h)
+	}
+	bs := make([]uint64, 0, len(byBucket))
+	for b := range byBucket {
+		bs = append(bs, b)
+	}
+	flag := "0"
+	if abort {
+		flag = "1"
+	}
+	ids := make([][]any, len(bs))
+	err := parallel(len(bs), func(i int) error {
+		b := bs[i]
+		args := []any{flag}
+		for _, h := range byBucket[b] {
+			args = append(args, h)
+		}
+		res, err := resolveScript.Run(ctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend")}, args...).Slice()
+		if err == nil && len(res) != len(byBucket[b]) {
+			err = fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
+		}
+		ids[i] = res
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var ms []neardup.Match
+	gone := map[uint64]bool{}
+	for i, b := range bs {
+		for j, h := range byBucket[b] {
+			if id, ok := ids[i][j].(string); ok {
+				ms = append(ms, neardup.Match{ID: id, Score: float64(dist[h]), Measure: simhash.Bits})
+			} else {
+				gone[h] = true
+			}
+		}
+	}
+	neardup.SortMatches(ms)
+	return ms, gone, nil
+}
+
+func (det *Detector) spreadMatch(ctx context.Context, fp simhash.Fingerprint) ([]neardup.Match, error) {
+	if err := det.checkK(ctx, false); err != nil {
+		return nil, err
+	}
+	keys := det.spreadBlockKeys(fp)
+	hs := make([][]hit, len(keys))
+	err := parallel(len(keys), func(i int) error {
+		res, err := readScript.Run(ctx, det.client, keys[i:i+1], uint32(fp>>32), uint32(fp), det.k).Slice()
+		if err != nil {
+			return err
+		}
+		hs[i], err = hits(res)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ms, _, err := det.resolve(ctx, hs, false)
+	return ms, err
+}
+
+// write modes of a spread call.
+const (
+	modeMatchOrAdd = iota
+	modeAdd
+	modeReplace
+)
+
+// spreadWrite runs the attempts of a write call until one ends it. It
+// returns the matches, and whether d was kept; ErrDuplicateID as an error.
+func (det *Detector) spreadWrite(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
+	if err := det.checkK(ctx, true); err != nil {
+		return nil, false, err
+	}
+	keys := det.spreadBlockKeys(fp)
+	slices.Sort(keys)
+	call := newCall()
+	for attempt := 0; ; attempt++ {
+		token := call + strconv.Itoa(attempt)
+		ms, kept, err := det.attempt(ctx, d, fp, keys, token, mode)
+		if !errors.Is(err, errAborted) {
+			return ms, kept, err
+		}
+		if err := sleep(ctx, time.Duration(rand.Int64N(int64(time.Millisecond)))); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// died reports whether the test hook stops the attempt at step.
+func (det *Detector) died(step string) bool { return det.hook != nil && det.hook(step) }
+
+func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, token string, mode int) (ms []neardup.Match, kept bool, err error) {
+	held := make([]bool, len(keys))
+	dead := false
+	defer func() {
+		if dead {
+			return
+		}
+		// Release with a context of its own: a call cut off by its context
+		// still gives its leases back when Redis answers.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		det.release(rctx, keys, held, token)
+	}()
+	hs, err := det.acquire(ctx, keys, held, token, fp)
+	if err != nil {
+		return nil, false, err
+	}
+	var gone map[uint64]bool
+	if mode != modeAdd {
+		ms, gone, err = det.resolve(ctx, hs, true)
+		if err != nil {
+			return nil, false, err
+		}
+		if mode == modeReplace {
+			ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == d.ID })
+		}
+		if len(ms) > 0 {
+			if mode == modeReplace {
+				if err := det.spreadRemove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+					return nil, false, err
+				}
+			}
+			return ms, false, nil
+		}
+	}
+	b := bucketOf(d.ID)
+	rec := det.bucketKey(b, "c:"+token)
+	ttl := det.recordTTL(ctx).Milliseconds()
+	replace := "0"
+	if mode == modeReplace {
+		replace = "1"
+	}
+	r, err := reserveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), rec},
+		d.ID, token, b, ttl, replace).Text()
+	if err != nil {
+		return nil, false, err
+	}
+	if r == "dup" {
+		return nil, false, neardup.ErrDuplicateID
+	}
+	h, perr := strconv.ParseUint(strings.TrimPrefix(r, "r"), 10, 64)
+	if !strings.HasPrefix(r, "r") || perr != nil {
+		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, r)
+	}
+	if det.died("reserved") {
+		dead = true
+		return nil, false, errDied
+	}
+	entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
+	entry = binary.BigEndian.AppendUint64(entry, h)
+	lost := false
+	var mu sync.Mutex
+	err = parallel(len(keys), func(i int) error {
+		args := []any{token, entry}
+		for _, x := range hs[i] {
+			if gone[x.h] {
+				args = append(args, x.h)
+			}
+		}
+		n, err := appendScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"}, args...).Int()
+		if err == nil && n == 0 {
+			mu.Lock()
+			lost = true
+			mu.Unlock()
+		}
+		return err
+	})
+	if err == nil && lost {
+		err = errAborted
+	}
+	if err != nil {
+		// Abort the handle, so that no later commit of it (a re-sent one)
+		// can keep it; its entries are dropped by later appends.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		resolveScript.Run(actx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend")}, "1", h)
+		return nil, false, err
+	}
+	if det.died("appended") {
+		dead = true
+		return nil, false, errDied
+	}
+	res, err := commitScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), rec},
+		d.ID, h, entry, token, ttl, replace).Text()
+	switch {
+	case err != nil:
+		return nil, false, err
+	case res == "aborted":
+		return nil, false, errAborted
+	case res == "dup":
+		return nil, false, neardup.ErrDuplicateID
+	case !strings.HasPrefix(res, "added"):
+		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, res)
+	}
+	if old := res[len("added"):]; len(old) == entrySize {
+		det.clean(ctx, old)
+	}
+	return nil, true, nil
+}
+
+// acquire leases keys (sorted) for token, marking held the ones it holds,
+// and returns each key's entries within T_B, read under its lease.
+func (det *Detector) acquire(ctx context.Context, keys []string, held []bool, token string, fp simhash.Fingerprint) ([][]hit, error) {
+	hs := make([][]hit, len(keys))
+	lease := func(i int) (bool, error) {
+		res, err := leaseScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"},
+			token, det.leaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
+		if errors.Is(err, redis.Nil) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		hs[i], err = hits(res)
+		held[i] = err == nil
+		return held[i], err
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	first := len(keys)
+	err := parallel(len(keys), func(i int) error {
+		ok, err := lease(i)
+		if err == nil && !ok {
+			mu.Lock()
+			first = min(first, i)
+			mu.Unlock()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if first == len(keys) {
+		return hs, nil
+	}
+	// Keep the leases before the first held key; take the rest in order.
+	after := slices.Clone(held)
+	for i := range first + 1 {
+		after[i] = false
+	}
+	det.release(ctx, keys, after, token)
+	for i := first + 1; i < len(keys); i++ {
+		held[i] = false
+	}
+	wait := 50 * time.Microsecond
+	for i := first; i < len(keys); {
+		ok, err := lease(i)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			i++
+			wait = 50 * time.Microsecond
+			continue
+		}
+		if err := sleep(ctx, wait/2+time.Duration(rand.Int64N(int64(wait)))); err != nil {
+			return nil, err
+		}
+		wait = min(2*wait, 5*time.Millisecond)
+	}
+	if time.Since(start) > det.leaseTTL/2 {
+		// The first leases may be near their end: renew them all (and read
+		// again). A lease lost meanwhile makes a new attempt.
+		var lost bool
+		err := parallel(len(keys), func(i int) error {
+			ok, err := lease(i)
+			if err == nil && !ok {
+				mu.Lock()
+				lost = true
+				mu.Unlock()
+			}
+			return err
+		})
+		if err == nil && lost {
+			err = errAborted
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return hs, nil
+}
+
+// release gives back the leases of keys marked held.
+func (det *Detector) release(ctx context.Context, keys []string, held []bool, token string) {
+	var idx []int
+	for i, h := range held {
+		if h {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	parallel(len(idx), func(j int) error {
+		return releaseScript.Run(ctx, det.client, []string{keys[idx[j]] + ":l"}, token).Err()
+	})
+}
+
+// clean drops entry from the block keys of its fingerprint, best effort:
+// its page is gone, so readers ignore what is left.
+func (det *Detector) clean(ctx context.Context, entry string) {
+	fp := simhash.Fingerprint(binary.BigEndian.Uint64([]byte(entry)))
+	keys := det.spreadBlockKeys(fp)
+	parallel(len(keys), func(i int) error {
+		return cleanScript.Run(ctx, det.client, keys[i:i+1], entry).Err()
+	})
+}
+
+// spreadRemove forgets id; ErrUnknownID when it is not kept.
+func (det *Detector) spreadRemove(ctx context.Context, id string) error {
+	b := bucketOf(id)
+	call := newCall()
+	e, err := spreadRemoveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
+		id, det.recordTTL(ctx).Milliseconds()).Text()
+	if errors.Is(err, redis.Nil) {
+		return neardup.ErrUnknownID
+	}
+	if err != nil {
+		return err
+	}
+	if len(e) != entrySize {
+		return fmt.Errorf("%w: entry of %d bytes", ErrRedis, len(e))
+	}
+	det.clean(ctx, e)
+	return nil
+}
+
+// spreadLen counts the kept pages over every bucket.
+func (det *Detector) spreadLen(ctx context.Context, c redis.Cmdable) (int, error) {
+	cmds := make([]*redis.IntCmd, buckets)
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for b := range cmds {
+			cmds[b] = p.HLen(ctx, det.bucketKey(uint64(b), "ids"))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range cmds {
+		n += int(c.Val())
+	}
+	return n, nil
+}
