@@ -16,12 +16,21 @@ import (
 	"github.com/neardup/neardup/internal/detectortest"
 )
 
-// startCluster starts a Redis Cluster of three primaries on loopback (no
-// persistence, configuration in a temporary directory) and returns their
-// addresses. When redis-server or redis-cli is missing or the cluster cannot
-// be formed on this machine (none of that runs code of this package), the
-// server is unavailable (detectortest.Unavailable).
-func startCluster(t *testing.T) []string {
+// testCluster is a Redis Cluster on loopback (no persistence,
+// configuration in a temporary directory) that a test can take nodes of
+// down.
+type testCluster struct {
+	addrs []string             // every node, primaries first as created
+	nodes map[string]*exec.Cmd // by address
+}
+
+// startCluster starts a Redis Cluster of three primaries, each with
+// replicas replicas, and a node timeout of a second (so that a replica
+// takes over from a failed primary within a few seconds). When
+// redis-server or redis-cli is missing or the cluster cannot be formed on
+// this machine (none of that runs code of this package), the server is
+// unavailable (detectortest.Unavailable).
+func startCluster(t *testing.T, replicas int) *testCluster {
 	t.Helper()
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -32,8 +41,9 @@ func startCluster(t *testing.T) []string {
 		detectortest.Unavailable(t, "redis-server", "redis-cli (Debian's redis-tools, a dependency of redis-server) is not on PATH")
 	}
 	dir := t.TempDir()
-	var addrs []string
-	for try := 0; len(addrs) < 3 && try < 100; try++ {
+	n := 3 * (1 + replicas)
+	cl := &testCluster{nodes: map[string]*exec.Cmd{}}
+	for try := 0; len(cl.addrs) < n && try < 100; try++ {
 		// A node also listens on port + 10000 (the cluster bus).
 		port, ok := freePortPair()
 		if !ok {
@@ -41,17 +51,20 @@ func startCluster(t *testing.T) []string {
 		}
 		p := strconv.Itoa(port)
 		cmd := exec.Command(server, "--port", p, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--dir", dir)
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--dir", dir,
+			"--cluster-node-timeout", "1000")
 		if err := cmd.Start(); err != nil {
 			detectortest.Unavailable(t, "redis-server", "starting a cluster node: "+err.Error())
 		}
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		addrs = append(addrs, "127.0.0.1:"+p)
+		a := "127.0.0.1:" + p
+		cl.addrs = append(cl.addrs, a)
+		cl.nodes[a] = cmd
 	}
-	if len(addrs) < 3 {
-		detectortest.Unavailable(t, "redis-server", "no three free loopback ports p with p+10000 free too")
+	if len(cl.addrs) < n {
+		detectortest.Unavailable(t, "redis-server", fmt.Sprintf("no %d free loopback ports p with p+10000 free too", n))
 	}
-	for _, a := range addrs {
+	for _, a := range cl.addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		ok := false
 		for range 100 {
@@ -65,40 +78,50 @@ func startCluster(t *testing.T) []string {
 			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" did not answer")
 		}
 	}
-	out, err := exec.Command(cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")...).CombinedOutput()
+	args := append(append([]string{"--cluster", "create"}, cl.addrs...), "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
+	out, err := exec.Command(cli, args...).CombinedOutput()
 	if err != nil {
 		detectortest.Unavailable(t, "redis-server", fmt.Sprintf("redis-cli --cluster create: %v\n%s", err, out))
 	}
-	for _, a := range addrs {
+	for _, a := range cl.addrs {
 		c := redis.NewClient(&redis.Options{Addr: a})
 		ok := false
-		for range 200 {
+		for range 400 {
 			info, _ := c.ClusterInfo(context.Background()).Result()
-			if ok = strings.Contains(info, "cluster_state:ok"); ok {
+			repl, _ := c.Info(context.Background(), "replication").Result()
+			if ok = strings.Contains(info, "cluster_state:ok") &&
+				(strings.Contains(repl, "role:master") || strings.Contains(repl, "master_link_status:up")); ok {
 				break
 			}
 			time.Sleep(25 * time.Millisecond)
 		}
 		c.Close()
 		if !ok {
-			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" never reported cluster_state:ok")
+			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" never reported cluster_state:ok (and, a replica, its link up)")
 		}
 	}
-	return addrs
+	return cl
+}
+
+// client returns a ClusterClient of its own on cl.
+func (cl *testCluster) client(t *testing.T, o *redis.ClusterOptions) *redis.ClusterClient {
+	if o == nil {
+		o = &redis.ClusterOptions{PoolSize: 4}
+	}
+	o.Addrs = cl.addrs
+	c := redis.NewClusterClient(o)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // TestCluster runs the conformance suite and the fleet race of TestFleet on
 // a Redis Cluster of three primaries through ClusterClients, with
 // SingleSlot: exactly one page kept per group, nothing lost to a client cut
-// off mid-call. Without SingleSlot a script's keys cross slots and every
-// call is an error, never a silent "new page".
+// off mid-call. Without SingleSlot or Spread a script's keys cross slots
+// and every call is an error, never a silent "new page".
 func TestCluster(t *testing.T) {
-	addrs := startCluster(t)
-	newClient := func() redis.Scripter {
-		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: 4})
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
+	cl := startCluster(t, 0)
+	newClient := func() redis.Scripter { return cl.client(t, nil) }
 	prefix := fmt.Sprintf("cluster-%d", time.Now().UnixNano())
 	t.Run("conformance", func(t *testing.T) {
 		c, n := newClient(), 0
