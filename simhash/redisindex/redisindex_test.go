@@ -95,7 +95,8 @@ func TestConformance(t *testing.T) {
 func TestOptions(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	for _, o := range []Options{{}, {Client: c, MaxDistance: MaxDistance + 1}, {Client: c, MaxDistance: -2}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}, {Client: c, CallTTL: -1}, {Client: c, CallTTL: time.Microsecond}} {
+	for _, o := range []Options{{}, {Client: c, MaxDistance: MaxDistance + 1}, {Client: c, MaxDistance: -2}, {Client: c, Prefix: "a{b}"}, {Client: c, Timeout: -1}, {Client: c, CallTTL: -1}, {Client: c, CallTTL: time.Microsecond},
+		{Client: c, Spread: true, SingleSlot: true}, {Client: c, Spread: true, LeaseTTL: -1}, {Client: c, Spread: true, LeaseTTL: time.Microsecond}} {
 		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("New(%+v): err = %v, want ErrInvalidOption", o, err)
 		}
@@ -173,6 +174,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 		{Options{Client: c, Prefix: "p", MaxDistance: simhash.Identical, SingleSlot: true, Timeout: time.Second, CallTTL: time.Hour},
 			Options{Client: c, Prefix: "p", MaxDistance: simhash.Identical, SingleSlot: true, Timeout: time.Second, CallTTL: time.Hour}},
 		{Options{Client: c, Prefix: "q", MaxDistance: 3}, Options{Client: c, Prefix: "q", MaxDistance: 3, Timeout: DefaultTimeout, CallTTL: DefaultCallTTL}},
+		{Options{Client: c, Spread: true}, Options{Client: c, Prefix: "neardup", MaxDistance: DefaultMaxDistance, Timeout: DefaultTimeout, CallTTL: DefaultCallTTL, Spread: true, LeaseTTL: DefaultLeaseTTL}},
 	} {
 		det, err := New(tc.in)
 		if err != nil {

@@ -1,6 +1,8 @@
 package redisindex
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -34,4 +36,84 @@ func TestSpread(t *testing.T) {
 		}
 		fleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, Spread: true, LeaseTTL: 200 * time.Millisecond})
 	})
+}
+
+// A writer that stalls past its leases, after reserving its handle or
+// after its appends, before its commit, is overtaken: a near-duplicate
+// offered meanwhile takes the leases and is kept (finding and aborting the
+// stalled writer's pending entry, if appended); the stalled writer's
+// appends are then refused by the lease check, or its commit because its
+// handle was aborted, and its next attempt finds the near-duplicate.
+// Exactly one of the two is kept, and neither is told it duplicates itself.
+func TestSpreadStalledWriter(t *testing.T) {
+	for _, step := range []string{"reserved", "appended"} {
+		t.Run(step, func(t *testing.T) { stalledWriter(t, step) })
+	}
+}
+
+func stalledWriter(t *testing.T, step string) {
+	c, prefix := client(t)
+	o := Options{Client: c, Prefix: prefix, MaxDistance: 6, Spread: true, LeaseTTL: 100 * time.Millisecond}
+	slow, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 39, Groups: 1, Members: 2})[0]
+	stalled, resume := make(chan struct{}), make(chan struct{})
+	first := true
+	slow.hook = func(s string) bool {
+		if s == step && first {
+			first = false
+			close(stalled)
+			<-resume
+		}
+		return false
+	}
+	type result struct {
+		ms    []neardup.Match
+		added bool
+		err   error
+	}
+	done := make(chan result)
+	go func() {
+		ms, added, err := slow.MatchOrAdd(g[0])
+		done <- result{ms, added, err}
+	}()
+	<-stalled
+	ms, added, err := fast.MatchOrAdd(g[1])
+	if err != nil || !added || len(ms) != 0 {
+		t.Fatalf("the near-duplicate offered while the first writer stalled: %v, %v, %v; want added", ms, added, err)
+	}
+	close(resume)
+	r := <-done
+	if r.err != nil || r.added || len(r.ms) != 1 || r.ms[0].ID != g[1].ID {
+		t.Fatalf("the stalled writer: %v, %v, %v; want refused, matching %s", r.ms, r.added, r.err, g[1].ID)
+	}
+	if n, err := fast.Len(context.Background()); err != nil || n != 1 {
+		t.Errorf("%d pages kept (%v), want 1", n, err)
+	}
+	if _, ok, _ := fast.Lookup(context.Background(), g[0].ID); ok {
+		t.Errorf("%s is kept though its commit was refused", g[0].ID)
+	}
+}
+
+// A spread repository remembers its T_B too.
+func TestSpreadMaxDistanceRecorded(t *testing.T) {
+	c, prefix := client(t)
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 40, Groups: 1, Members: 2})[0]
+	det8, _ := New(Options{Client: c, Prefix: prefix, Spread: true})
+	if _, _, err := det8.MatchOrAdd(d[0]); err != nil {
+		t.Fatal(err)
+	}
+	det3, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 3, Spread: true})
+	if _, _, err := det3.MatchOrAdd(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("MatchOrAdd with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
+	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
 }
