@@ -9,10 +9,11 @@
 // so every kept fingerprint is appended, as a 16-byte entry (fingerprint and
 // an 8-byte handle), to one Redis string per block, keyed by the block's
 // value, and a query reads and scans k+1 strings. MatchOrAdd, Add, Remove
-// and Replace each run as one Lua script on the primary, which Redis runs to
-// its end before any other command: the check and the write are one step
-// across every process, and a client that dies mid-call leaves the call
-// done or not done, never half done. The key layout is in script.go; its
+// and Replace each run as one Lua script on the primary (with
+// Options.Spread, several in turn: see below), which Redis runs to its end
+// before any other command: the check and the write are one step across
+// every process, and a client that dies mid-call leaves the call done or
+// not done, never half done. The key layout is in script.go; its
 // keys start with Prefix + ":2:" (layout 2, with 8-byte handles and call
 // records). Repositories written by earlier versions (keys Prefix + ":b:...",
 // 4-byte handles) are neither read nor migrated.
@@ -48,8 +49,26 @@
 // shard that serves the slot (its replicas give failover); repositories with
 // other prefixes spread over the other shards. Remove and Replace derive the
 // block keys of the page kept under an ID inside the script, from its entry,
-// which Redis allows for keys of the script's own slot. Spreading one
-// repository's keys over shards is not implemented.
+// which Redis allows for keys of the script's own slot.
+//
+// With Options.Spread instead, one repository spreads over every shard of
+// a cluster: each block key is a hash tag of its own, and a page's ID,
+// handle and call records sit in one of 16,384 ID buckets. No script can
+// then reach all of a page's keys, so a write call runs one-slot scripts in
+// turn: it leases the page's block keys in the order of their names (a
+// lease expires after Options.LeaseTTL), reads them under the leases,
+// reserves a pending handle in its ID's bucket, appends its entry to each
+// block key while the lease is still its own, commits the handle, and
+// releases the leases. A pending page is no match; a writer that finds one
+// in a key it holds the lease of aborts it, so that a writer that stalled
+// past its leases is refused at its commit and tries again. The guarantees
+// above hold as on one server (two near-duplicates share a block key,
+// leased by one call at a time; a call that dies keeps nothing and its
+// leases expire; every step re-sent is answered, not run twice), for about
+// five round trips per new page instead of one. Set the ClusterClient's
+// ClusterStateReloadInterval to a few seconds: go-redis reloads the slot
+// map once a minute by default, and until then sends a failed primary's
+// slots to it. What a failover can lose is in docs/fleet.md.
 //
 // Memory in Redis per kept page: the k+1 entries of 16 bytes (64 bytes at
 // k = 3, 144 at k = 8), the entry and the ID in the ID hash, the ID again in
@@ -109,7 +128,7 @@ const DefaultCallTTL = time.Minute
 // Options configures a Detector.
 type Options struct {
 	// Client is the Redis client (required): a *redis.Client, or a
-	// *redis.ClusterClient with SingleSlot; its options set the connection
+	// *redis.ClusterClient with SingleSlot or Spread; its options set the connection
 	// pool, timeouts and retries.
 	Client redis.Scripter
 	// Prefix starts every key the Detector uses; zero means "neardup".
