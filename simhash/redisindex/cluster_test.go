@@ -30,7 +30,7 @@ type testCluster struct {
 // redis-server or redis-cli is missing or the cluster cannot be formed on
 // this machine (none of that runs code of this package), the server is
 // unavailable (detectortest.Unavailable).
-func startCluster(t *testing.T, replicas int) *testCluster {
+func startCluster(t testing.TB, replicas int) *testCluster {
 	t.Helper()
 	server, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -104,7 +104,7 @@ func startCluster(t *testing.T, replicas int) *testCluster {
 }
 
 // client returns a ClusterClient of its own on cl.
-func (cl *testCluster) client(t *testing.T, o *redis.ClusterOptions) *redis.ClusterClient {
+func (cl *testCluster) client(t testing.TB, o *redis.ClusterOptions) *redis.ClusterClient {
 	if o == nil {
 		o = &redis.ClusterOptions{PoolSize: 4}
 	}

@@ -264,7 +264,7 @@ func spreadShards(t *testing.T, cl *testCluster, prefix string) {
 		})
 	}
 	wg.Wait()
-	per := keysPerPrimary(t, cl, prefix)
+	per := keysPerPrimary(t, cl, "{"+prefix+":2:*")
 	total, most := 0, 0
 	for _, k := range per {
 		total += k
@@ -276,16 +276,16 @@ func spreadShards(t *testing.T, cl *testCluster, prefix string) {
 	}
 }
 
-// keysPerPrimary returns the number of keys of the repository prefix on each
+// keysPerPrimary returns the number of keys matching pattern on each
 // primary.
-func keysPerPrimary(t testing.TB, cl *testCluster, prefix string) []int {
+func keysPerPrimary(t testing.TB, cl *testCluster, pattern string) []int {
 	var mu sync.Mutex
 	var per []int
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.addrs})
 	defer c.Close()
 	err := c.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
 		n := 0
-		iter := m.Scan(ctx, 0, "*"+prefix+":2:*", 1000).Iterator()
+		iter := m.Scan(ctx, 0, pattern, 1000).Iterator()
 		for iter.Next(ctx) {
 			n++
 		}
