@@ -25,8 +25,9 @@ type testCluster struct {
 }
 
 // startCluster starts a Redis Cluster of three primaries, each with
-// replicas replicas, and a node timeout of a second (so that a replica
-// takes over from a failed primary within a few seconds). When
+// replicas replicas, and a node timeout of five seconds (long enough for
+// a loaded machine not to take a slow node for a failed one; a failover
+// test lowers it). When
 // redis-server or redis-cli is missing or the cluster cannot be formed on
 // this machine (none of that runs code of this package), the server is
 // unavailable (detectortest.Unavailable).
@@ -52,7 +53,7 @@ func startCluster(t testing.TB, replicas int) *testCluster {
 		p := strconv.Itoa(port)
 		cmd := exec.Command(server, "--port", p, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--dir", dir,
-			"--cluster-node-timeout", "1000")
+			"--cluster-node-timeout", "5000")
 		if err := cmd.Start(); err != nil {
 			detectortest.Unavailable(t, "redis-server", "starting a cluster node: "+err.Error())
 		}

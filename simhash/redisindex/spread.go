@@ -270,18 +270,53 @@ func (det *Detector) died(step string) bool { return det.hook != nil && det.hook
 
 func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, token string, mode int) (ms []neardup.Match, kept bool, err error) {
 	held := make([]bool, len(keys))
-	dead := false
+	b := bucketOf(d.ID)
+	var h uint64 // the reserved handle, 0 before the reservation
+	dead, committed := false, false
 	defer func() {
 		if dead {
 			return
 		}
-		// Release with a context of its own: a call cut off by its context
-		// still gives its leases back when Redis answers.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		det.release(rctx, keys, held, token)
+		// Give back the leases, and abort a reservation not committed, with
+		// a context of its own: a call cut off by its context still cleans
+		// up when Redis answers. After a commit the call returns at once
+		// and this runs on.
+		finish := func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			det.release(rctx, keys, held, token)
+			if h != 0 && !committed {
+				resolveScript.Run(rctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend")}, "1", h)
+			}
+		}
+		if committed || len(ms) > 0 {
+			go finish()
+		} else {
+			finish()
+		}
+	}()
+
+	replace := "0"
+	if mode == modeReplace {
+		replace = "1"
+	}
+	var r string
+	var rerr error
+	reserve := func() {
+		r, rerr = reserveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), det.bucketKey(b, "c:"+token)},
+			d.ID, token, b, det.recordTTL(ctx).Milliseconds(), replace).Text()
+		if rerr == nil && strings.HasPrefix(r, "r") {
+			h, rerr = strconv.ParseUint(r[1:], 10, 64)
+		}
+	}
+	// The reservation goes with the leases, in one round trip.
+	reserved := make(chan struct{})
+	go func() {
+		defer close(reserved)
+		reserve()
 	}()
 	hs, err := det.acquire(ctx, keys, held, token, fp)
+	<-reserved
 	if err != nil {
 		return nil, false, err
 	}
@@ -303,23 +338,18 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 			return ms, false, nil
 		}
 	}
-	b := bucketOf(d.ID)
-	rec := det.bucketKey(b, "c:"+token)
-	ttl := det.recordTTL(ctx).Milliseconds()
-	replace := "0"
-	if mode == modeReplace {
-		replace = "1"
+	if rerr == nil && r == "dup" {
+		// The ID was kept when the reservation ran, before the reads; ask
+		// again now, under the leases, so that a page removed meanwhile is
+		// not reported a duplicate.
+		reserve()
 	}
-	r, err := reserveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), rec},
-		d.ID, token, b, ttl, replace).Text()
-	if err != nil {
-		return nil, false, err
-	}
-	if r == "dup" {
+	switch {
+	case rerr != nil:
+		return nil, false, rerr
+	case r == "dup":
 		return nil, false, neardup.ErrDuplicateID
-	}
-	h, perr := strconv.ParseUint(strings.TrimPrefix(r, "r"), 10, 64)
-	if !strings.HasPrefix(r, "r") || perr != nil {
+	case h == 0:
 		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, r)
 	}
 	if det.died("reserved") {
@@ -349,19 +379,17 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		err = errAborted
 	}
 	if err != nil {
-		// Abort the handle, so that no later commit of it (a re-sent one)
-		// can keep it; its entries are dropped by later appends.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		resolveScript.Run(actx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend")}, "1", h)
+		// The deferred clean-up aborts the handle, so that no later commit
+		// of it (a re-sent one) can keep it; its entries are dropped by
+		// later appends.
 		return nil, false, err
 	}
 	if det.died("appended") {
 		dead = true
 		return nil, false, errDied
 	}
-	res, err := commitScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), rec},
-		d.ID, h, entry, token, ttl, replace).Text()
+	res, err := commitScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
+		d.ID, h, entry, token, det.recordTTL(ctx).Milliseconds(), replace).Text()
 	switch {
 	case err != nil:
 		return nil, false, err
@@ -372,6 +400,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 	case !strings.HasPrefix(res, "added"):
 		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, res)
 	}
+	committed = true
 	if old := res[len("added"):]; len(old) == entrySize {
 		det.clean(ctx, old)
 	}

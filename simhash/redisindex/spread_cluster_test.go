@@ -337,6 +337,15 @@ func spreadFailover(t *testing.T, cl *testCluster, prefix string) {
 			return ok
 		})
 	}
+	// A replica takes over after the node timeout and an election.
+	for _, a := range cl.addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		err := c.ConfigSet(context.Background(), "cluster-node-timeout", "1000").Err()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	stop := make(chan struct{})
 	done := make(chan map[string]bool)
 	go func() { done <- detectortest.Race(groups, 0, stop, clients) }()
