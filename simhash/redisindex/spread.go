@@ -277,17 +277,16 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		if dead {
 			return
 		}
-		// Give back the leases, and abort a reservation not committed, with
-		// a context of its own: a call cut off by its context still cleans
+		// Give back the leases, abort a reservation not committed and
+		// delete the attempt's state (no step of the attempt can be re-sent
+		// any more), with a context of its own: a call cut off by its context still cleans
 		// up when Redis answers. After a commit the call returns at once
 		// and this runs on.
 		finish := func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
 			det.release(rctx, keys, held, token)
-			if h != 0 && !committed {
-				resolveScript.Run(rctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend")}, "1", h)
-			}
+			finishScript.Run(rctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token)
 		}
 		if committed || len(ms) > 0 {
 			go finish()

@@ -49,7 +49,8 @@ func TestSpreadCluster(t *testing.T) {
 // commit, leaving its leases and its pending page behind: every group
 // keeps exactly one page, every page a client was told it added is kept,
 // no client is told its page duplicates itself, the dead client's pages
-// are not kept, and its leases are gone after LeaseTTL.
+// are not kept, its leases are gone after LeaseTTL, and only its calls
+// leave a call state behind.
 func spreadRace(t *testing.T, cl *testCluster, prefix string) {
 	const leaseTTL = 200 * time.Millisecond
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 34, Groups: 24, Members: 4})
@@ -109,6 +110,11 @@ func spreadRace(t *testing.T, cl *testCluster, prefix string) {
 	time.Sleep(leaseTTL + 50*time.Millisecond)
 	if n := countKeys(t, cl, "{"+prefix+":2:b:*}:l"); n != 0 {
 		t.Errorf("%d leases left %v after the race", n, leaseTTL)
+	}
+	// A call's state is deleted when it ends; only the dead calls' stay
+	// (until their record TTL).
+	if n := countKeys(t, cl, "{"+prefix+":2:p:*}:c:*"); n > len(died) {
+		t.Errorf("%d call states left after the race, %d calls died", n, len(died))
 	}
 }
 

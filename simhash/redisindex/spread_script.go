@@ -22,7 +22,8 @@ import "github.com/redis/go-redis/v9"
 //	                     counter·16384 + b, so the handle of an entry names
 //	                     the bucket of its ID and is never reused
 //	{P:2:p:<b>}:c:<tok>  the state of a call attempt (reserved handle, then
-//	                     its result), expiring after the call's record TTL
+//	                     its result), deleted when the call ends, expiring
+//	                     after the call's record TTL if it cannot be
 //	{P:2}:k              the T_B of the repository
 //
 // A handle h is committed when names has h and pend does not; pending when
@@ -168,6 +169,19 @@ if old then
   redis.call('HDEL', KEYS[2], string.format('%d', oh))
 end
 return res
+`)
+
+// finishScript ends a call attempt in its ID's bucket: it aborts the
+// attempt's handle ARGV[1] if it is still pending under the attempt's
+// token ARGV[2] (a reservation not committed), and deletes the attempt's
+// state key, which only the attempt's own re-sent scripts read. KEYS:
+// names, pend and the attempt's state key.
+var finishScript = redis.NewScript(`
+if ARGV[1] ~= '0' and redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return redis.call('DEL', KEYS[3])
 `)
 
 // releaseScript deletes a lease key if it holds the token ARGV[1].
