@@ -160,4 +160,3 @@ func clusterMemory(b *testing.B, c *redis.ClusterClient) int64 {
 	}
 	return sum
 }
-
