@@ -279,9 +279,9 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		}
 		// Give back the leases, abort a reservation not committed and
 		// delete the attempt's state (no step of the attempt can be re-sent
-		// any more), with a context of its own: a call cut off by its context still cleans
-		// up when Redis answers. After a commit the call returns at once
-		// and this runs on.
+		// any more), with a context of its own: a call cut off by its
+		// context still cleans up when Redis answers. After a commit or a
+		// match the call returns at once and this runs on.
 		finish := func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()

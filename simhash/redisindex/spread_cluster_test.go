@@ -242,6 +242,10 @@ func spreadDropped(t *testing.T, cl *testCluster, prefix string) {
 	if n, err := pd.Len(context.Background()); err != nil || n != 0 {
 		t.Errorf("after removing every page, %d kept (%v)", n, err)
 	}
+	// Replace and Remove dropped the entries of the pages they forgot.
+	if n := countKeys(t, cl, "{"+prefix+"-writes:2:b:*}"); n != 0 {
+		t.Errorf("after removing every page, %d block keys left", n)
+	}
 	evals2, dropped2, retried2 := counts()
 	t.Logf("Add, Replace, Remove: %d script calls, %d replies dropped, %d calls re-sent", evals2-evals, dropped2-dropped, retried2-retried)
 	if dropped2 == dropped {
