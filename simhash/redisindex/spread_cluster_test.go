@@ -22,7 +22,8 @@ import (
 // Cluster of three primaries and three replicas: the conformance suite; 8
 // clients racing, one of them dying mid-call; dropped replies; keys spread
 // over the shards; and, last, a primary killed so that its replica takes
-// over.
+// over. The fleet race of TestFleet (a client cut off by its context
+// again and again) runs on it too.
 func TestSpreadCluster(t *testing.T) {
 	cl := startCluster(t, 1)
 	prefix := fmt.Sprintf("spread-%d", time.Now().UnixNano())
@@ -36,6 +37,10 @@ func TestSpreadCluster(t *testing.T) {
 			Groups:  detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 33}),
 			Measure: "simhash-bits",
 		})
+	})
+	t.Run("fleet", func(t *testing.T) {
+		newClient := func() redis.Scripter { return cl.client(t, nil) }
+		fleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, Spread: true, LeaseTTL: 200 * time.Millisecond})
 	})
 	t.Run("race", func(t *testing.T) { spreadRace(t, cl, prefix+"-race") })
 	t.Run("dropped", func(t *testing.T) { spreadDropped(t, cl, prefix+"-drop") })
