@@ -19,17 +19,18 @@ import (
 
 // BenchmarkSpread compares a spread repository (Options.Spread) with a
 // SingleSlot one on a loopback Redis Cluster of three primaries (no
-// replicas) holding 10,000 and 100,000 pages at k = 3: the latency of
+// replicas) holding 10,000 to 1,000,000 pages at k = 3: the latency of
 // Match and of MatchOrAdd of new pages (p50 and p99, one client), the
 // MatchOrAdd calls per second of 4 clients, Redis memory per page (all
 // primaries), and how evenly the repository's keys spread (the most loaded
 // primary's keys over the mean).
 //
-//	go test -run='^$' -bench=Spread -benchtime=2000x ./simhash/redisindex/
+//	go test -run='^$' -bench='Spread/pages=(10000|100000)/' -benchtime=1000x ./simhash/redisindex/
+//	go test -run='^$' -bench='Spread/pages=1000000/' -benchtime=1000x ./simhash/redisindex/
 func BenchmarkSpread(b *testing.B) {
 	cl := startCluster(b, 0)
 	c := cl.client(b, &redis.ClusterOptions{PoolSize: 16})
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		for _, mode := range []string{"singleslot", "spread"} {
 			b.Run(fmt.Sprintf("pages=%d/%s", n, mode), func(b *testing.B) {
 				prefix := fmt.Sprintf("bench-%s-%d", mode, n)
