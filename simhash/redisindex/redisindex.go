@@ -64,8 +64,9 @@
 // past its leases is refused at its commit and tries again. The guarantees
 // above hold as on one server (two near-duplicates share a block key,
 // leased by one call at a time; a call that dies keeps nothing and its
-// leases expire; every step re-sent is answered, not run twice), for about
-// five round trips per new page instead of one. Set the ClusterClient's
+// leases expire; every step re-sent is answered, not run twice), for three
+// round trips per new page instead of one (the release follows after the
+// call returns), each reaching k+1 keys at once. Set the ClusterClient's
 // ClusterStateReloadInterval to a few seconds: go-redis reloads the slot
 // map once a minute by default, and until then sends a failed primary's
 // slots to it. What a failover can lose is in docs/fleet.md.
@@ -128,8 +129,8 @@ const DefaultCallTTL = time.Minute
 // Options configures a Detector.
 type Options struct {
 	// Client is the Redis client (required): a *redis.Client, or a
-	// *redis.ClusterClient with SingleSlot or Spread; its options set the connection
-	// pool, timeouts and retries.
+	// *redis.ClusterClient with SingleSlot or Spread; its options set the
+	// connection pool, timeouts and retries.
 	Client redis.Scripter
 	// Prefix starts every key the Detector uses; zero means "neardup".
 	// Detectors with one Prefix share one repository. It may not hold
@@ -348,9 +349,9 @@ func wrap(op, id string, err error) error {
 	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
 }
 
-// spreadErr returns the error of a spread call: nil, the document's own
-// errors (ErrDuplicateID, ErrUnknownID) and a done context as they are,
-// every other one wrapped.
+// spreadErr returns the error of a spread call: the document's own errors
+// (ErrDuplicateID, ErrUnknownID) with the call named, every other one as
+// wrap does.
 func spreadErr(op, id string, err error) error {
 	switch {
 	case err == nil:
