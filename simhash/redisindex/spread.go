@@ -28,16 +28,19 @@ import (
 //     names (all at once first; on a conflict it keeps the leases before
 //     the first held key, drops the others and goes on in order, waiting
 //     while another attempt holds a key), each lease read with the key's
-//     entries within T_B (leaseScript);
+//     entries within T_B (leaseScript); in the same round trip it
+//     reserves a pending handle in the ID's bucket (reserveScript);
 //  2. resolves the handles found (resolveScript, per bucket): a committed
-//     page is a match; a pending one is aborted, since its writer no longer
-//     holds the lease of the key it was found in; a match ends the call;
-//  3. reserves a pending handle in the ID's bucket (reserveScript);
-//  4. appends the entry to every block key, each only while the lease is
+//     page whose entry is the one found is a match; a pending one is
+//     aborted, since its writer no longer holds the lease of the key it
+//     was found in; a match ends the call;
+//  3. appends the entry to every block key, each only while the lease is
 //     still the attempt's (appendScript, the fencing check);
-//  5. commits in the ID's bucket (commitScript): the one step that makes
+//  4. commits in the ID's bucket (commitScript): the one step that makes
 //     the page kept, refused when a reader aborted the handle;
-//  6. releases its leases.
+//  5. releases its leases, aborts its reservation if it did not commit,
+//     and deletes its state (finishScript), after the call has returned
+//     when it succeeded.
 //
 // Two near-duplicates share a block key, whose lease one attempt holds at a
 // time, and every write to it needs the lease: the second to hold it reads
@@ -64,10 +67,12 @@ var errAborted = errors.New("redisindex: attempt aborted")
 // had died.
 var errDied = errors.New("redisindex: attempt stopped by the test hook")
 
-// hit is an entry within T_B bits found in a block key.
+// hit is an entry within T_B bits found in a block key: its handle, the
+// entry itself, and its distance.
 type hit struct {
-	h uint64
-	d int
+	h     uint64
+	entry string
+	d     int
 }
 
 func bucketOf(id string) uint64 {
@@ -131,16 +136,16 @@ func (det *Detector) checkK(ctx context.Context, write bool) error {
 	return nil
 }
 
-// hits parses a find reply {handle, distance, ...}.
+// hits parses a find reply {entry, distance, ...}.
 func hits(res []any) ([]hit, error) {
 	out := make([]hit, 0, len(res)/2)
 	for i := 0; i+1 < len(res); i += 2 {
-		h, ok1 := res[i].(int64)
+		e, ok1 := res[i].(string)
 		d, ok2 := res[i+1].(int64)
-		if !ok1 || !ok2 || h < 0 {
+		if !ok1 || !ok2 || len(e) != entrySize {
 			return nil, fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
 		}
-		out = append(out, hit{uint64(h), int(d)})
+		out = append(out, hit{binary.BigEndian.Uint64([]byte(e[8:])), e, int(d)})
 	}
 	return out, nil
 }
@@ -150,11 +155,13 @@ func hits(res []any) ([]hit, error) {
 // that name no committed page. With abort, pending handles are aborted.
 func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[uint64]bool, error) {
 	dist := map[uint64]int{}
+	entries := map[uint64]string{}
 	for _, l := range hs {
 		for _, x := range l {
 			if d, ok := dist[x.h]; !ok || x.d < d {
 				dist[x.h] = x.d
 			}
+			entries[x.h] = x.entry
 		}
 	}
 	if len(dist) == 0 {
@@ -177,9 +184,9 @@ func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]nea
 		b := bs[i]
 		args := []any{flag}
 		for _, h := range byBucket[b] {
-			args = append(args, h)
+			args = append(args, h, entries[h])
 		}
-		res, err := resolveScript.Run(ctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend")}, args...).Slice()
+		res, err := resolveScript.Run(ctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "ids")}, args...).Slice()
 		if err == nil && len(res) != len(byBucket[b]) {
 			err = fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
 		}

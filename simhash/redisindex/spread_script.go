@@ -37,7 +37,7 @@ local function pop32(x)
   x = band(x + rshift(x, 4), 0x0F0F0F0F)
   return band(x, 255) + band(rshift(x, 8), 255) + band(rshift(x, 16), 255) + rshift(x, 24)
 end
--- find returns {handle, distance, ...} of the entries of blob within k bits
+-- find returns {entry, distance, ...} of the entries of blob within k bits
 -- of (qhi, qlo), each handle once.
 local function find(blob, qhi, qlo, k)
   local out, seen = {}, {}
@@ -48,7 +48,7 @@ local function find(blob, qhi, qlo, k)
       local d = pop32(bit.bxor(hi, qhi)) + pop32(bit.bxor(lo, qlo))
       if d <= k then
         seen[h] = true
-        out[#out + 1] = h
+        out[#out + 1] = string.sub(blob, p, p + 15)
         out[#out + 1] = d
       end
     end
@@ -59,7 +59,7 @@ end
 
 // leaseScript takes (or renews) the lease of a block key for the attempt
 // whose token is ARGV[1], for ARGV[2] ms, and returns the key's entries
-// within ARGV[5] bits of the fingerprint (ARGV[3], ARGV[4]) as {handle,
+// within ARGV[5] bits of the fingerprint (ARGV[3], ARGV[4]) as {entry,
 // distance, ...}; nil when another attempt holds the lease. KEYS: the block
 // key, its lease key.
 var leaseScript = redis.NewScript(spreadLib + `
@@ -75,14 +75,18 @@ var readScript = redis.NewScript(spreadLib + `
 return find(redis.call('GET', KEYS[1]), tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
 `)
 
-// resolveScript returns, for each handle ARGV[2..], the ID of the committed
-// page it names, or 0 when it names none (pending or gone). With ARGV[1] =
-// "1" (the caller holds the lease of a block key holding the handle, so the
-// attempt that wrote it holds it no more) a pending handle is aborted: the
-// attempt's commit will find it gone. KEYS: names, pend of one bucket.
+// resolveScript returns, for each pair of a handle and the entry that
+// holds it in ARGV[2..], the ID of the committed page the entry is, or 0
+// when it is none: its handle is pending, gone, or names a page kept with
+// another entry (a handle given again after a failover lost the counter's
+// last increments, while the entry of the lost page survived on another
+// shard). With ARGV[1] = "1" (the caller holds the lease of a block key
+// holding the entry, so the attempt that wrote it holds it no more) a
+// pending handle is aborted: the attempt's commit will find it gone. KEYS:
+// names, pend and ids of one bucket.
 var resolveScript = redis.NewScript(`
 local out = {}
-for i = 2, #ARGV do
+for i = 2, #ARGV, 2 do
   local h = ARGV[i]
   local id = redis.call('HGET', KEYS[1], h)
   if id and redis.call('HEXISTS', KEYS[2], h) == 1 then
@@ -90,6 +94,8 @@ for i = 2, #ARGV do
       redis.call('HDEL', KEYS[2], h)
       redis.call('HDEL', KEYS[1], h)
     end
+    id = false
+  elseif id and redis.call('HGET', KEYS[3], id) ~= ARGV[i + 1] then
     id = false
   end
   out[#out + 1] = id or 0

@@ -2,8 +2,10 @@ package redisindex
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -115,5 +117,50 @@ func TestSpreadMaxDistanceRecorded(t *testing.T) {
 	}
 	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
+}
+
+// A handle given again (a failover lost the bucket's last counter
+// increments and the page that took them, while its entries survived on
+// other shards) is no match for the surviving entries: the entry must be
+// the page's own.
+func TestSpreadHandleGivenAgain(t *testing.T) {
+	c, prefix := client(t)
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: 6, Spread: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 41, Groups: 2, Members: 2})
+	a := &neardup.Document{ID: "a", Page: g[0][0].Page}
+	if _, added, err := det.MatchOrAdd(a); err != nil || !added {
+		t.Fatalf("MatchOrAdd(a) = %v, %v", added, err)
+	}
+	b := bucketOf("a")
+	entry, err := c.HGet(ctx, det.bucketKey(b, "ids"), "a").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := binary.BigEndian.Uint64([]byte(entry[8:]))
+	// What a failover of a's bucket could lose: a's records and the
+	// counter's increment. a's entries in the block keys stay.
+	c.HDel(ctx, det.bucketKey(b, "ids"), "a")
+	c.HDel(ctx, det.bucketKey(b, "names"), strconv.FormatUint(h, 10))
+	c.Set(ctx, det.bucketKey(b, "next"), h/buckets-1, 0)
+	id := ""
+	for i := 0; id == ""; i++ {
+		if cand := fmt.Sprint("b", i); bucketOf(cand) == b {
+			id = cand
+		}
+	}
+	if _, added, err := det.MatchOrAdd(&neardup.Document{ID: id, Page: g[1][0].Page}); err != nil || !added {
+		t.Fatalf("MatchOrAdd(%s) = %v, %v", id, added, err)
+	}
+	if got, _ := c.HGet(ctx, det.bucketKey(b, "names"), strconv.FormatUint(h, 10)).Result(); got != id {
+		t.Fatalf("handle %d names %q, want it given again to %s", h, got, id)
+	}
+	ms, err := det.Match(&neardup.Document{ID: "a2", Page: g[0][1].Page})
+	if err != nil || len(ms) != 0 {
+		t.Errorf("a near-duplicate of the lost page matches %v (%v), want nothing", ms, err)
 	}
 }
