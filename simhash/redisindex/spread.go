@@ -150,26 +150,23 @@ func hits(res []any) ([]hit, error) {
 	return out, nil
 }
 
-// resolve returns the IDs of the committed pages among the handles of hs
-// (deduplicated, each at its least distance) as Matches, and the handles
-// that name no committed page. With abort, pending handles are aborted.
-func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[uint64]bool, error) {
-	dist := map[uint64]int{}
-	entries := map[uint64]string{}
+// resolve returns the IDs of the committed pages among the entries of hs
+// (each entry once, a distance being the entry's) as Matches, and the
+// entries that are no committed page's. With abort, pending handles are
+// aborted.
+func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[string]bool, error) {
+	byBucket := map[uint64][]hit{}
+	seen := map[string]bool{}
 	for _, l := range hs {
 		for _, x := range l {
-			if d, ok := dist[x.h]; !ok || x.d < d {
-				dist[x.h] = x.d
+			if !seen[x.entry] {
+				seen[x.entry] = true
+				byBucket[x.h%buckets] = append(byBucket[x.h%buckets], x)
 			}
-			entries[x.h] = x.entry
 		}
 	}
-	if len(dist) == 0 {
+	if len(seen) == 0 {
 		return nil, nil, nil
-	}
-	byBucket := map[uint64][]uint64{}
-	for h := range dist {
-		byBucket[h%buckets] = append(byBucket[h%buckets], h)
 	}
 	bs := make([]uint64, 0, len(byBucket))
 	for b := range byBucket {
@@ -183,8 +180,8 @@ func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]nea
 	err := parallel(len(bs), func(i int) error {
 		b := bs[i]
 		args := []any{flag}
-		for _, h := range byBucket[b] {
-			args = append(args, h, entries[h])
+		for _, x := range byBucket[b] {
+			args = append(args, x.h, x.entry)
 		}
 		res, err := resolveScript.Run(ctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "ids")}, args...).Slice()
 		if err == nil && len(res) != len(byBucket[b]) {
@@ -197,13 +194,13 @@ func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]nea
 		return nil, nil, err
 	}
 	var ms []neardup.Match
-	gone := map[uint64]bool{}
+	gone := map[string]bool{}
 	for i, b := range bs {
-		for j, h := range byBucket[b] {
+		for j, x := range byBucket[b] {
 			if id, ok := ids[i][j].(string); ok {
-				ms = append(ms, neardup.Match{ID: id, Score: float64(dist[h]), Measure: simhash.Bits})
+				ms = append(ms, neardup.Match{ID: id, Score: float64(x.d), Measure: simhash.Bits})
 			} else {
-				gone[h] = true
+				gone[x.entry] = true
 			}
 		}
 	}
@@ -326,7 +323,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 	if err != nil {
 		return nil, false, err
 	}
-	var gone map[uint64]bool
+	var gone map[string]bool
 	if mode != modeAdd {
 		ms, gone, err = det.resolve(ctx, hs, true)
 		if err != nil {
@@ -369,8 +366,8 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 	err = parallel(len(keys), func(i int) error {
 		args := []any{token, entry}
 		for _, x := range hs[i] {
-			if gone[x.h] {
-				args = append(args, x.h)
+			if gone[x.entry] {
+				args = append(args, x.entry)
 			}
 		}
 		n, err := appendScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"}, args...).Int()

@@ -120,8 +120,9 @@ return 'r' .. h
 `)
 
 // appendScript appends the entry ARGV[2] to a block key if the attempt
-// ARGV[1] holds its lease, and drops the entries of the handles ARGV[3..]
-// (found gone by the caller); it returns 1, or 0 when the lease is not the
+// ARGV[1] holds its lease, and drops the entries ARGV[3..] (found to be no
+// page's by the caller: dropped by entry, not by handle, since a handle can
+// be given again); it returns 1, or 0 when the lease is not the
 // attempt's (the fencing check). Sent again, it does not append twice.
 // KEYS: the block key, its lease key.
 var appendScript = redis.NewScript(`
@@ -129,13 +130,12 @@ if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 local blob = redis.call('GET', KEYS[1]) or ''
 local e = ARGV[2]
 local dead = {}
-for i = 3, #ARGV do dead[tonumber(ARGV[i])] = true end
+for i = 3, #ARGV do dead[ARGV[i]] = true end
 local keep, have, drop = {}, false, false
 for p = 1, #blob, 16 do
   local x = string.sub(blob, p, p + 15)
   if x == e then have = true end
-  local _, _, h = struct.unpack('>I4I4I8', x)
-  if dead[h] then drop = true else keep[#keep + 1] = x end
+  if dead[x] then drop = true else keep[#keep + 1] = x end
 end
 if drop then
   if not have then keep[#keep + 1] = e end
