@@ -25,8 +25,8 @@ import (
 // primaries), and how evenly the repository's keys spread (the most loaded
 // primary's keys over the mean).
 //
-//	go test -run='^$' -bench='Spread/pages=(10000|100000)/' -benchtime=1000x ./simhash/redisindex/
-//	go test -run='^$' -bench='Spread/pages=1000000/' -benchtime=1000x ./simhash/redisindex/
+//	go test -run='^$' -bench='Spread/pages=(10000|100000)$/' -benchtime=1000x ./simhash/redisindex/
+//	go test -run='^$' -bench='Spread/pages=1000000$/' -benchtime=1000x ./simhash/redisindex/
 func BenchmarkSpread(b *testing.B) {
 	cl := startCluster(b, 0)
 	c := cl.client(b, &redis.ClusterOptions{PoolSize: 16})
