@@ -3,10 +3,9 @@ package redisindex
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,92 +15,59 @@ import (
 	"github.com/neardup/neardup/internal/detectortest"
 )
 
-// testCluster is a Redis Cluster on loopback (no persistence,
-// configuration in a temporary directory) that a test can take nodes of
-// down.
+// testCluster is a Redis Cluster on loopback (detectortest.StartCluster:
+// no persistence, configuration in a temporary directory).
 type testCluster struct {
-	addrs []string             // every node, primaries first as created
-	nodes map[string]*exec.Cmd // by address
+	addrs []string // every node, primaries first
 }
 
 // startCluster starts a Redis Cluster of three primaries, each with
-// replicas replicas, and a node timeout of five seconds (long enough for
-// a loaded machine not to take a slow node for a failed one; a failover
-// test lowers it). When
-// redis-server or redis-cli is missing or the cluster cannot be formed on
-// this machine (none of that runs code of this package), the server is
-// unavailable (detectortest.Unavailable).
+// replicas replicas, and sets its node timeout to five seconds, long
+// enough for a loaded machine not to take a slow node for a failed one (a
+// failover test lowers it). When redis-server or redis-cli is missing or
+// the cluster cannot be formed on this machine (none of that runs code of
+// this package), the server is unavailable (detectortest.Unavailable).
 func startCluster(t testing.TB, replicas int) *testCluster {
 	t.Helper()
-	server, err := exec.LookPath("redis-server")
-	if err != nil {
-		detectortest.Unavailable(t, "redis-server", "redis-server is not on PATH")
-	}
-	cli, err := exec.LookPath("redis-cli")
-	if err != nil {
-		detectortest.Unavailable(t, "redis-server", "redis-cli (Debian's redis-tools, a dependency of redis-server) is not on PATH")
-	}
-	dir := t.TempDir()
-	n := 3 * (1 + replicas)
-	cl := &testCluster{nodes: map[string]*exec.Cmd{}}
-	for try := 0; len(cl.addrs) < n && try < 100; try++ {
-		// A node also listens on port + 10000 (the cluster bus).
-		port, ok := freePortPair()
-		if !ok {
-			continue
-		}
-		p := strconv.Itoa(port)
-		cmd := exec.Command(server, "--port", p, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--dir", dir,
-			"--cluster-node-timeout", "5000")
-		if err := cmd.Start(); err != nil {
-			detectortest.Unavailable(t, "redis-server", "starting a cluster node: "+err.Error())
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		a := "127.0.0.1:" + p
-		cl.addrs = append(cl.addrs, a)
-		cl.nodes[a] = cmd
-	}
-	if len(cl.addrs) < n {
-		detectortest.Unavailable(t, "redis-server", fmt.Sprintf("no %d free loopback ports p with p+10000 free too", n))
-	}
-	for _, a := range cl.addrs {
-		c := redis.NewClient(&redis.Options{Addr: a})
-		ok := false
-		for range 100 {
-			if ok = c.Ping(context.Background()).Err() == nil; ok {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		c.Close()
-		if !ok {
-			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" did not answer")
-		}
-	}
-	args := append(append([]string{"--cluster", "create"}, cl.addrs...), "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
-	out, err := exec.Command(cli, args...).CombinedOutput()
-	if err != nil {
-		detectortest.Unavailable(t, "redis-server", fmt.Sprintf("redis-cli --cluster create: %v\n%s", err, out))
-	}
-	for _, a := range cl.addrs {
-		c := redis.NewClient(&redis.Options{Addr: a})
-		ok := false
-		for range 400 {
-			info, _ := c.ClusterInfo(context.Background()).Result()
-			repl, _ := c.Info(context.Background(), "replication").Result()
-			if ok = strings.Contains(info, "cluster_state:ok") &&
-				(strings.Contains(repl, "role:master") || strings.Contains(repl, "master_link_status:up")); ok {
-				break
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-		c.Close()
-		if !ok {
-			detectortest.Unavailable(t, "redis-server", "cluster node "+a+" never reported cluster_state:ok (and, a replica, its link up)")
-		}
-	}
+	cl := &testCluster{addrs: detectortest.StartCluster(t, 3, replicas)}
+	cl.setNodeTimeout(t, 5*time.Second)
 	return cl
+}
+
+// setNodeTimeout sets every node's cluster-node-timeout.
+func (cl *testCluster) setNodeTimeout(t testing.TB, d time.Duration) {
+	for _, a := range cl.addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		err := c.ConfigSet(context.Background(), "cluster-node-timeout", strconv.FormatInt(d.Milliseconds(), 10)).Err()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// kill kills the node at addr (SIGKILL), found by the process ID it
+// reports.
+func (cl *testCluster) kill(t testing.TB, addr string) {
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+			pid, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no process_id in INFO of %s", addr)
 }
 
 // client returns a ClusterClient of its own on cl.
@@ -150,24 +116,4 @@ func TestCluster(t *testing.T) {
 		}
 		t.Logf("without SingleSlot: %v", err)
 	})
-}
-
-// freePortPair returns a loopback port that is free, as is the port 10000
-// above it, which a cluster node uses for its bus.
-func freePortPair() (int, bool) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, false
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	defer l.Close()
-	if port+10000 > 65535 {
-		return 0, false
-	}
-	bus, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+10000))
-	if err != nil {
-		return 0, false
-	}
-	bus.Close()
-	return port, true
 }

@@ -8,7 +8,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -353,14 +352,7 @@ func spreadFailover(t *testing.T, cl *testCluster, prefix string) {
 		})
 	}
 	// A replica takes over after the node timeout and an election.
-	for _, a := range cl.addrs {
-		c := redis.NewClient(&redis.Options{Addr: a})
-		err := c.ConfigSet(context.Background(), "cluster-node-timeout", "1000").Err()
-		c.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	cl.setNodeTimeout(t, time.Second)
 	stop := make(chan struct{})
 	done := make(chan map[string]bool)
 	go func() { done <- detectortest.Race(groups, 0, stop, clients) }()
@@ -368,7 +360,7 @@ func spreadFailover(t *testing.T, cl *testCluster, prefix string) {
 	time.Sleep(700 * time.Millisecond)
 	victim := primaries(t, cl.addrs[0])[0]
 	killed := time.Now()
-	cl.nodes[victim].Process.Signal(syscall.SIGKILL)
+	cl.kill(t, victim)
 	recovered := waitFailover(t, cl, victim)
 	t.Logf("primary %s killed; its replica served its slots after %v", victim, recovered.Sub(killed).Round(10*time.Millisecond))
 	time.Sleep(1500 * time.Millisecond)
