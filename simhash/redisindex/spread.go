@@ -56,7 +56,9 @@ import (
 // buckets).
 const buckets = 16384
 
-// DefaultLeaseTTL is Options.LeaseTTL when it is zero.
+// DefaultLeaseTTL is Options.LeaseTTL when it is zero: also how long the
+// near-duplicates of a page whose writer died mid-call wait for its block
+// keys.
 const DefaultLeaseTTL = 2 * time.Second
 
 // errAborted is an attempt that lost a lease or whose pending handle was
@@ -75,6 +77,7 @@ type hit struct {
 	d     int
 }
 
+// bucketOf returns the ID bucket of id.
 func bucketOf(id string) uint64 {
 	f := fnv.New64a()
 	f.Write([]byte(id))
