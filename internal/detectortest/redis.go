@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -13,9 +14,11 @@ import (
 // StartCluster starts a Redis Cluster on loopback of primaries primary
 // nodes, each with replicas replicas (no persistence, configuration in a
 // temporary directory), and returns the primaries' and replicas' addresses
-// (redis-cli --cluster create's order: primaries first). The nodes stop when
-// the test ends. When redis-server or redis-cli is missing or the cluster
-// cannot be formed, the server is unavailable (Unavailable).
+// (redis-cli --cluster create's order: primaries first). Its node timeout
+// is five seconds, long enough for a loaded machine not to take a slow node
+// for a failed one (a failover test lowers it: NodeTimeout). The nodes stop
+// when the test ends. When redis-server or redis-cli is missing or the
+// cluster cannot be formed, the server is unavailable (Unavailable).
 func StartCluster(t testing.TB, primaries, replicas int) []string {
 	t.Helper()
 	server, err := exec.LookPath("redis-server")
@@ -36,7 +39,7 @@ func StartCluster(t testing.TB, primaries, replicas int) []string {
 		}
 		p := strconv.Itoa(port)
 		cmd := exec.Command(server, "--port", p, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--cluster-node-timeout", "1000",
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf", "--cluster-node-timeout", "5000",
 			"--repl-diskless-sync-delay", "0", "--dir", dir)
 		if err := cmd.Start(); err != nil {
 			Unavailable(t, "redis-server", "starting a cluster node: "+err.Error())
@@ -91,6 +94,36 @@ func StartCluster(t testing.TB, primaries, replicas int) []string {
 		}
 	}
 	return addrs
+}
+
+// NodeTimeout sets the cluster-node-timeout of every node at addrs (a
+// failover test lowers it, so that a replica takes over soon).
+func NodeTimeout(t testing.TB, addrs []string, d time.Duration) {
+	t.Helper()
+	for _, a := range addrs {
+		if r := command(a, fmt.Sprintf("CONFIG SET cluster-node-timeout %d", d.Milliseconds())); r != "+OK\r\n" {
+			t.Fatalf("CONFIG SET cluster-node-timeout on %s: %q", a, r)
+		}
+	}
+}
+
+// Kill kills the redis-server at addr (SIGKILL), found by the process ID it
+// reports.
+func Kill(t testing.TB, addr string) {
+	t.Helper()
+	for line := range strings.Lines(command(addr, "INFO server")) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+			pid, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no process_id in INFO of %s", addr)
 }
 
 // freePortPair returns a loopback port that is free, as is the port 10000

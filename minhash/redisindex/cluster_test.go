@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -63,7 +61,7 @@ func TestCluster(t *testing.T) {
 			Seed: 38,
 		})
 	})
-	t.Run("failover", func(t *testing.T) { failover(t, newClient(), newClient, prefix+"-failover") })
+	t.Run("failover", func(t *testing.T) { failover(t, addrs, newClient(), newClient, prefix+"-failover") })
 	t.Run("spread", func(t *testing.T) { spreadCluster(t, newClient, prefix+"-spread") })
 	t.Run("crossslot", func(t *testing.T) {
 		det, err := New(Options{Client: newClient(), Prefix: prefix + "-cross"})
@@ -88,7 +86,7 @@ func TestCluster(t *testing.T) {
 // added and missing afterwards are those the old primary acknowledged and
 // had not yet sent to its replica (Redis replicates asynchronously), which
 // docs/fleet.md states.
-func failover(t *testing.T, admin *redis.ClusterClient, newClient func() *redis.ClusterClient, prefix string) {
+func failover(t *testing.T, addrs []string, admin *redis.ClusterClient, newClient func() *redis.ClusterClient, prefix string) {
 	ctx := context.Background()
 	newDet := func() *Detector {
 		det, err := New(Options{Client: newClient(), Prefix: prefix, SingleSlot: true, Timeout: 10 * time.Second})
@@ -136,24 +134,8 @@ func failover(t *testing.T, admin *redis.ClusterClient, newClient func() *redis.
 			primary = r.Nodes[0].Addr
 		}
 	}
-	node := redis.NewClient(&redis.Options{Addr: primary})
-	info, err := node.Info(ctx, "server").Result()
-	node.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := 0
-	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
-			pid, _ = strconv.Atoi(v)
-		}
-	}
-	if pid == 0 {
-		t.Fatalf("no process_id in INFO of %s", primary)
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	detectortest.NodeTimeout(t, addrs, time.Second) // so that the replica takes over soon
+	detectortest.Kill(t, primary)
 	killed := time.Now()
 	// The replica takes over after cluster-node-timeout (1 s) and an
 	// election; the clients' calls fail meanwhile, then succeed.

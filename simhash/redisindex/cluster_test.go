@@ -1,11 +1,7 @@
 package redisindex
 
 import (
-	"context"
 	"fmt"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,53 +18,22 @@ type testCluster struct {
 }
 
 // startCluster starts a Redis Cluster of three primaries, each with
-// replicas replicas, and sets its node timeout to five seconds, long
-// enough for a loaded machine not to take a slow node for a failed one (a
-// failover test lowers it). When redis-server or redis-cli is missing or
-// the cluster cannot be formed on this machine (none of that runs code of
-// this package), the server is unavailable (detectortest.Unavailable).
+// replicas replicas (detectortest.StartCluster). When redis-server or
+// redis-cli is missing or the cluster cannot be formed on this machine (none
+// of that runs code of this package), the server is unavailable
+// (detectortest.Unavailable).
 func startCluster(t testing.TB, replicas int) *testCluster {
 	t.Helper()
-	cl := &testCluster{addrs: detectortest.StartCluster(t, 3, replicas)}
-	cl.setNodeTimeout(t, 5*time.Second)
-	return cl
+	return &testCluster{addrs: detectortest.StartCluster(t, 3, replicas)}
 }
 
 // setNodeTimeout sets every node's cluster-node-timeout.
 func (cl *testCluster) setNodeTimeout(t testing.TB, d time.Duration) {
-	for _, a := range cl.addrs {
-		c := redis.NewClient(&redis.Options{Addr: a})
-		err := c.ConfigSet(context.Background(), "cluster-node-timeout", strconv.FormatInt(d.Milliseconds(), 10)).Err()
-		c.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	detectortest.NodeTimeout(t, cl.addrs, d)
 }
 
-// kill kills the node at addr (SIGKILL), found by the process ID it
-// reports.
-func (cl *testCluster) kill(t testing.TB, addr string) {
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	defer c.Close()
-	info, err := c.Info(context.Background(), "server").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
-			pid, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("no process_id in INFO of %s", addr)
-}
+// kill kills the node at addr (SIGKILL).
+func (cl *testCluster) kill(t testing.TB, addr string) { detectortest.Kill(t, addr) }
 
 // client returns a ClusterClient of its own on cl.
 func (cl *testCluster) client(t testing.TB, o *redis.ClusterOptions) *redis.ClusterClient {
