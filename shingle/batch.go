@@ -112,7 +112,7 @@ type batch struct {
 // pairs fills b.near with every pair below the threshold, through the prefix
 // index of Detector (handle i is document i).
 func (b *batch) pairs(ctx context.Context) error {
-	st := newStore(b.o)
+	st := newStore(b.o, new(atomic.Int64))
 	for i, v := range b.vs {
 		_ = st.Insert(detector.Handle(i), v) // never fails
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
@@ -159,8 +160,9 @@ func VectorOf(d *neardup.Document, m int) (*Vector, error) {
 // everything else. The zero Detector is ready to use with the default
 // Options.
 type Detector struct {
-	opts Options // resolved
-	core detector.Lazy[*Vector]
+	opts     Options // resolved
+	core     detector.Lazy[*Vector]
+	compared atomic.Int64 // kept pages compared by Search and Score
 }
 
 // New returns an empty Detector. It returns an error wrapping
@@ -182,7 +184,7 @@ func (dt *Detector) build(o Options) *detector.Core[*Vector] {
 		Name:     "shingle",
 		Measure:  o.Form.Measure(),
 		Extract:  func(d *neardup.Document) (*Vector, error) { return VectorOf(d, o.M) },
-		NewStore: func() detector.Store[*Vector] { return newStore(o) },
+		NewStore: func() detector.Store[*Vector] { return newStore(o, &dt.compared) },
 		Kind:     "shingle.Detector",
 		Params: []snapshot.Param{
 			{Name: "M", Value: strconv.Itoa(o.M)},
@@ -208,6 +210,14 @@ func (dt *Detector) c() *detector.Core[*Vector] {
 func (dt *Detector) Options() Options {
 	dt.c()
 	return dt.opts
+}
+
+// Comparisons returns how many kept documents the detector has compared a
+// document with (in Match, Verify, MatchOrAdd and Replace) since it was
+// made: the work the candidate index leaves.
+func (dt *Detector) Comparisons() int64 {
+	dt.c()
+	return dt.compared.Load()
 }
 
 // Len returns the number of kept documents.
@@ -275,10 +285,11 @@ func (dt *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 
 // store is the prefix index of the Detector's kept vectors.
 type store struct {
-	opts  Options
-	docs  map[detector.Handle]*entry
-	index map[uint64][]*entry // prefix pattern key → kept documents
-	short []*entry            // kept documents whose whole vector weighs < Threshold
+	opts     Options
+	compared *atomic.Int64
+	docs     map[detector.Handle]*entry
+	index    map[uint64][]*entry // prefix pattern key → kept documents
+	short    []*entry            // kept documents whose whole vector weighs < Threshold
 }
 
 type entry struct {
@@ -288,8 +299,8 @@ type entry struct {
 	short  bool
 }
 
-func newStore(o Options) *store {
-	return &store{opts: o, docs: make(map[detector.Handle]*entry), index: make(map[uint64][]*entry)}
+func newStore(o Options, compared *atomic.Int64) *store {
+	return &store{opts: o, compared: compared, docs: make(map[detector.Handle]*entry), index: make(map[uint64][]*entry)}
 }
 
 // Feature returns the vector kept under h.
@@ -304,6 +315,7 @@ func (st *store) Search(v *Vector, dst []detector.Found) []detector.Found {
 			return
 		}
 		seen[e] = struct{}{}
+		st.compared.Add(1)
 		if s, ok := st.opts.score(v, e.v); ok {
 			dst = append(dst, detector.Found{H: e.h, Dist: s})
 		}
@@ -325,6 +337,7 @@ func (st *store) Search(v *Vector, dst []detector.Found) []detector.Found {
 
 // Score returns the dissimilarity of v to the vector kept under h.
 func (st *store) Score(v *Vector, h detector.Handle) (float64, bool) {
+	st.compared.Add(1)
 	return st.opts.score(v, st.docs[h].v)
 }
 
