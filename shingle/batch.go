@@ -68,6 +68,7 @@ func Dedup(ctx context.Context, docs []*neardup.Document, o Options) ([]Group, e
 		return nil, err
 	}
 	o.MaxPatterns = NoLimit // the vectors are in memory already: compare them whole
+	o.MaxPostings = NoLimit // and find every pair
 	ids := make(map[string]int, len(docs))
 	for i, d := range docs {
 		if err := neardup.Check(d); err != nil {

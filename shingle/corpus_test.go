@@ -100,7 +100,7 @@ func TestCorpusRecall(t *testing.T) {
 				}
 			}
 			for _, o := range []Options{{Threshold: PaperThreshold, Form: Equation}, {Threshold: 1, Form: Equation}, {Form: Normalized}} {
-				o.MaxPatterns = NoLimit // the exact method
+				o.MaxPatterns, o.MaxPostings = NoLimit, NoLimit // the exact method
 				o, _ = o.resolve()
 				th := o.Threshold
 				start := time.Now()

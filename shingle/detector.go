@@ -56,14 +56,29 @@ type Options struct {
 	// NoLimit keeps every pattern, the paper's exact method. Valid: NoLimit,
 	// 0, or 16..1<<24. Dedup compares whole vectors whatever it is.
 	MaxPatterns int
+	// MaxPostings bounds the work of a look-up: a pattern in the indexed
+	// prefixes of more than MaxPostings kept pages — a site's template,
+	// boilerplate, a common phrase — is not looked up, so that a new page
+	// is not compared with every page of its site. A pair of pages whose
+	// prefixes share only such patterns is missed. Zero means
+	// DefaultMaxPostings (32); NoLimit looks up every pattern, and the
+	// Detector then finds every kept page within the threshold (package
+	// documentation, "Candidates"). Valid: NoLimit, 0 or 1..1<<24. Dedup
+	// looks up every pattern whatever it is.
+	MaxPostings int
 }
+
+// DefaultMaxPostings is Options.MaxPostings when it is zero: a pattern in
+// the prefixes of more than 32 kept pages is not looked up.
+const DefaultMaxPostings = 32
 
 // DefaultMaxPatterns is Options.MaxPatterns when it is zero: a kept page
 // keeps at most 512 patterns (6 KB); docs/BENCHMARKS.md has what the sample
 // costs in F1 (package documentation, "Memory").
 const DefaultMaxPatterns = 512
 
-// NoLimit as Options.MaxPatterns keeps every pattern of every kept page.
+// NoLimit as Options.MaxPatterns keeps every pattern of every kept page;
+// as Options.MaxPostings it looks up every pattern of a page's prefix.
 const NoLimit = -1
 
 // resolve fills in defaults and validates o.
@@ -88,6 +103,12 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.MaxPatterns != NoLimit && (o.MaxPatterns < 16 || o.MaxPatterns > 1<<24) {
 		return o, fmt.Errorf("shingle: Options.MaxPatterns = %d, want NoLimit, 0 or 16..1<<24: %w", o.MaxPatterns, neardup.ErrInvalidOption)
+	}
+	if o.MaxPostings == 0 {
+		o.MaxPostings = DefaultMaxPostings
+	}
+	if o.MaxPostings != NoLimit && (o.MaxPostings < 1 || o.MaxPostings > 1<<24) {
+		return o, fmt.Errorf("shingle: Options.MaxPostings = %d, want NoLimit, 0 or 1..1<<24: %w", o.MaxPostings, neardup.ErrInvalidOption)
 	}
 	if o.Form != Equation && o.Form != TableForm && o.Form != Normalized {
 		return o, fmt.Errorf("shingle: Options.Form = %v: %w", o.Form, neardup.ErrInvalidOption)
@@ -321,7 +342,11 @@ func (st *store) Search(v *Vector, dst []detector.Found) []detector.Found {
 		}
 	}
 	for _, key := range v.keys[:n] {
-		for _, e := range st.index[key] {
+		list := st.index[key]
+		if len(list) > st.opts.MaxPostings && st.opts.MaxPostings != NoLimit {
+			continue // a common pattern (Options.MaxPostings)
+		}
+		for _, e := range list {
 			check(e)
 		}
 	}

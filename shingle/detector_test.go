@@ -21,6 +21,7 @@ func TestOptions(t *testing.T) {
 		{M: -1, Form: Equation}, {M: MaxM + 1, Form: Equation}, {Threshold: -0.1, Form: Equation}, {Threshold: math.NaN(), Form: Equation},
 		{Threshold: math.Inf(1), Form: Equation}, {Form: Form(7)},
 		{Form: Normalized, Threshold: 1.01}, {Form: Normalized, Threshold: -1},
+		{MaxPostings: -2}, {MaxPostings: 1<<24 + 1},
 	}
 	for _, o := range bad {
 		if _, err := New(o); !errors.Is(err, neardup.ErrInvalidOption) {
@@ -34,16 +35,16 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultThreshold, Form: Normalized, MaxPatterns: DefaultMaxPatterns}); got != want {
+	if got, want := dt.Options(), (Options{M: 4, Threshold: DefaultThreshold, Form: Normalized, MaxPatterns: DefaultMaxPatterns, MaxPostings: DefaultMaxPostings}); got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
 	for _, f := range []Form{Equation, TableForm} {
 		dt, _ = New(Options{Form: f})
-		if got, want := dt.Options(), (Options{M: 4, Threshold: PaperThreshold, Form: f, MaxPatterns: DefaultMaxPatterns}); got != want {
+		if got, want := dt.Options(), (Options{M: 4, Threshold: PaperThreshold, Form: f, MaxPatterns: DefaultMaxPatterns, MaxPostings: DefaultMaxPostings}); got != want {
 			t.Errorf("%v defaults = %+v, want %+v", f, got, want)
 		}
 	}
-	for _, o := range []Options{{M: 1, Form: Equation}, {M: MaxM, Form: Equation}, {Threshold: 25, Form: Equation}, {Form: TableForm}, {Form: Normalized, Threshold: 1}} {
+	for _, o := range []Options{{M: 1, Form: Equation}, {M: MaxM, Form: Equation}, {Threshold: 25, Form: Equation}, {Form: TableForm}, {Form: Normalized, Threshold: 1}, {MaxPostings: NoLimit}, {MaxPostings: 1}} {
 		if _, err := New(o); err != nil {
 			t.Errorf("New(%+v): %v", o, err)
 		}
@@ -225,7 +226,7 @@ func TestIndexExact(t *testing.T) {
 		{M: 4, Form: Normalized}, {M: 4, Threshold: 0.6, Form: Normalized},
 		{M: 2, Threshold: 0.9, Form: Normalized},
 	} {
-		o.MaxPatterns = NoLimit // the exact method
+		o.MaxPatterns, o.MaxPostings = NoLimit, NoLimit // the exact method
 		o, _ := o.resolve()
 		t.Run(fmt.Sprintf("%v_M%d_T%g", o.Form, o.M, o.Threshold), func(t *testing.T) {
 			vs := make([]*Vector, len(pages))
@@ -342,7 +343,7 @@ func TestNormalizedPrefixExact(t *testing.T) {
 	pages = append(pages, synthetic(5, 150, 20, 200)...)
 	for _, m := range []int{1, 4} {
 		for _, th := range []float64{0.05, 0.2, DefaultThreshold, 0.6, 1} {
-			o := Options{M: m, Threshold: th, Form: Normalized, MaxPatterns: NoLimit}
+			o := Options{M: m, Threshold: th, Form: Normalized, MaxPatterns: NoLimit, MaxPostings: NoLimit}
 			vs := make([]*Vector, len(pages))
 			for i, p := range pages {
 				vs[i], _ = NewVector(p, m)
@@ -485,5 +486,64 @@ func TestLookup(t *testing.T) {
 	}
 	if _, ok := dt.Lookup("b"); ok {
 		t.Error("Lookup(b) found a page that was never kept")
+	}
+}
+
+// TestMaxPostings: pages of one site share its template, which fills the
+// indexed prefixes; with the default MaxPostings a new page of the site is
+// compared with a bounded number of them, not with all, and still finds its
+// near-duplicate through the patterns of its own content.
+func TestMaxPostings(t *testing.T) {
+	template := synthetic(3, 1, 100, 100)[0]
+	page := func(i int) []string { // the template, then an article of its own
+		p := slices.Clip(template)
+		for j := range 300 {
+			p = append(p, fmt.Sprintf("a%d.%d", i, j))
+		}
+		return p
+	}
+	for _, c := range []struct {
+		o           Options
+		least, most int64 // kept pages compared with the edited page
+	}{
+		// A template pattern near the end of the prefixes is in the
+		// prefixes of some pages only: a few lists of the template stay
+		// short and are looked up.
+		{Options{}, 1, 2 * DefaultMaxPostings},
+		{Options{MaxPostings: NoLimit}, 400, 400},
+	} {
+		dt, err := New(c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 400 {
+			if err := dt.Add(doc(fmt.Sprint(i), page(i)...)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		limit := dt.Options().MaxPostings
+		// Page 7 with a word changed shares all but a few patterns with it.
+		edited := page(7)
+		edited[len(edited)-3] = "changed"
+		before := dt.Comparisons()
+		ms, err := dt.Match(doc("edited", edited...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := dt.Comparisons() - before
+		if len(ms) != 1 || ms[0].ID != "7" {
+			t.Errorf("MaxPostings %d: %d matches, want page 7 alone: %.50v", limit, len(ms), ms)
+		}
+		if n < c.least || n > c.most {
+			t.Errorf("MaxPostings %d: compared with %d kept pages, want %d..%d", limit, n, c.least, c.most)
+		}
+		// A new article of the site matches none.
+		before = dt.Comparisons()
+		if ms, err := dt.Match(doc("new", page(400)...)); err != nil || len(ms) != 0 {
+			t.Errorf("MaxPostings %d: a new article has %d matches (%v)", limit, len(ms), err)
+		}
+		if n := dt.Comparisons() - before; n > c.most {
+			t.Errorf("MaxPostings %d: a new article compared with %d kept pages, want at most %d", limit, n, c.most)
+		}
 	}
 }
