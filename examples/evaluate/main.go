@@ -4,6 +4,7 @@
 //
 //	go run ./examples/evaluate -corpus DIR [-methods minhash,simhash,cascade,shingle] [-tsv]
 //	go run ./examples/evaluate -corpus DIR -sweep METHOD [-plot FILE.svg]
+//	go run ./examples/evaluate -corpus DIR,DIR,... -sweep METHOD -holdout
 //	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
 //	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]
 //	go run ./examples/evaluate -corpus DIR -claims | -partitions
@@ -22,6 +23,9 @@
 // tab-separated row per method.
 //
 // -sweep METHOD evaluates the method at each value of its main threshold;
+// with -holdout and several corpora, it chooses the threshold by leaving one
+// corpus out: for each corpus, the value of best mean F1 on the others and
+// the F1 it gives on the one left out;
 // -trials N evaluates the methods on the first 1/N, 2/N, ... of the manifest
 // (as Khan et al.'s Table 5 varies the dataset size). Every flag's default
 // is the package's own default.
@@ -72,9 +76,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	sweepName := fs.String("sweep", "", "sweep this method's main threshold: precision, recall and F1 at each value")
 	trials := fs.Int("trials", 0, "evaluate each method on the first 1/N, 2/N, ... N/N of the manifest (the trials of Khan et al.'s Table 5)")
 	errorsOut := fs.Bool("errors", false, "list each false positive, false negative and wrong match (page, matched or kept pages, distances) on standard error")
+	holdout := fs.Bool("holdout", false, "with -sweep: -corpus is a comma-separated list of corpora; choose the threshold on all but one, for each, and print its F1 on the one left out")
 	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *holdout {
+		m, ok := all.lookup(*sweepName)
+		if !ok || *synthetic != 0 || *corpus == "" {
+			return fmt.Errorf("-holdout needs -sweep METHOD and -corpus DIR,DIR,...")
+		}
+		return runHoldout(m, strings.Split(*corpus, ","), *limit, stdout)
 	}
 	if (*corpus == "") == (*synthetic == 0) {
 		fs.Usage()
