@@ -14,10 +14,11 @@ import (
 )
 
 // DefaultThreshold is the threshold when Options.Threshold is zero and Form
-// is Normalized (the default form): pages closer than 0.35 are
+// is Normalized (the default form): pages closer than 0.25 are
 // near-duplicates. It is not from the paper: it was chosen on labelled
-// corpora (docs/BENCHMARKS.md).
-const DefaultThreshold = 0.35
+// corpora, leaving each out in turn to see what it gives on pages it was
+// not chosen on (docs/BENCHMARKS.md).
+const DefaultThreshold = 0.25
 
 // PaperThreshold is the threshold when Options.Threshold is zero and Form is
 // Equation or TableForm: the paper's 0.2 (§3.2, Fig. 6), from a nine-pattern
@@ -26,7 +27,7 @@ const DefaultThreshold = 0.35
 const PaperThreshold = 0.2
 
 // Options configures a Detector and Dedup. The zero value gives the defaults
-// that work as shipped: M = 4, Form Normalized, Threshold 0.35. The paper's
+// that work as shipped: M = 4, Form Normalized, Threshold 0.25. The paper's
 // method is Options{Form: Equation} (threshold 0.2), or TableForm to
 // reproduce its Table 4.
 type Options struct {
@@ -35,7 +36,7 @@ type Options struct {
 	// and 3 for news. Valid: 1..MaxM.
 	M int
 	// Threshold: two documents are near-duplicates iff their dissimilarity
-	// is < Threshold. Zero means DefaultThreshold (0.35) with Form
+	// is < Threshold. Zero means DefaultThreshold (0.25) with Form
 	// Normalized, PaperThreshold (0.2) with Equation and TableForm. Valid:
 	// any finite value > 0, and at most 1 with Form Normalized (whose values
 	// lie in [0, 1]; 1 makes every two pages that share a pattern
@@ -61,7 +62,7 @@ type Options struct {
 	// boilerplate, a common phrase — is not looked up, so that a new page
 	// is not compared with every page of its site. A pair of pages whose
 	// prefixes share only such patterns is missed. Zero means
-	// DefaultMaxPostings (32); NoLimit looks up every pattern, and the
+	// DefaultMaxPostings (8); NoLimit looks up every pattern, and the
 	// Detector then finds every kept page within the threshold (package
 	// documentation, "Candidates"). Valid: NoLimit, 0 or 1..1<<24. Dedup
 	// looks up every pattern whatever it is.
@@ -69,8 +70,8 @@ type Options struct {
 }
 
 // DefaultMaxPostings is Options.MaxPostings when it is zero: a pattern in
-// the prefixes of more than 32 kept pages is not looked up.
-const DefaultMaxPostings = 32
+// the prefixes of more than 8 kept pages is not looked up.
+const DefaultMaxPostings = 8
 
 // DefaultMaxPatterns is Options.MaxPatterns when it is zero: a kept page
 // keeps at most 512 patterns (6 KB); docs/BENCHMARKS.md has what the sample
@@ -341,12 +342,27 @@ func (st *store) Search(v *Vector, dst []detector.Found) []detector.Found {
 			dst = append(dst, detector.Found{H: e.h, Dist: s})
 		}
 	}
+	// A common pattern (Options.MaxPostings) is not looked up, unless
+	// every pattern of the prefix that some kept page has is common: then
+	// MaxPostings pages of the rarest are compared.
+	limit := st.opts.MaxPostings
+	var rarest []*entry
+	looked := false
 	for _, key := range v.keys[:n] {
 		list := st.index[key]
-		if len(list) > st.opts.MaxPostings && st.opts.MaxPostings != NoLimit {
-			continue // a common pattern (Options.MaxPostings)
+		if limit != NoLimit && len(list) > limit {
+			if rarest == nil || len(list) < len(rarest) {
+				rarest = list
+			}
+			continue
 		}
+		looked = looked || len(list) > 0
 		for _, e := range list {
+			check(e)
+		}
+	}
+	if !looked && rarest != nil {
+		for _, e := range rarest[:limit] {
 			check(e)
 		}
 	}

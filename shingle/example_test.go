@@ -52,7 +52,7 @@ func ExampleDissimilarity() {
 }
 
 // A crawler keeps a page only when no kept page nearly duplicates it. The
-// default Options use the normalized form, threshold 0.35.
+// default Options use the normalized form, threshold 0.25.
 func ExampleDetector() {
 	var p preprocess.Pipeline
 	det, err := shingle.New(shingle.Options{})
@@ -60,8 +60,8 @@ func ExampleDetector() {
 		panic(err)
 	}
 	pages := []struct{ id, text string }{
-		{"a", "The busy web is growing tremendously: the volume of its data is updated daily, and people use search engines to retrieve information from it."},
-		{"b", "The busy web is growing tremendously: the volume of its data is updated hourly, and people use search engines to retrieve information from it."},
+		{"a", "The busy web is growing tremendously: the volume of its data is updated daily, and people use search engines to retrieve information from it. Crawlers fetch the same pages again and again, and many pages they fetch copy others."},
+		{"b", "The busy web is growing tremendously: the volume of its data is updated hourly, and people use search engines to retrieve information from it. Crawlers fetch the same pages again and again, and many pages they fetch copy others."},
 		{"c", "Most people use an internet search engine to find and retrieve information."},
 	}
 	for _, pg := range pages {
@@ -81,7 +81,7 @@ func ExampleDetector() {
 	}
 	// Output:
 	// a: kept
-	// b: near-duplicate of a (0.25 shingle-normalized)
+	// b: near-duplicate of a (0.15 shingle-normalized)
 	// c: kept
 }
 
