@@ -547,3 +547,23 @@ func TestMaxPostings(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPostingsCopies: a page kept more than MaxPostings times (by Add)
+// makes every pattern of its prefix common; a copy of it still finds
+// MaxPostings of the kept copies.
+func TestMaxPostingsCopies(t *testing.T) {
+	dt, _ := New(Options{})
+	page := synthetic(5, 1, 200, 200)[0]
+	for i := range 3 * DefaultMaxPostings {
+		if err := dt.Add(doc(fmt.Sprint(i), page...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := dt.Match(doc("copy", page...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != DefaultMaxPostings || ms[0].Score != 0 {
+		t.Errorf("a copy of a page kept %d times: %d matches (first %v), want %d at 0", 3*DefaultMaxPostings, len(ms), ms[:min(1, len(ms))], DefaultMaxPostings)
+	}
+}
