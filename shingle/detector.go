@@ -61,11 +61,13 @@ type Options struct {
 	// prefixes of more than MaxPostings kept pages — a site's template,
 	// boilerplate, a common phrase — is not looked up, so that a new page
 	// is not compared with every page of its site. A pair of pages whose
-	// prefixes share only such patterns is missed. Zero means
-	// DefaultMaxPostings (8); NoLimit looks up every pattern, and the
-	// Detector then finds every kept page within the threshold (package
-	// documentation, "Candidates"). Valid: NoLimit, 0 or 1..1<<24. Dedup
-	// looks up every pattern whatever it is.
+	// prefixes share only such patterns is missed; when every pattern of a
+	// new page's prefix that a kept page has is common (a page kept many
+	// times by Add), MaxPostings pages of the rarest are compared. Zero
+	// means DefaultMaxPostings (8); NoLimit looks up every pattern, and
+	// with MaxPatterns NoLimit too the Detector finds every kept page within
+	// the threshold (package documentation, "Candidates"). Valid: NoLimit,
+	// 0 or 1..1<<24. Dedup looks up every pattern whatever it is.
 	MaxPostings int
 }
 
@@ -172,10 +174,11 @@ func VectorOf(d *neardup.Document, m int) (*Vector, error) {
 // is indexed under the first patterns of its vector (in key order) whose
 // weights add up to the threshold (2t·S/(1+t) of its total weight S with
 // Normalized) — its prefix — and a new document is compared only with the
-// kept documents whose prefix shares a pattern with its own. With Form
-// Normalized or Equation this finds every kept document within the
-// threshold, exactly as a comparison with all of them would (package
-// documentation, "Candidates").
+// kept documents whose prefix shares a pattern with its own, not looked up
+// under a pattern of more than Options.MaxPostings kept prefixes. With
+// MaxPostings and MaxPatterns NoLimit and Form Normalized or Equation this
+// finds every kept document within the threshold, exactly as a comparison
+// with all of them would (package documentation, "Candidates").
 //
 // A Detector is safe for concurrent use: Match and Verify run in parallel with
 // each other; Add, Replace, Remove and MatchOrAdd are serialised with
