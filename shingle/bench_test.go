@@ -63,7 +63,7 @@ func BenchmarkNewVector10KB(b *testing.B) {
 // BenchmarkDetectorMatchAdd: MatchOrAdd of one page against 10,000 kept
 // synthetic pages of 100–600 tokens (a Zipf vocabulary, a third of them
 // edited copies of earlier ones): the default Options, and Form Equation at
-// thresholds 0.2 and 1.
+// thresholds 0.2 and 1. cmp/op is the kept pages compared per page.
 func BenchmarkDetectorMatchAdd(b *testing.B) {
 	pages := synthetic(7, 10000+4096, 100, 600)
 	for _, c := range []struct {
@@ -88,6 +88,7 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 			}
 			b.ReportAllocs()
 			i := 0
+			before := dt.Comparisons()
 			for b.Loop() {
 				q := queries[i%len(queries)]
 				if _, added, _ := dt.MatchOrAdd(q); added {
@@ -95,6 +96,7 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 				}
 				i++
 			}
+			b.ReportMetric(float64(dt.Comparisons()-before)/float64(b.N), "cmp/op")
 		})
 	}
 }
