@@ -567,3 +567,73 @@ func TestMaxPostingsCopies(t *testing.T) {
 		t.Errorf("a copy of a page kept %d times: %d matches (first %v), want %d at 0", 3*DefaultMaxPostings, len(ms), ms[:min(1, len(ms))], DefaultMaxPostings)
 	}
 }
+
+// estimateMerge is estimate as one merge over every pattern of both
+// vectors, skipping none.
+func estimateMerge(a, b *Vector, f Form) float64 {
+	tau := min(a.cut, b.cut)
+	var sa, sb, shared float64
+	i, j := 0, 0
+	for i < len(a.keys) || j < len(b.keys) {
+		var x, y uint64 = math.MaxUint64, math.MaxUint64
+		if i < len(a.keys) {
+			x = a.keys[i]
+		}
+		if j < len(b.keys) {
+			y = b.keys[j]
+		}
+		if x <= y {
+			if hashOf(x) <= tau {
+				sa += float64(a.s[i])
+				if x == y {
+					shared += float64(min(a.s[i], b.s[j]))
+				}
+			}
+			i++
+		}
+		if y <= x {
+			if hashOf(y) <= tau {
+				sb += float64(b.s[j])
+			}
+			j++
+		}
+	}
+	d := max(0, (sa+sb-2*shared)/(sa+sb))
+	if f == Equation {
+		return d * (a.total + b.total)
+	}
+	return d
+}
+
+// TestEstimateSkips: estimate, which skips the patterns of each k group
+// past the cut, gives exactly what one merge over every pattern gives, for
+// whole vectors against samples and samples against samples, near and far.
+func TestEstimateSkips(t *testing.T) {
+	pages := synthetic(9, 60, 20, 900) // a third are edited copies
+	var whole, samples []*Vector
+	for _, p := range pages {
+		v, _ := NewVector(p, DefaultM)
+		whole = append(whole, v)
+		samples = append(samples, v.sample(64))
+	}
+	sampled := 0
+	for i := range pages {
+		for j := range pages {
+			for _, pair := range [][2]*Vector{{whole[i], samples[j]}, {samples[i], samples[j]}, {samples[i], whole[j]}} {
+				a, b := pair[0], pair[1]
+				if !a.sampled() && !b.sampled() {
+					continue
+				}
+				sampled++
+				for _, f := range []Form{Normalized, Equation} {
+					if got, want := estimate(a, b, f), estimateMerge(a, b, f); got != want {
+						t.Fatalf("pages %d, %d, %v: estimate %v, one merge %v", i, j, f, got, want)
+					}
+				}
+			}
+		}
+	}
+	if sampled < len(pages)*len(pages) {
+		t.Errorf("only %d pairs with a sample: the test proves little", sampled)
+	}
+}

@@ -3,6 +3,7 @@ package shingle
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/neardup/neardup"
 )
@@ -222,7 +223,19 @@ func estimate(a, b *Vector, f Form) float64 {
 	bk, bs := b.keys, b.s
 	var sa, sb, shared float64
 	i, j := 0, 0
-	for i < len(ak) || j < len(bk) {
+	for {
+		// Within a k group keys ascend by hash: past τ, skip to the next group.
+		if i < len(ak) && hashOf(ak[i]) > tau {
+			i = nextGroup(ak, i)
+			continue
+		}
+		if j < len(bk) && hashOf(bk[j]) > tau {
+			j = nextGroup(bk, j)
+			continue
+		}
+		if i == len(ak) && j == len(bk) {
+			break
+		}
 		var x, y uint64 = math.MaxUint64, math.MaxUint64
 		if i < len(ak) {
 			x = ak[i]
@@ -231,18 +244,14 @@ func estimate(a, b *Vector, f Form) float64 {
 			y = bk[j]
 		}
 		if x <= y {
-			if hashOf(x) <= tau {
-				sa += float64(as[i])
-				if x == y {
-					shared += float64(min(as[i], bs[j]))
-				}
+			sa += float64(as[i])
+			if x == y {
+				shared += float64(min(as[i], bs[j]))
 			}
 			i++
 		}
 		if y <= x {
-			if hashOf(y) <= tau {
-				sb += float64(bs[j])
-			}
+			sb += float64(bs[j])
 			j++
 		}
 	}
@@ -254,4 +263,16 @@ func estimate(a, b *Vector, f Form) float64 {
 		return d * (a.total + b.total)
 	}
 	return d
+}
+
+// nextGroup returns the index of the first of keys[i:] in a later k group
+// than keys[i] (keys sorted ascending, the group in the top bits), or
+// len(keys).
+func nextGroup(keys []uint64, i int) int {
+	g := keys[i] >> kShift
+	if g == 1<<(64-kShift)-1 {
+		return len(keys)
+	}
+	n, _ := slices.BinarySearch(keys[i:], (g+1)<<kShift)
+	return i + n
 }
