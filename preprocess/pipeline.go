@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"mime"
 	"slices"
@@ -257,7 +258,10 @@ func (s *scratch) wordMemo(wl Language, limit int) *wordMemo {
 }
 
 func newScratch() *scratch {
-	return &scratch{surfIdx: newStrIndex(), termIdx: newStrIndex()}
+	surfIdx := newStrIndex()
+	// One seed for both indexes, so that a term that is its surface's text
+	// is found by the hash the surface index computed.
+	return &scratch{surfIdx: surfIdx, termIdx: &strIndex{seed: surfIdx.seed}}
 }
 
 func (p *Pipeline) getScratch() *scratch {
@@ -413,21 +417,24 @@ func (p *Pipeline) countTerms(s *scratch, lang Language) (kept int) {
 			continue
 		}
 		var t string
+		var th uint64 // t's hash (the seed of surfIdx and termIdx)
 		var keep bool
 		if sf.kind == kindWord && memo != nil {
 			h := s.surfIdx.hashes[i]
 			var ok bool
-			if t, keep, ok = memo.get(h, sf.text); !ok {
+			if t, th, keep, ok = memo.get(h, sf.text); !ok {
 				t, keep = p.term(wl, si, kindWord, sf.text)
-				memo.put(h, sf.text, t, keep)
+				th = s.termHash(i, t)
+				memo.put(h, sf.text, t, th, keep)
 			}
 		} else {
 			t, keep = p.term(wl, si, sf.kind, sf.text)
+			th = s.termHash(i, t)
 		}
 		if !keep {
 			continue
 		}
-		id, added := s.termIdx.find(t)
+		id, added := s.termIdx.findHashed(th, t)
 		if added {
 			s.terms = append(s.terms, Term{Text: t})
 		}
@@ -436,6 +443,14 @@ func (p *Pipeline) countTerms(s *scratch, lang Language) (kept int) {
 		kept += int(sf.count)
 	}
 	return kept
+}
+
+// termHash returns the hash of t, the term of surface i, in s.termIdx.
+func (s *scratch) termHash(i int, t string) uint64 {
+	if t == s.surfs[i].text {
+		return s.surfIdx.hashes[i]
+	}
+	return maphash.String(s.termIdx.seed, t)
 }
 
 // term returns the term that the surface w of kind kind becomes on a page

@@ -43,7 +43,11 @@ func (x *strIndex) len() int { return len(x.keys) }
 
 // find returns the id of s, adding s when it is new.
 func (x *strIndex) find(s string) (id int32, added bool) {
-	h := maphash.String(x.seed, s)
+	return x.findHashed(maphash.String(x.seed, s), s)
+}
+
+// findHashed is find for a key whose hash under x.seed is h.
+func (x *strIndex) findHashed(h uint64, s string) (id int32, added bool) {
 	mask := uint64(len(x.slots) - 1)
 	tag := h >> 32
 	for i := h & mask; ; i = (i + 1) & mask {

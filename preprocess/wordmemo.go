@@ -26,22 +26,24 @@ type wordMemo struct {
 
 type memoTerm struct {
 	text string
-	keep bool // false: the word is dropped
+	hash uint64 // text's hash under words.seed
+	keep bool   // false: the word is dropped
 }
 
-// get returns the memoised term of word w, whose hash under words.seed is
-// h; ok is false when w is not in the memo.
-func (m *wordMemo) get(h uint64, w string) (term string, keep, ok bool) {
+// get returns the memoised term of word w and the term's hash (w's hash
+// under words.seed is h); ok is false when w is not in the memo.
+func (m *wordMemo) get(h uint64, w string) (term string, termHash uint64, keep, ok bool) {
 	if id := m.words.lookupHashed(h, w); id >= 0 {
-		t := m.terms[id]
-		return t.text, t.keep, true
+		t := &m.terms[id]
+		return t.text, t.hash, t.keep, true
 	}
-	return "", false, false
+	return "", 0, false, false
 }
 
-// put records what w, with hash h, becomes: term, or dropped when keep is
-// false. It copies w and term, which may be sub-strings of a page.
-func (m *wordMemo) put(h uint64, w, term string, keep bool) {
+// put records what w, with hash h, becomes: term, with hash termHash, or
+// dropped when keep is false. It copies w and term, which may be sub-strings
+// of a page.
+func (m *wordMemo) put(h uint64, w, term string, termHash uint64, keep bool) {
 	if m.words.len() >= m.limit {
 		m.words.reset(0)
 		clear(m.terms)
@@ -54,5 +56,5 @@ func (m *wordMemo) put(h uint64, w, term string, keep bool) {
 		term = strings.Clone(term)
 	}
 	m.words.addHashed(h, k)
-	m.terms = append(m.terms, memoTerm{term, keep})
+	m.terms = append(m.terms, memoTerm{term, termHash, keep})
 }
