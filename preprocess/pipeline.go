@@ -219,6 +219,11 @@ type scratch struct {
 	st    structure  // what the markup says of each line (HTML only)
 	// surfIdx interns surface texts, termIdx term texts.
 	surfIdx, termIdx *strIndex
+	// borrow makes collect copy the lower-cased surfaces into arena, not
+	// into strings of their own: for a caller that is done with them
+	// before the scratch is reused (TextTerms).
+	borrow bool
+	arena  []byte
 	// memos remember what the words of earlier pages became, by snowball
 	// language (see wordMemo); created when first needed.
 	memos [len(snowballLangs)]*wordMemo
@@ -274,7 +279,7 @@ func (p *Pipeline) getScratch() *scratch {
 // putScratch returns s to the pool unless one huge page made it too big to
 // keep around.
 func (p *Pipeline) putScratch(s *scratch) {
-	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
+	if cap(s.text) > 1<<20 || cap(s.arena) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
 		return
 	}
 	clear(s.surfs) // drop references to page strings
@@ -282,6 +287,7 @@ func (p *Pipeline) putScratch(s *scratch) {
 	clear(s.sents)
 	s.text, s.low, s.ids, s.surfs, s.terms, s.sents = s.text[:0], s.low[:0], s.ids[:0], s.surfs[:0], s.terms[:0], s.sents[:0]
 	s.spans = s.spans[:0]
+	s.borrow, s.arena = false, s.arena[:0]
 	s.st.reset(0)
 	s.surfIdx.reset(0)
 	s.termIdx.reset(0)
@@ -323,8 +329,10 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			}
 		case tok != "":
 			id, added = s.surfIdx.find(tok)
+		case s.borrow:
+			id, added = s.surfIdx.findBytes(low, &s.arena)
 		default:
-			id, added = s.surfIdx.findBytes(low)
+			id, added = s.surfIdx.findBytes(low, nil)
 		}
 		if added {
 			s.surfs = append(s.surfs, surface{text: s.surfIdx.keys[id], kind: kind, runes: int32(runes)})

@@ -41,8 +41,9 @@ func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error
 		}
 		raw = s.text
 	}
-	// The surfaces and terms are sub-strings of raw, which nothing writes to
-	// until TextTerms returns.
+	// The surfaces and terms are sub-strings of raw or s.arena, which
+	// nothing writes to until TextTerms returns.
+	s.borrow = true
 	s.collect(unsafe.String(unsafe.SliceData(raw), len(raw)), p.cfg.MaxTerms, 0, 0)
 	if len(s.surfs) == 0 && !normalised {
 		// No token: ProcessText fails with ErrEmpty when the text has no
