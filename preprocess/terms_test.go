@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -199,4 +200,47 @@ func BenchmarkTextTerms(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestTextTermsConcurrent shares one Pipeline between goroutines that call
+// TextTerms and ProcessText at once; run with -race.
+func TestTextTermsConcurrent(t *testing.T) {
+	p, err := New(Options{StemCacheSize: 16}) // tiny: memos fill and empty
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := textTermsInputs[:8]
+	want := make([][]Term, len(inputs))
+	for i, in := range inputs {
+		pg, err := p.ProcessText([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = pg.Terms
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for n := range 50 {
+				i := (g + n) % len(inputs)
+				if g%2 == 0 {
+					if pg, err := p.ProcessText([]byte(inputs[i])); err != nil || !slices.Equal(pg.Terms, want[i]) {
+						t.Errorf("ProcessText(input %d) changed", i)
+						return
+					}
+					continue
+				}
+				var got []Term
+				err := p.TextTerms(inputs[i], func(term string, count int) {
+					got = append(got, Term{strings.Clone(term), count})
+				})
+				slices.SortFunc(got, compareTerms)
+				if err != nil || !slices.Equal(got, want[i]) {
+					t.Errorf("TextTerms(input %d) = %v, %v; want %v", i, got, err, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
