@@ -17,8 +17,11 @@ import (
 // The term passed to fn may share memory with buffers that p reuses once
 // TextTerms returns: fn must copy it (strings.Clone) to keep it. fn may
 // call p's methods. Errors are ProcessText's, and nothing is passed to fn
-// when there is one.
+// when there is one; a nil fn gives an error wrapping ErrInvalidOption.
 func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error {
+	if fn == nil {
+		return fmt.Errorf("preprocess: TextTerms: nil fn: %w", ErrInvalidOption)
+	}
 	p.init()
 	if len(text) > p.cfg.MaxBytes {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, len(text), p.cfg.MaxBytes)

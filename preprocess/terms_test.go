@@ -129,6 +129,13 @@ func TestTextTermsMatchProcessText(t *testing.T) {
 	}
 }
 
+func TestTextTermsNilFunc(t *testing.T) {
+	var p Pipeline
+	if err := p.TextTerms("some words", nil); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("TextTerms with a nil fn: error %v, want ErrInvalidOption", err)
+	}
+}
+
 // TestTextTermsMemo runs pages of different languages through one Pipeline
 // with a memo smaller than a page's vocabulary, so that the memo empties
 // itself while a page is analysed.
