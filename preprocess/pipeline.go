@@ -219,6 +219,9 @@ type scratch struct {
 	st    structure  // what the markup says of each line (HTML only)
 	// surfIdx interns surface texts, termIdx term texts.
 	surfIdx, termIdx *strIndex
+	// front caches surfIdx for the short tokens of the page (see
+	// frontCache).
+	front *frontCache
 	// borrow makes collect copy the lower-cased surfaces into arena, not
 	// into strings of their own: for a caller that is done with them
 	// before the scratch is reused (TextTerms).
@@ -312,6 +315,11 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 	if n := min(len(text)/4, 1<<19, maxIDs); cap(s.ids) < n {
 		s.ids = make([]int32, 0, n)
 	}
+	if s.front == nil {
+		s.front = new(frontCache)
+	} else {
+		clear(s.front[:])
+	}
 	seen := 0 // tokens seen, recorded or not
 	sink := func(tok string, low []byte, kind tokenKind, runes int) {
 		seen++
@@ -328,7 +336,18 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 				return
 			}
 		case tok != "":
+			k, short := packToken(tok, text)
+			if !short {
+				id, added = s.surfIdx.find(tok)
+				break
+			}
+			e := &s.front[frontSlot(k)]
+			if e.key == k {
+				id = e.id
+				break
+			}
 			id, added = s.surfIdx.find(tok)
+			e.key, e.id = k, id
 		case s.borrow:
 			id, added = s.surfIdx.findBytes(low, &s.arena)
 		default:

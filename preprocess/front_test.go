@@ -1,0 +1,87 @@
+package preprocess
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPackToken(t *testing.T) {
+	text := "ab abc abcdefgh abcdefghi 内核 ab"
+	keys := map[uint64]string{}
+	for _, tok := range AppendTokens(nil, text) {
+		i := strings.Index(text, tok)
+		for _, at := range []int{i, strings.LastIndex(text, tok)} {
+			k, ok := packToken(text[at:at+len(tok)], text)
+			if ok != (len(tok) <= 8) {
+				t.Fatalf("packToken(%q): short = %v", tok, ok)
+			}
+			if !ok {
+				continue
+			}
+			if k == 0 {
+				t.Fatalf("packToken(%q) = 0, the empty key", tok)
+			}
+			if other, dup := keys[k]; dup && other != tok {
+				t.Fatalf("%q and %q share key %#x", tok, other, k)
+			}
+			keys[k] = tok
+		}
+	}
+	// The last "ab" is read byte by byte, the first with one load: one key.
+	if len(keys) != 4 {
+		t.Errorf("keys %v, want one per distinct short token", keys)
+	}
+}
+
+// TestCollectCountsTokens checks collect (and so its front cache) against a
+// plain count of AppendTokens's tokens, on texts with far more distinct
+// short tokens than the cache has slots, repeated in random order, and with
+// tokens at the very end of the text.
+func TestCollectCountsTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var words []string
+	for range 5000 {
+		n := 1 + r.IntN(10)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r.IntN(36)]
+		}
+		words = append(words, string(b))
+	}
+	words = append(words, "内核", "系统", "Straße", "ÉCOLE", "Ｆｕｌｌ")
+	for _, n := range []int{1, 100, 20000} {
+		var b strings.Builder
+		for range n {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(" \n,"[r.IntN(3)])
+		}
+		b.WriteString(words[r.IntN(len(words))])
+		text := b.String()
+
+		var order []string
+		counts := map[string]int32{}
+		for _, tok := range AppendTokens(nil, text) {
+			if counts[tok] == 0 {
+				order = append(order, tok)
+			}
+			counts[tok]++
+		}
+		for _, borrow := range []bool{false, true} {
+			s := newScratch()
+			s.borrow = borrow
+			s.collect(text, DefaultMaxTerms, 0, 0)
+			var got []string
+			for _, sf := range s.surfs {
+				got = append(got, sf.text)
+				if sf.count != counts[sf.text] {
+					t.Fatalf("%d words: %q counted %d times, want %d", n, sf.text, sf.count, counts[sf.text])
+				}
+			}
+			if !slices.Equal(got, order) {
+				t.Fatalf("%d words: surfaces %.20q..., want %.20q...", n, got, order)
+			}
+		}
+	}
+}
