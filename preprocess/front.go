@@ -47,3 +47,20 @@ func packToken(tok, text string) (uint64, bool) {
 	}
 	return k, true
 }
+
+// packBytes is packToken for a token held in b. A b with eight bytes of
+// capacity is read with one load (the bytes past len(b) are masked off).
+func packBytes(b []byte) (uint64, bool) {
+	n := len(b)
+	if n == 0 || n > 8 {
+		return 0, false
+	}
+	if cap(b) >= 8 {
+		return binary.LittleEndian.Uint64(b[:8]) & (^uint64(0) >> (64 - 8*n)), true
+	}
+	var k uint64
+	for i := n - 1; i >= 0; i-- {
+		k = k<<8 | uint64(b[i])
+	}
+	return k, true
+}

@@ -23,6 +23,12 @@ func TestPackToken(t *testing.T) {
 			if k == 0 {
 				t.Fatalf("packToken(%q) = 0, the empty key", tok)
 			}
+			if kb, _ := packBytes([]byte(tok)); kb != k {
+				t.Fatalf("packBytes(%q) = %#x, packToken %#x", tok, kb, k)
+			}
+			if kb, _ := packBytes(append(make([]byte, 0, 16), tok...)); kb != k {
+				t.Fatalf("packBytes(%q) with spare capacity = %#x, packToken %#x", tok, kb, k)
+			}
 			if other, dup := keys[k]; dup && other != tok {
 				t.Fatalf("%q and %q share key %#x", tok, other, k)
 			}
@@ -37,8 +43,9 @@ func TestPackToken(t *testing.T) {
 
 // TestCollectCountsTokens checks collect (and so its front cache) against a
 // plain count of AppendTokens's tokens, on texts with far more distinct
-// short tokens than the cache has slots, repeated in random order, and with
-// tokens at the very end of the text.
+// short tokens than the cache has slots, repeated in random order, some
+// with capitals (so met both as they are and lower-cased), and with tokens
+// at the very end of the text.
 func TestCollectCountsTokens(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var words []string
@@ -46,7 +53,7 @@ func TestCollectCountsTokens(t *testing.T) {
 		n := 1 + r.IntN(10)
 		b := make([]byte, n)
 		for i := range b {
-			b[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r.IntN(36)]
+			b[i] = "abcdefghijklmnopqrstuvwxyz0123456789ABCXYZ"[r.IntN(42)]
 		}
 		words = append(words, string(b))
 	}

@@ -348,10 +348,23 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			}
 			id, added = s.surfIdx.find(tok)
 			e.key, e.id = k, id
-		case s.borrow:
-			id, added = s.surfIdx.findBytes(low, &s.arena)
-		default:
-			id, added = s.surfIdx.findBytes(low, nil)
+		default: // a word that lower-casing changed, in low
+			k, short := packBytes(low)
+			var e *frontEntry
+			if short {
+				if e = &s.front[frontSlot(k)]; e.key == k {
+					id = e.id
+					break
+				}
+			}
+			if s.borrow {
+				id, added = s.surfIdx.findBytes(low, &s.arena)
+			} else {
+				id, added = s.surfIdx.findBytes(low, nil)
+			}
+			if short {
+				e.key, e.id = k, id
+			}
 		}
 		if added {
 			s.surfs = append(s.surfs, surface{text: s.surfIdx.keys[id], kind: kind, runes: int32(runes)})
