@@ -7,27 +7,40 @@ import (
 	"testing"
 )
 
+// pack is the key collect gives tok, a sub-string of text.
+func pack(tok, text string) (uint64, bool) {
+	if k, ok := packToken(tok, text); ok {
+		return k, true
+	}
+	return packSlow(tok)
+}
+
 func TestPackToken(t *testing.T) {
 	text := "ab abc abcdefgh abcdefghi 内核 ab"
 	keys := map[uint64]string{}
 	for _, tok := range AppendTokens(nil, text) {
 		i := strings.Index(text, tok)
 		for _, at := range []int{i, strings.LastIndex(text, tok)} {
-			k, ok := packToken(text[at:at+len(tok)], text)
+			k, ok := pack(text[at:at+len(tok)], text)
 			if ok != (len(tok) <= 8) {
-				t.Fatalf("packToken(%q): short = %v", tok, ok)
+				t.Fatalf("key of %q: short = %v", tok, ok)
 			}
 			if !ok {
 				continue
 			}
 			if k == 0 {
-				t.Fatalf("packToken(%q) = 0, the empty key", tok)
+				t.Fatalf("key of %q = 0, the empty key", tok)
 			}
-			if kb, _ := packBytes([]byte(tok)); kb != k {
-				t.Fatalf("packBytes(%q) = %#x, packToken %#x", tok, kb, k)
+			if ks, _ := packSlow(tok); ks != k {
+				t.Fatalf("packSlow(%q) = %#x, packToken %#x", tok, ks, k)
 			}
-			if kb, _ := packBytes(append(make([]byte, 0, 16), tok...)); kb != k {
-				t.Fatalf("packBytes(%q) with spare capacity = %#x, packToken %#x", tok, kb, k)
+			if kb, ok := packBytes(append(make([]byte, 0, 16), tok...)); !ok || kb != k {
+				t.Fatalf("packBytes(%q) = %#x, %v; packToken %#x", tok, kb, ok, k)
+			}
+			// Spare capacity holding other bytes is masked off.
+			buf := []byte(tok + "xyzxyzxyz")[:len(tok)]
+			if kb, ok := packBytes(buf); !ok || kb != k {
+				t.Fatalf("packBytes(%q) before other bytes = %#x, %v; packToken %#x", tok, kb, ok, k)
 			}
 			if other, dup := keys[k]; dup && other != tok {
 				t.Fatalf("%q and %q share key %#x", tok, other, k)
@@ -38,6 +51,9 @@ func TestPackToken(t *testing.T) {
 	// The last "ab" is read byte by byte, the first with one load: one key.
 	if len(keys) != 4 {
 		t.Errorf("keys %v, want one per distinct short token", keys)
+	}
+	if _, ok := packToken("ab", "ab"); ok {
+		t.Error("packToken read eight bytes from a two-byte text")
 	}
 }
 

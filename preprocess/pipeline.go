@@ -338,6 +338,9 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 		case tok != "":
 			k, short := packToken(tok, text)
 			if !short {
+				k, short = packSlow(tok)
+			}
+			if !short {
 				id, added = s.surfIdx.find(tok)
 				break
 			}
@@ -350,6 +353,9 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			e.key, e.id = k, id
 		default: // a word that lower-casing changed, in low
 			k, short := packBytes(low)
+			if !short {
+				k, short = packSlow(unsafe.String(unsafe.SliceData(low), len(low)))
+			}
 			var e *frontEntry
 			if short {
 				if e = &s.front[frontSlot(k)]; e.key == k {
