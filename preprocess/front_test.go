@@ -57,7 +57,8 @@ func TestPackToken(t *testing.T) {
 	}
 }
 
-// TestCollectCountsTokens checks collect (and so its front cache) against a
+// TestCollectCountsTokens checks collect and collectWords (and so their
+// short-token caches) against a
 // plain count of AppendTokens's tokens, on texts with far more distinct
 // short tokens than the cache has slots, repeated in random order, some
 // with capitals (so met both as they are and lower-cased), and with tokens
@@ -91,10 +92,14 @@ func TestCollectCountsTokens(t *testing.T) {
 			}
 			counts[tok]++
 		}
-		for _, borrow := range []bool{false, true} {
-			s := newScratch()
-			s.borrow = borrow
-			s.collect(text, DefaultMaxTerms, 0, 0)
+		s := newScratch()
+		for pass := range 4 {
+			if pass == 0 {
+				s.collect(text, DefaultMaxTerms, 0, 0)
+			} else {
+				// The word table, new, then holding the page's words.
+				s.collectWords(text, DefaultMaxTerms, maxWords)
+			}
 			var got []string
 			for _, sf := range s.surfs {
 				got = append(got, sf.text)

@@ -222,11 +222,8 @@ type scratch struct {
 	// front caches surfIdx for the short tokens of the page (see
 	// frontCache).
 	front *frontCache
-	// borrow makes collect copy the lower-cased surfaces into arena, not
-	// into strings of their own: for a caller that is done with them
-	// before the scratch is reused (TextTerms).
-	borrow bool
-	arena  []byte
+	// words is what TextTerms keeps from page to page (see wordTable).
+	words *wordTable
 	// memos remember what the words of earlier pages became, by snowball
 	// language (see wordMemo); created when first needed.
 	memos [len(snowballLangs)]*wordMemo
@@ -282,7 +279,7 @@ func (p *Pipeline) getScratch() *scratch {
 // putScratch returns s to the pool unless one huge page made it too big to
 // keep around.
 func (p *Pipeline) putScratch(s *scratch) {
-	if cap(s.text) > 1<<20 || cap(s.arena) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
+	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
 		return
 	}
 	clear(s.surfs) // drop references to page strings
@@ -290,7 +287,6 @@ func (p *Pipeline) putScratch(s *scratch) {
 	clear(s.sents)
 	s.text, s.low, s.ids, s.surfs, s.terms, s.sents = s.text[:0], s.low[:0], s.ids[:0], s.surfs[:0], s.terms[:0], s.sents[:0]
 	s.spans = s.spans[:0]
-	s.borrow, s.arena = false, s.arena[:0]
 	s.st.reset(0)
 	s.surfIdx.reset(0)
 	s.termIdx.reset(0)
@@ -363,11 +359,7 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 					break
 				}
 			}
-			if s.borrow {
-				id, added = s.surfIdx.findBytes(low, &s.arena)
-			} else {
-				id, added = s.surfIdx.findBytes(low, nil)
-			}
+			id, added = s.surfIdx.findBytes(low)
 			if short {
 				e.key, e.id = k, id
 			}

@@ -3,7 +3,6 @@ package preprocess
 import (
 	"hash/maphash"
 	"math/bits"
-	"unsafe"
 )
 
 // strIndex interns the distinct strings of one page: it numbers them 0, 1,
@@ -62,22 +61,16 @@ func (x *strIndex) findHashed(h uint64, s string) (id int32, added bool) {
 	}
 }
 
-// findBytes is find for a key held in a byte slice; the key is copied only
-// when it is added: into a new string when arena is nil, else appended to
-// *arena (then the key is valid until *arena's bytes are overwritten).
-func (x *strIndex) findBytes(b []byte, arena *[]byte) (id int32, added bool) {
+// findBytes is find for a key held in a byte slice; the key is copied into a
+// new string only when it is added.
+func (x *strIndex) findBytes(b []byte) (id int32, added bool) {
 	h := maphash.Bytes(x.seed, b)
 	mask := uint64(len(x.slots) - 1)
 	tag := h >> 32
 	for i := h & mask; ; i = (i + 1) & mask {
 		v := x.slots[i]
 		if v == 0 {
-			if arena == nil {
-				return x.add(i, h, string(b)), true
-			}
-			start := len(*arena)
-			*arena = append(*arena, b...)
-			return x.add(i, h, unsafe.String(unsafe.SliceData((*arena)[start:]), len(b))), true
+			return x.add(i, h, string(b)), true
 		}
 		if v>>32 == tag && x.keys[uint32(v)-1] == string(b) {
 			return int32(uint32(v) - 1), false

@@ -44,10 +44,11 @@ func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error
 		}
 		raw = s.text
 	}
-	// The surfaces and terms are sub-strings of raw or s.arena, which
-	// nothing writes to until TextTerms returns.
-	s.borrow = true
-	s.collect(unsafe.String(unsafe.SliceData(raw), len(raw)), p.cfg.MaxTerms, 0, 0)
+	limit := 0 // the word table lasts a page
+	if p.cfg.StemCacheSize > 0 {
+		limit = min(p.cfg.StemCacheSize, maxWords)
+	}
+	s.collectWords(unsafe.String(unsafe.SliceData(raw), len(raw)), p.cfg.MaxTerms, limit)
 	if len(s.surfs) == 0 && !normalised {
 		// No token: ProcessText fails with ErrEmpty when the text has no
 		// visible character either.
@@ -55,7 +56,7 @@ func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error
 			return ErrEmpty
 		}
 	}
-	p.countTerms(s, p.language(s))
+	p.countWords(s, p.language(s))
 	for _, t := range s.terms {
 		fn(t.Text, t.Count)
 	}

@@ -36,6 +36,10 @@ var textTermsInputs = []string{
 	"\x00\x01\x02\x03\x04\x05\x06\x07\x08 not text \x0e\x0f\x10\x11\x12\x13",
 	"%PDF-1.7 binary",
 	"a NUL\x00inside text and words",
+	// U+0130 lower-cases to "i\u0307", which it takes one rune to write
+	// and two to write lower-case: the same surface, met first either way.
+	"\u0130 i\u0307 \u0130\u0130 i\u0307i\u0307 \u0130X",
+	"i\u0307 \u0130 i\u0307i\u0307 \u0130\u0130 \u0130X",
 	"\xed\xa0\x80 surrogate halves \xed\xbf\xbf and a cut char \xe4\xb8",
 }
 
@@ -137,8 +141,8 @@ func TestTextTermsNilFunc(t *testing.T) {
 }
 
 // TestTextTermsMemo runs pages of different languages through one Pipeline
-// with a memo smaller than a page's vocabulary, so that the memo empties
-// itself while a page is analysed.
+// whose word memos and tables are smaller than a page's vocabulary (so they
+// empty themselves page after page), and through one whose are not.
 func TestTextTermsMemo(t *testing.T) {
 	raw, err := os.ReadFile("testdata/postgresql-functions-datetime.html")
 	if err != nil {
