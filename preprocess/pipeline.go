@@ -279,7 +279,7 @@ func (p *Pipeline) getScratch() *scratch {
 // putScratch returns s to the pool unless one huge page made it too big to
 // keep around.
 func (p *Pipeline) putScratch(s *scratch) {
-	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
+	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 || s.words != nil && s.words.large() {
 		return
 	}
 	clear(s.surfs) // drop references to page strings

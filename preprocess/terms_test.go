@@ -2,6 +2,7 @@ package preprocess
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -254,4 +255,18 @@ func TestTextTermsConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestTextTermsManyWords: a page of more distinct words than the word table
+// keeps between pages, then ordinary pages, give ProcessText's terms.
+func TestTextTermsManyWords(t *testing.T) {
+	var b strings.Builder
+	for i := range 40000 {
+		fmt.Fprintf(&b, "w%dx%c ", i, 'a'+i%26)
+	}
+	big := b.String()
+	var p Pipeline
+	for _, in := range []string{textTermsInputs[0], big, textTermsInputs[1], big[:5000], textTermsInputs[0]} {
+		checkTextTerms(t, &p, in)
+	}
 }

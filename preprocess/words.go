@@ -57,8 +57,7 @@ func newWordTable(seed maphash.Seed) *wordTable {
 func (s *scratch) wordTable(limit int) *wordTable {
 	w := s.words
 	switch {
-	case w == nil || cap(w.idx.slots) > 16*maxWords:
-		// (A page of many distinct words leaves a large table: drop it.)
+	case w == nil || w.large():
 		w = newWordTable(s.surfIdx.seed)
 		s.words = w
 	case w.idx.len() > limit:
@@ -76,6 +75,13 @@ func (s *scratch) wordTable(limit int) *wordTable {
 	}
 	w.page = w.page[:0]
 	return w
+}
+
+// large reports whether a page of many distinct words left w much larger
+// than its bound: then it is dropped rather than emptied, and its scratch
+// not pooled.
+func (w *wordTable) large() bool {
+	return cap(w.info) > 4*maxWords
 }
 
 // collectWords is collect for TextTerms: it records the distinct surfaces of
