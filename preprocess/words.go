@@ -14,11 +14,12 @@ const maxWords = 1 << 13
 // distinct tokens it has met, each with what it became in the word language
 // it was last analysed in (its term and the term's hash, or dropped), and a
 // direct-mapped cache of the short tokens in front of the index. Tokens
-// recur from page to page, so most tokens of a page, its first occurrence of
-// a word included, cost one probe of the cache, and most distinct words none
-// of the stop lists, the stemmer or the Pipeline's stem cache. The table
-// also numbers the page's surfaces as collect does, by first occurrence,
-// through the page number (epoch) each word last met.
+// recur from page to page, so most tokens of a page, a word's first
+// occurrence included, cost one probe of the cache, and most distinct words
+// need neither the stop lists nor the stemmer nor the Pipeline's stem
+// cache. The table also numbers the page's surfaces as collect does, in
+// order of first occurrence, through the page number (epoch) each word
+// last met.
 //
 // What a token becomes depends only on its text, its kind, the word
 // language and the Pipeline's options, which are fixed, so the table never
