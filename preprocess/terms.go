@@ -12,7 +12,9 @@ import (
 // stop words, stems and MaxTerms bound), in no particular order. It builds
 // no Page: no Text copy, sentences, token list or blocks, so it suits a
 // caller that needs only the bag of words, such as a fingerprint of the
-// text. A text without terms calls fn never and returns nil.
+// text. For a text without terms it never calls fn and returns nil. A
+// caller that needs the Page as well calls ProcessText alone: its Terms are
+// these.
 //
 // The term passed to fn may share memory with buffers that p reuses once
 // TextTerms returns: fn must copy it (strings.Clone) to keep it. fn may
