@@ -86,7 +86,11 @@ type Options struct {
 	// StemCacheSize bounds the per-language memo of stems kept by the
 	// Pipeline (entries per language); 0 means DefaultStemCacheSize and a
 	// negative value disables the cache (stems are then memoised per page
-	// only).
+	// only). Each of the Pipeline's pooled work areas (about one per
+	// goroutine processing at once) also remembers what the words of
+	// earlier pages became, up to min(StemCacheSize, 8192) words per
+	// language for the Process methods and as many tokens for TextTerms,
+	// under the same switch.
 	StemCacheSize int
 }
 

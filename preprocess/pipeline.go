@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"mime"
 	"slices"
@@ -218,6 +219,14 @@ type scratch struct {
 	st    structure  // what the markup says of each line (HTML only)
 	// surfIdx interns surface texts, termIdx term texts.
 	surfIdx, termIdx *strIndex
+	// front caches surfIdx for the short tokens of the page (see
+	// frontCache).
+	front *frontCache
+	// words is what TextTerms keeps from page to page (see wordTable).
+	words *wordTable
+	// memos remember what the words of earlier pages became, by snowball
+	// language (see wordMemo); created when first needed.
+	memos [len(snowballLangs)]*wordMemo
 }
 
 // lineSpan is a line of a page's text that holds at least one raw token.
@@ -237,8 +246,27 @@ type surface struct {
 	term  int32 // index in scratch.terms, or -1 when dropped
 }
 
+// wordMemo returns s's memo of the words of language wl, or nil when
+// limit (Options.StemCacheSize) turns memos off or wl has no memo.
+func (s *scratch) wordMemo(wl Language, limit int) *wordMemo {
+	li := snowballIndex(wl)
+	if limit <= 0 || li < 0 {
+		return nil
+	}
+	m := s.memos[li]
+	if m == nil {
+		m = &wordMemo{words: strIndex{seed: s.surfIdx.seed}, limit: limit}
+		m.words.reset(0)
+		s.memos[li] = m
+	}
+	return m
+}
+
 func newScratch() *scratch {
-	return &scratch{surfIdx: newStrIndex(), termIdx: newStrIndex()}
+	surfIdx := newStrIndex()
+	// One seed for both indexes, so that a term that is its surface's text
+	// is found by the hash the surface index computed.
+	return &scratch{surfIdx: surfIdx, termIdx: &strIndex{seed: surfIdx.seed}}
 }
 
 func (p *Pipeline) getScratch() *scratch {
@@ -251,7 +279,7 @@ func (p *Pipeline) getScratch() *scratch {
 // putScratch returns s to the pool unless one huge page made it too big to
 // keep around.
 func (p *Pipeline) putScratch(s *scratch) {
-	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 {
+	if cap(s.text) > 1<<20 || cap(s.surfs) > 1<<15 || cap(s.st.lines) > 1<<15 || cap(s.spans) > 1<<15 || s.words != nil && s.words.large() {
 		return
 	}
 	clear(s.surfs) // drop references to page strings
@@ -283,6 +311,11 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 	if n := min(len(text)/4, 1<<19, maxIDs); cap(s.ids) < n {
 		s.ids = make([]int32, 0, n)
 	}
+	if s.front == nil {
+		s.front = new(frontCache)
+	} else {
+		clear(s.front[:])
+	}
 	seen := 0 // tokens seen, recorded or not
 	sink := func(tok string, low []byte, kind tokenKind, runes int) {
 		seen++
@@ -299,9 +332,37 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 				return
 			}
 		case tok != "":
+			k, short := packToken(tok, text)
+			if !short {
+				k, short = packSlow(tok)
+			}
+			if !short {
+				id, added = s.surfIdx.find(tok)
+				break
+			}
+			e := &s.front[frontSlot(k)]
+			if e.key == k {
+				id = e.id
+				break
+			}
 			id, added = s.surfIdx.find(tok)
-		default:
+			e.key, e.id = k, id
+		default: // a word that lower-casing changed, in low
+			k, short := packBytes(low)
+			if !short {
+				k, short = packSlow(unsafe.String(unsafe.SliceData(low), len(low)))
+			}
+			var e *frontEntry
+			if short {
+				if e = &s.front[frontSlot(k)]; e.key == k {
+					id = e.id
+					break
+				}
+			}
 			id, added = s.surfIdx.findBytes(low)
+			if short {
+				e.key, e.id = k, id
+			}
 		}
 		if added {
 			s.surfs = append(s.surfs, surface{text: s.surfIdx.keys[id], kind: kind, runes: int32(runes)})
@@ -345,56 +406,8 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 	}
 
 	s.collect(pg.Text, p.cfg.MaxTerms, 2*p.cfg.MaxTokens, p.cfg.maxLines())
-	pg.Language = p.cfg.Language
-	if pg.Language == "" {
-		pg.Language = detect(s.surfs)
-	}
-	wl := wordLanguage(pg.Language)
-	si := -1
-	if !p.cfg.NoStem {
-		si = snowballIndex(wl)
-	}
-	stopOn := !p.cfg.KeepStopWords
-	kept := 0
-	s.termIdx.reset(len(s.surfs))
-	if cap(s.terms) < len(s.surfs) {
-		s.terms = make([]Term, 0, len(s.surfs))
-	}
-	for i := range s.surfs {
-		sf := &s.surfs[i]
-		sf.term = -1
-		if sf.kind != kindCJK && (int(sf.runes) < p.cfg.MinTokenLen || len(sf.text) > p.cfg.MaxTokenLen) {
-			continue
-		}
-		if stopOn {
-			switch sf.kind {
-			case kindCJK:
-				if isCJKStop(sf.text) {
-					continue
-				}
-			case kindWord:
-				if IsStopWord(wl, sf.text) {
-					continue
-				}
-			}
-		}
-		if p.extra != nil {
-			if _, ok := p.extra[sf.text]; ok {
-				continue
-			}
-		}
-		t := sf.text
-		if si >= 0 && sf.kind == kindWord {
-			t = p.stem(si, t)
-		}
-		id, added := s.termIdx.find(t)
-		if added {
-			s.terms = append(s.terms, Term{Text: t})
-		}
-		sf.term = id
-		s.terms[id].Count += int(sf.count)
-		kept += int(sf.count)
-	}
+	pg.Language = p.language(s)
+	kept := p.countTerms(s, pg.Language)
 	if kept > 0 {
 		pg.Tokens = make([]string, 0, min(kept, p.cfg.MaxTokens))
 		for _, id := range s.ids {
@@ -409,6 +422,101 @@ func (p *Pipeline) analyse(s *scratch) *Page {
 	}
 	pg.Blocks = s.blocks(pg)
 	return pg
+}
+
+// language returns the language of the page whose surfaces s holds: the
+// configured one, or the detected one.
+func (p *Pipeline) language(s *scratch) Language {
+	if p.cfg.Language != "" {
+		return p.cfg.Language
+	}
+	return detect(s.surfs)
+}
+
+// countTerms fills s.terms (in order of first appearance, unsorted) from the
+// surfaces in s, analysed as language lang: it drops surfaces by length,
+// stop lists and ExtraStopWords, stems words, and points each surface at its
+// term (-1 when dropped). It returns the number of raw tokens kept.
+func (p *Pipeline) countTerms(s *scratch, lang Language) (kept int) {
+	wl := wordLanguage(lang)
+	si := -1
+	if !p.cfg.NoStem {
+		si = snowballIndex(wl)
+	}
+	memo := s.wordMemo(wl, min(p.cfg.StemCacheSize, maxWordMemo))
+	s.termIdx.reset(len(s.surfs))
+	if cap(s.terms) < len(s.surfs) {
+		s.terms = make([]Term, 0, len(s.surfs))
+	}
+	for i := range s.surfs {
+		sf := &s.surfs[i]
+		sf.term = -1
+		if sf.kind != kindCJK && (int(sf.runes) < p.cfg.MinTokenLen || len(sf.text) > p.cfg.MaxTokenLen) {
+			continue
+		}
+		var t string
+		var th uint64 // t's hash (the seed of surfIdx and termIdx)
+		var keep bool
+		if sf.kind == kindWord && memo != nil {
+			h := s.surfIdx.hashes[i]
+			var ok bool
+			if t, th, keep, ok = memo.get(h, sf.text); !ok {
+				t, keep = p.term(wl, si, kindWord, sf.text)
+				th = s.termHash(i, t)
+				memo.put(h, sf.text, t, th, keep)
+			}
+		} else {
+			t, keep = p.term(wl, si, sf.kind, sf.text)
+			th = s.termHash(i, t)
+		}
+		if !keep {
+			continue
+		}
+		id, added := s.termIdx.findHashed(th, t)
+		if added {
+			s.terms = append(s.terms, Term{Text: t})
+		}
+		sf.term = id
+		s.terms[id].Count += int(sf.count)
+		kept += int(sf.count)
+	}
+	return kept
+}
+
+// termHash returns the hash of t, the term of surface i, in s.termIdx.
+func (s *scratch) termHash(i int, t string) uint64 {
+	if t == s.surfs[i].text {
+		return s.surfIdx.hashes[i]
+	}
+	return maphash.String(s.termIdx.seed, t)
+}
+
+// term returns the term that the surface w of kind kind becomes on a page
+// whose words are in language wl (stemmed with snowball language si, or
+// not when si < 0), and false when w is dropped: a stop word or one of
+// ExtraStopWords. (Length limits are the caller's.)
+func (p *Pipeline) term(wl Language, si int, kind tokenKind, w string) (string, bool) {
+	if !p.cfg.KeepStopWords {
+		switch kind {
+		case kindCJK:
+			if isCJKStop(w) {
+				return "", false
+			}
+		case kindWord:
+			if IsStopWord(wl, w) {
+				return "", false
+			}
+		}
+	}
+	if p.extra != nil {
+		if _, ok := p.extra[w]; ok {
+			return "", false
+		}
+	}
+	if si >= 0 && kind == kindWord {
+		return p.stem(si, w), true
+	}
+	return w, true
 }
 
 // blocks returns the Blocks of pg from s.spans, the token ranges found by

@@ -43,7 +43,11 @@ func (x *strIndex) len() int { return len(x.keys) }
 
 // find returns the id of s, adding s when it is new.
 func (x *strIndex) find(s string) (id int32, added bool) {
-	h := maphash.String(x.seed, s)
+	return x.findHashed(maphash.String(x.seed, s), s)
+}
+
+// findHashed is find for a key whose hash under x.seed is h.
+func (x *strIndex) findHashed(h uint64, s string) (id int32, added bool) {
 	mask := uint64(len(x.slots) - 1)
 	tag := h >> 32
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -129,4 +133,30 @@ func (x *strIndex) lookupBytes(b []byte) int32 {
 			return int32(uint32(v) - 1)
 		}
 	}
+}
+
+// lookupHashed is lookup for a key whose hash under x.seed is h.
+func (x *strIndex) lookupHashed(h uint64, s string) int32 {
+	mask := uint64(len(x.slots) - 1)
+	tag := h >> 32
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := x.slots[i]
+		if v == 0 {
+			return -1
+		}
+		if v>>32 == tag && x.keys[uint32(v)-1] == s {
+			return int32(uint32(v) - 1)
+		}
+	}
+}
+
+// addHashed adds s, whose hash under x.seed is h and which x does not hold,
+// and returns its id.
+func (x *strIndex) addHashed(h uint64, s string) int32 {
+	mask := uint64(len(x.slots) - 1)
+	i := h & mask
+	for x.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	return x.add(i, h, s)
 }

@@ -173,19 +173,21 @@ func Sum(terms []preprocess.Term) (Fingerprint, error) {
 // ErrInvalidUTF8, ErrTooLarge) and, for a text with no terms, one wrapping
 // neardup.ErrNoFeatures.
 //
-// FromText is the convenience path: it borrows a zero Pipeline from a pool
-// shared by all callers, so that repeated calls reuse its stem memo and
-// buffers, and it is safe for concurrent use. A caller that wants other
-// preprocess.Options processes the text with its own Pipeline and calls Sum
-// on the page's Terms.
+// FromText is the convenience path, safe for concurrent use: it borrows a
+// zero Pipeline from a pool shared by all callers (so repeated calls reuse
+// its word memos and buffers) and takes only the terms from it
+// (preprocess.Pipeline.TextTerms), building no Page. A caller that wants
+// other preprocess.Options, or the Page too, processes the text with its
+// own Pipeline and calls Sum on the page's Terms.
 func FromText(text string) (Fingerprint, error) {
 	p := pipelines.Get().(*preprocess.Pipeline)
-	page, err := p.ProcessText([]byte(text))
+	var b Builder
+	err := p.TextTerms(text, func(term string, count int) { b.AddWeighted(term, count) })
 	pipelines.Put(p)
 	if err != nil {
 		return 0, fmt.Errorf("simhash: FromText: %w", err)
 	}
-	f, err := Sum(page.Terms)
+	f, err := b.Fingerprint()
 	if err != nil { // only a text without terms has no fingerprint
 		return 0, fmt.Errorf("simhash: FromText: no terms: %w", neardup.ErrNoFeatures)
 	}
@@ -193,7 +195,7 @@ func FromText(text string) (Fingerprint, error) {
 }
 
 // pipelines holds zero preprocess.Pipelines for FromText to reuse. It is a
-// cache, not state: a Pipeline's only memory is its bounded stem memo and
+// cache, not state: a Pipeline's only memory is its bounded word memos and
 // scratch buffers, which change how fast a page is processed, never the page
 // it gives, so FromText returns the same fingerprint whichever Pipeline (or
 // a new one, after the garbage collector empties the pool) serves a call.

@@ -18,7 +18,7 @@ func loadText(b *testing.B) string {
 }
 
 // BenchmarkSimhashText10KB measures FromText on 10 KB of English prose:
-// preprocessing (sentences, tokens, stop words, stems, counts) and Sum.
+// the text's terms (tokens, stop words, stems, counts) and Sum.
 func BenchmarkSimhashText10KB(b *testing.B) {
 	text := loadText(b)
 	b.SetBytes(int64(len(text)))

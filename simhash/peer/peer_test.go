@@ -18,8 +18,8 @@ func text(b *testing.B) string {
 	return string(data)
 }
 
-// BenchmarkSimhashText10KB is simhash.FromText: the preprocess pipeline
-// (sentences, tokens, stop words, stems, term counts) and Sum.
+// BenchmarkSimhashText10KB is simhash.FromText: the preprocess terms of the
+// text (tokens, stop words, stems, term counts) and Sum.
 func BenchmarkSimhashText10KB(b *testing.B) {
 	t := text(b)
 	b.SetBytes(int64(len(t)))
