@@ -519,3 +519,20 @@ func (l *Lazy[F]) Get(build func() *Core[F]) *Core[F] {
 	l.once.Do(func() { l.core = build() })
 	return l.core
 }
+
+// Among returns the matches of ms whose ID is among candidates', in ms's
+// order, reusing ms: the Verify of a detector that can only Match (a
+// repository kept in a server).
+func Among(ms, candidates []neardup.Match) []neardup.Match {
+	want := make(map[string]bool, len(candidates))
+	for _, c := range candidates {
+		want[c.ID] = true
+	}
+	out := ms[:0]
+	for _, m := range ms {
+		if want[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -65,6 +65,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -534,17 +535,7 @@ func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, can
 	if err != nil {
 		return nil, err
 	}
-	want := make(map[string]bool, len(candidates))
-	for _, c := range candidates {
-		want[c.ID] = true
-	}
-	out := ms[:0]
-	for _, m := range ms {
-		if want[m.ID] {
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return detector.Among(ms, candidates), nil
 }
 
 // Add keeps d whatever is kept; an ID already kept returns an error
