@@ -8,6 +8,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/corpus"
+	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -38,7 +39,7 @@ func BenchmarkThroughput(b *testing.B) {
 	for b.Loop() {
 		var pipe preprocess.Pipeline
 		d, _ := minhash.New(minhash.Options{})
-		c0 := cpuTime()
+		c0 := detectortest.CPUTime()
 		for _, p := range pages {
 			doc, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
 			if err != nil {
@@ -50,7 +51,7 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			det += time.Since(t0)
 		}
-		cpu += cpuTime() - c0
+		cpu += detectortest.CPUTime() - c0
 	}
 	n := float64(b.N * len(pages))
 	b.ReportMetric(n/cpu.Seconds(), "pages/cpu-s")
