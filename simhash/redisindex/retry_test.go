@@ -1,19 +1,12 @@
 package redisindex
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,197 +17,9 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// dropProxy forwards loopback connections to a redis-server and drops the
-// reply of every third distinct EVAL or EVALSHA command it forwards,
-// closing the client's connection instead, so that the go-redis client
-// retries the command after the server ran it. A command re-sent with the
-// same bytes (a retry) is answered.
-type dropProxy struct {
-	ln     net.Listener
-	target string
-
-	mu      sync.Mutex
-	evals   int                 // distinct EVAL/EVALSHA commands seen
-	dropped map[[32]byte]bool   // the commands whose reply was dropped
-	retried int                 // commands seen again after their reply was dropped
-	conns   map[net.Conn]func() // open connections, and how to close them
-	wg      sync.WaitGroup
-}
-
-func startProxy(t *testing.T, target string) *dropProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &dropProxy{ln: ln, target: target, dropped: map[[32]byte]bool{}, conns: map[net.Conn]func(){}}
-	p.wg.Add(1)
-	go p.accept()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *dropProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *dropProxy) close() {
-	p.ln.Close()
-	p.mu.Lock()
-	for _, closeConn := range p.conns {
-		closeConn()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
-func (p *dropProxy) accept() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		closeBoth := sync.OnceFunc(func() { c.Close(); s.Close() })
-		p.mu.Lock()
-		p.conns[c] = closeBoth
-		p.mu.Unlock()
-		drops := make(chan bool, 1024) // per command in order: drop its reply?
-		p.wg.Add(2)
-		go func() { // client -> server
-			defer p.wg.Done()
-			defer closeBoth()
-			defer close(drops)
-			r := bufio.NewReader(c)
-			for {
-				raw, err := readRESP(r)
-				if err != nil {
-					return
-				}
-				drops <- p.decide(raw)
-				if _, err := s.Write(raw); err != nil {
-					return
-				}
-			}
-		}()
-		go func() { // server -> client
-			defer p.wg.Done()
-			defer func() {
-				closeBoth()
-				p.mu.Lock()
-				delete(p.conns, c)
-				p.mu.Unlock()
-			}()
-			r := bufio.NewReader(s)
-			for {
-				raw, err := readRESP(r)
-				if err != nil {
-					return
-				}
-				if <-drops {
-					return // the server ran the command; its reply is lost
-				}
-				if _, err := c.Write(raw); err != nil {
-					return
-				}
-			}
-		}()
-	}
-}
-
-// decide reports whether the reply to the command raw is to be dropped.
-func (p *dropProxy) decide(raw []byte) bool {
-	if !isEval(raw) {
-		return false
-	}
-	sum := sha256.Sum256(raw)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dropped[sum] {
-		p.retried++
-		return false
-	}
-	p.evals++
-	if p.evals%3 == 0 {
-		p.dropped[sum] = true
-		return true
-	}
-	return false
-}
-
-func (p *dropProxy) counts() (evals, dropped, retried int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.evals, len(p.dropped), p.retried
-}
-
-// isEval reports whether the RESP command raw is EVAL or EVALSHA.
-func isEval(raw []byte) bool {
-	// *<n>\r\n$<len>\r\n<name>\r\n...
-	parts := strings.SplitN(string(raw), "\r\n", 4)
-	return len(parts) >= 3 && strings.HasPrefix(strings.ToUpper(parts[2]), "EVAL")
-}
-
-// readRESP reads one RESP2 or RESP3 value from r and returns its bytes.
-func readRESP(r *bufio.Reader) ([]byte, error) {
-	line, err := r.ReadBytes('\n')
-	if err != nil {
-		return nil, err
-	}
-	if len(line) < 3 {
-		return nil, fmt.Errorf("short RESP line %q", line)
-	}
-	out := line
-	body := string(line[1 : len(line)-2])
-	switch line[0] {
-	case '+', '-', ':', '_', ',', '#', '(':
-		return out, nil
-	case '$', '=', '!': // bulk: <len>\r\n<bytes>\r\n
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return nil, err
-		}
-		if n < 0 {
-			return out, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, err
-		}
-		return append(out, buf...), nil
-	case '*', '~', '>', '%', '|': // aggregates of n values (maps and attributes: 2n)
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return nil, err
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for range max(n, 0) {
-			v, err := readRESP(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v...)
-		}
-		if line[0] == '|' { // an attribute precedes the value it describes
-			v, err := readRESP(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v...)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unknown RESP type %q", line[0])
-}
-
 // proxyClient returns a client of its own through p, retrying three times.
-func proxyClient(t *testing.T, p *dropProxy) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: p.addr(), PoolSize: 4, MaxRetries: 3})
+func proxyClient(t *testing.T, p *detectortest.DropProxy) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: 3})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -228,7 +33,7 @@ func proxyClient(t *testing.T, p *dropProxy) *redis.Client {
 // ErrDuplicateID or ErrUnknownID.
 func TestDroppedReplies(t *testing.T) {
 	_, prefix := client(t) // skips without a server
-	p := startProxy(t, addr)
+	p := detectortest.StartDropProxy(t, addr)
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 26, Groups: 12, Members: 6})
 	newDet := func() *Detector {
 		det, err := New(Options{Client: proxyClient(t, p), Prefix: prefix, MaxDistance: 6})
@@ -251,7 +56,7 @@ func TestDroppedReplies(t *testing.T) {
 		})
 	}
 	added := detectortest.Race(groups, 3, nil, clients)
-	evals, dropped, retried := p.counts()
+	evals, dropped, retried := p.Counts()
 	t.Logf("MatchOrAdd race: %d script calls, %d replies dropped, %d calls re-sent", evals, dropped, retried)
 	if dropped == 0 || retried == 0 {
 		t.Fatalf("the proxy dropped %d replies and saw %d re-sent; want some of each", dropped, retried)
@@ -304,7 +109,7 @@ func TestDroppedReplies(t *testing.T) {
 	if n, err := pd.Len(context.Background()); err != nil || n != 0 {
 		t.Errorf("after removing every page, %d kept (%v)", n, err)
 	}
-	evals2, dropped2, retried2 := p.counts()
+	evals2, dropped2, retried2 := p.Counts()
 	t.Logf("Add, Replace, Remove: %d script calls, %d replies dropped, %d calls re-sent", evals2-evals, dropped2-dropped, retried2-retried)
 	if dropped2 == dropped {
 		t.Error("no reply of Add, Replace or Remove was dropped")

@@ -172,9 +172,9 @@ func countKeys(t *testing.T, cl *testCluster, pattern string) int {
 // client was told it added is kept. Then Add, Replace and Remove: no
 // spurious ErrDuplicateID or ErrUnknownID.
 func spreadDropped(t *testing.T, cl *testCluster, prefix string) {
-	proxies := map[string]*dropProxy{}
+	proxies := map[string]*detectortest.DropProxy{}
 	for _, a := range cl.addrs {
-		proxies[a] = startProxy(t, a)
+		proxies[a] = detectortest.StartDropProxy(t, a)
 	}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		p, ok := proxies[addr]
@@ -182,11 +182,11 @@ func spreadDropped(t *testing.T, cl *testCluster, prefix string) {
 			return nil, fmt.Errorf("no proxy for %s", addr)
 		}
 		var d net.Dialer
-		return d.DialContext(ctx, network, p.addr())
+		return d.DialContext(ctx, network, p.Addr())
 	}
 	counts := func() (evals, dropped, retried int) {
 		for _, p := range proxies {
-			e, d, r := p.counts()
+			e, d, r := p.Counts()
 			evals, dropped, retried = evals+e, dropped+d, retried+r
 		}
 		return

@@ -1,0 +1,84 @@
+package redisindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
+)
+
+// Through a proxy that drops the reply of every third script call, so that
+// go-redis sends the script again after Redis ran it, four clients race
+// MatchOrAdd over near-duplicate groups, with the repository on one slot
+// and spread: no call errs, none is told its page is a near-duplicate of
+// itself or a duplicate ID, every group keeps exactly one page, and every
+// page a client was told it added is kept. Then Add, Replace and Remove of
+// distinct pages through the proxy: no spurious ErrDuplicateID or
+// ErrUnknownID.
+func TestDroppedReplies(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			_, prefix := client(t)
+			p := detectortest.StartDropProxy(t, addr)
+			newDet := func() *Detector {
+				c := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: 3})
+				t.Cleanup(func() { c.Close() })
+				det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return det
+			}
+			groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 46, Groups: 12, Members: 5})
+			var clients []detectortest.Offer
+			for w := range 4 {
+				det := newDet()
+				clients = append(clients, func(_ int, doc *neardup.Document) bool {
+					ms, ok, err := det.MatchOrAdd(doc)
+					if err != nil {
+						t.Errorf("client %d: %s: %v", w, doc.ID, err)
+						return false
+					}
+					detectortest.NotSelf(t, w, doc, ms)
+					return ok
+				})
+			}
+			added := detectortest.Race(groups, 2, nil, clients)
+			evals, dropped, retried := p.Counts()
+			t.Logf("%d script calls, %d replies dropped, %d sent again", evals, dropped, retried)
+			if dropped == 0 || retried == 0 {
+				t.Fatal("no reply was dropped and sent again: the test tests nothing")
+			}
+			det := newDet()
+			ctx := context.Background()
+			for id := range added {
+				if ok, err := det.Contains(ctx, id); err != nil || !ok {
+					t.Errorf("%s was reported added but is not kept (%v)", id, err)
+				}
+			}
+			for gi, g := range groups {
+				if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+					t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
+				}
+			}
+			other := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 47, Groups: 6, Members: 2})
+			for i, g := range other {
+				id := fmt.Sprint("other-", i)
+				if err := det.Add(withID(g[0], id)); err != nil {
+					t.Errorf("Add %s: %v", id, err)
+				}
+				if _, kept, err := det.Replace(withID(g[1], id)); err != nil || !kept {
+					t.Errorf("Replace %s: kept %v, %v", id, kept, err)
+				}
+				if err := det.Remove(id); errors.Is(err, neardup.ErrUnknownID) || err != nil {
+					t.Errorf("Remove %s: %v", id, err)
+				}
+			}
+		})
+	}
+}
