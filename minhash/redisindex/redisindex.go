@@ -13,10 +13,10 @@
 // crawled by any process, and a process that restarts has nothing to
 // rebuild.
 //
-// A MatchOrAdd reads in three scripts (the page's exact copies, remembered
-// verdict and template counts; the pages filed under its keys; their hosts'
-// template), judges in the client, and, when nothing is near, adds in a
-// fourth script that first checks that no page was filed under
+// A MatchOrAdd reads in two scripts (the page's exact copies, remembered
+// verdict and template counts; then the pages filed under its keys, with
+// their hosts' templates), judges in the client, and, when nothing is near,
+// adds in a third script that first checks that no page was filed under
 // the page's keys or kept with its text since it read; if one was, it reads
 // again. Two near-duplicates that share a key therefore never both stay,
 // whichever processes offer them, as in the Detector, whose candidates too
@@ -339,39 +339,6 @@ func (det *Detector) template(blocks []uint32, hc, tc []any) minhash.Template {
 	return det.judge.TemplateOf(count(hc), count(tc))
 }
 
-// templates returns the template of each host in blocks: its template
-// blocks, and those of the blocks listed for it that are template on
-// ThemeHosts hosts.
-func (det *Detector) templates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
-	hosts := make([]string, 0, len(blocks))
-	var all []uint32
-	for h, bs := range blocks {
-		hosts = append(hosts, h)
-		all = append(all, bs...)
-	}
-	slices.Sort(all)
-	all = slices.Compact(all)
-	args := []any{det.prefix, det.cfg, len(hosts)}
-	for _, h := range hosts {
-		args = append(args, h)
-	}
-	args = append(args, u32s(all))
-	res, err := templateScript.Run(ctx, det.client, det.keys(), args...).Slice()
-	if err != nil {
-		return nil, err
-	}
-	if len(res) != len(hosts)+1 {
-		return nil, fmt.Errorf("%w: %d templates for %d hosts", ErrRedis, len(res), len(hosts))
-	}
-	theme := set(res[len(hosts)])
-	out := make(map[string]minhash.Template, len(hosts))
-	for i, h := range hosts {
-		host := set(res[i])
-		out[h] = func(b uint32) bool { return host[b] || theme[b] }
-	}
-	return out, nil
-}
-
 // set returns the 4-byte blocks of a script's list as a set.
 func set(v any) map[uint32]bool {
 	l, _ := v.([]any)
@@ -435,16 +402,33 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 			rd.verdict = true
 		}
 	}
-	cands, err := candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own).Slice()
+	res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own).Slice()
 	if err != nil {
 		return nil, wrap(op, d.ID, err)
 	}
-	entries := make([]string, 0, len(cands))
-	for _, c := range cands {
-		e, _ := c.(string)
-		entries = append(entries, e)
+	if len(res) != 4 {
+		return nil, fmt.Errorf("redisindex: %s %q: %w: candidates reply of %d values", op, d.ID, ErrRedis, len(res))
 	}
-	if err := det.judgeEntries(ctx, rd, entries, found, replacing, det.templates); err != nil {
+	es, _ := res[0].([]any)
+	hosts, _ := res[1].([]any)
+	tsets, _ := res[2].([]any)
+	theme := set(res[3])
+	entries := make([]string, 0, len(es))
+	for _, e := range es {
+		s, _ := e.(string)
+		entries = append(entries, s)
+	}
+	tmpl := make(map[string]minhash.Template, len(hosts))
+	for i, h := range hosts {
+		name, _ := h.(string)
+		var host map[uint32]bool
+		if i < len(tsets) {
+			host = set(tsets[i])
+		}
+		tmpl[name] = func(b uint32) bool { return host[b] || theme[b] }
+	}
+	templates := func(context.Context, map[string][]uint32) (map[string]minhash.Template, error) { return tmpl, nil }
+	if err := det.judgeEntries(ctx, rd, entries, found, replacing, templates); err != nil {
 		return nil, wrap(op, d.ID, err)
 	}
 	return rd, nil

@@ -131,13 +131,16 @@ return {next, exact, verdict, hc, tc, own}
 `)
 
 // candidatesScript returns the entries of the kept pages filed under any
-// of a page's keys. ARGV: P, cfg, the keys (4-byte values, concatenated), a
-// handle to leave out (0 for none).
-var candidatesScript = redis.NewScript(scriptLib + `
+// of a page's keys, and their hosts' templates. ARGV: P, cfg, the keys
+// (4-byte values, concatenated), a handle to leave out (0 for none). It
+// returns {entries, hosts, templates, theme}: the entries; their distinct
+// hosts; each host's template blocks (P:m1:T:<host>); and those of the
+// entries' blocks that are template on ThemeHosts hosts or more.
+var candidatesScript = redis.NewScript(scriptLib + "local THEME = " + strconv.Itoa(minhash.ThemeHosts) + `
 local bad = badcfg(false)
 if bad then return bad end
 local skip = tonumber(ARGV[4])
-local out, seen = {}, {}
+local out, seen, hosts, hostList, blocks, blockList = {}, {}, {}, {}, {}, {}
 for _, k in ipairs(split4(ARGV[3])) do
   local ps = redis.call('HGET', keyfield(k))
   if ps and ps ~= 'S' then
@@ -146,35 +149,28 @@ for _, k in ipairs(split4(ARGV[3])) do
       if h ~= skip and not seen[h] then
         seen[h] = true
         local e = redis.call('GET', P .. ':r:' .. handle(h))
-        if e then out[#out + 1] = e end
+        if e then
+          out[#out + 1] = e
+          local _, host, _, bs = entry(e)
+          if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
+          for _, b in ipairs(bs) do
+            if not blocks[b] then blocks[b] = true; blockList[#blockList + 1] = b end
+          end
+        end
       end
     end
   end
 end
-return out
-`)
-
-// templateScript returns the template of hosts. ARGV: P, cfg, the number
-// of hosts, their names, then the blocks to check against the theme (4-byte
-// values, concatenated). It returns {T, ..., theme}: each host's template
-// blocks (P:m1:T:<host>), then those of the blocks that are template on
-// ThemeHosts hosts or more.
-var templateScript = redis.NewScript(scriptLib + "local THEME = " + strconv.Itoa(minhash.ThemeHosts) + `
-local bad = badcfg(false)
-if bad then return bad end
-local n = tonumber(ARGV[3])
-local out = {}
-for i = 1, n do out[i] = redis.call('SMEMBERS', P .. ':T:' .. ARGV[3 + i]) end
-local blocks = split4(ARGV[4 + n])
+local tsets = {}
+for i, host in ipairs(hostList) do tsets[i] = redis.call('SMEMBERS', P .. ':T:' .. host) end
 local hits = {}
-if #blocks > 0 then
-  local tc = redis.call('HMGET', P .. ':t', unpack(blocks))
-  for i, b in ipairs(blocks) do
+if #blockList > 0 then
+  local tc = redis.call('HMGET', P .. ':t', unpack(blockList))
+  for i, b in ipairs(blockList) do
     if (tonumber(tc[i]) or 0) >= THEME then hits[#hits + 1] = b end
   end
 end
-out[n + 1] = hits
-return out
+return {out, hostList, tsets, hits}
 `)
 
 // writeLib is what the writing scripts share: the call record, adding and
