@@ -36,6 +36,14 @@ func (r *Record) TextHash() uint64 { return r.f.exact }
 // hold each block: that count is the host's template model (Template).
 func (r *Record) Blocks() []uint32 { return r.f.blocks }
 
+// Content returns the page's content sketch and, for each of its hashes,
+// the index in Blocks of the block it came from; the caller must not modify
+// them. Judge.Keys derives a record's keys from them: the first
+// Options.Keys hashes whose block is not template, or of the whole sketch
+// when every block is (a repository that derives keys where the counts
+// are, in a script, follows it).
+func (r *Record) Content() (Sketch, []uint8) { return r.f.content, r.f.tags }
+
 // recordVersion is the first byte of a record's binary form.
 const recordVersion = 1
 

@@ -132,6 +132,9 @@ func scale(b *testing.B, n int, spread bool) {
 	b.ReportMetric(float64(mem)/float64(kept), "B/page")
 	b.ReportMetric(2*precision*recall/(precision+recall), "F1")
 	b.ReportMetric(0, "ns/op")
+	if n := det.keyMisses.Load(); n != 0 {
+		b.Errorf("%d reads derived other keys than the Judge's", n)
+	}
 	if n <= 100_000 {
 		memoryByKind(b, c, prefix, kept)
 	}

@@ -13,10 +13,10 @@
 // crawled by any process, and a process that restarts has nothing to
 // rebuild.
 //
-// A MatchOrAdd reads in two scripts (the page's exact copies, remembered
-// verdict and template counts; then the pages filed under its keys, with
-// their hosts' templates), judges in the client, and, when nothing is near,
-// adds in a third script that first checks that no page was filed under
+// A MatchOrAdd reads in one script (the page's exact copies, remembered
+// verdict and template counts, the keys they give it, and the pages filed
+// under those keys with their hosts' templates), judges in the client, and,
+// when nothing is near, adds in a second script that first checks that no page was filed under
 // the page's keys or kept with its text since it read; if one was, it reads
 // again. Two near-duplicates that share a key therefore never both stay,
 // whichever processes offer them, as in the Detector, whose candidates too
@@ -144,7 +144,10 @@ type Detector struct {
 	callTTL time.Duration
 	// compared counts the kept pages judged against pages offered.
 	compared atomic.Int64
-	spread   spread // the key names of a Spread repository
+	// keyMisses counts the reads whose keys, derived by the script, were
+	// not the Judge's (then read again; tests check it stays 0).
+	keyMisses atomic.Int64
+	spread    spread // the key names of a Spread repository
 	// beforeCommit, when set (by tests), is called by a Spread call between
 	// filing a new page and committing it; an error it returns ends the call
 	// there, as if the client died: nothing released.
@@ -339,6 +342,16 @@ func (det *Detector) template(blocks []uint32, hc, tc []any) minhash.Template {
 	return det.judge.TemplateOf(count(hc), count(tc))
 }
 
+// concat returns the strings of a script's list, concatenated.
+func concat(v []any) string {
+	var b strings.Builder
+	for _, x := range v {
+		s, _ := x.(string)
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
 // set returns the 4-byte blocks of a script's list as a set.
 func set(v any) map[uint32]bool {
 	l, _ := v.([]any)
@@ -367,11 +380,17 @@ type read struct {
 // judge reads what d is judged by and judges it against the kept pages
 // filed under its keys (but the page kept under its ID when replacing).
 func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool) (*read, error) {
-	res, err := readScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID).Slice()
+	content, tags := r.Content()
+	rep := 0
+	if replacing {
+		rep = 1
+	}
+	res, err := readScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
+		u32s(content), string(tags), det.opts.Minhash.Keys, det.opts.Minhash.TemplatePages, rep).Slice()
 	if err != nil {
 		return nil, wrap(op, d.ID, err)
 	}
-	if len(res) != 6 {
+	if len(res) != 8 {
 		return nil, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
 	}
 	seen, _ := res[0].(int64)
@@ -402,9 +421,17 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 			rd.verdict = true
 		}
 	}
-	res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own).Slice()
-	if err != nil {
-		return nil, wrap(op, d.ID, err)
+	// The script derived the keys from the counts it read, as Judge.Keys
+	// does, and gathered their candidates; should the two ever differ, the
+	// candidates are read again under the Judge's keys.
+	scriptKeys, _ := res[6].([]any)
+	res, _ = res[7].([]any)
+	if u32s(rd.keys) != concat(scriptKeys) {
+		det.keyMisses.Add(1)
+		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own).Slice()
+		if err != nil {
+			return nil, wrap(op, d.ID, err)
+		}
 	}
 	if len(res) != 4 {
 		return nil, fmt.Errorf("redisindex: %s %q: %w: candidates reply of %d values", op, d.ID, ErrRedis, len(res))

@@ -47,7 +47,7 @@ import (
 //
 // ARGV[1] of every script is the key prefix P:m1, ARGV[2] the Judge's
 // options (checked against P:m1:cfg).
-const scriptLib = `
+var scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
 local function u16(s, p) return struct.unpack('>I2', s, p) end
@@ -95,15 +95,79 @@ local function handle(h) return string.format('%d', h) end
 local function keyfield(k) return P .. ':k:' .. bucket16(k), k end
 local function xfield(x) return P .. ':x:' .. bucket16(x), x end
 local function vfield(x) return P .. ':v:' .. bucket16(x), x end
+local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
+-- gather returns the entries of the kept pages filed under keys (4-byte
+-- strings) but handle skip, their distinct hosts, each host's template
+-- blocks (P:m1:T:<host>), and those of their blocks that are template on
+-- THEME hosts or more.
+local function gather(keys, skip)
+  local out, seen, hosts, hostList, blocks, blockList = {}, {}, {}, {}, {}, {}
+  for _, k in ipairs(keys) do
+    local ps = redis.call('HGET', keyfield(k))
+    if ps and ps ~= 'S' then
+      for p = 1, #ps, 8 do
+        local h = struct.unpack('>I8', ps, p)
+        if h ~= skip and not seen[h] then
+          seen[h] = true
+          local e = redis.call('GET', P .. ':r:' .. handle(h))
+          if e then
+            out[#out + 1] = e
+            local _, host, _, bs = entry(e)
+            if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
+            for _, b in ipairs(bs) do
+              if not blocks[b] then blocks[b] = true; blockList[#blockList + 1] = b end
+            end
+          end
+        end
+      end
+    end
+  end
+  local tsets = {}
+  for i, host in ipairs(hostList) do tsets[i] = redis.call('SMEMBERS', P .. ':T:' .. host) end
+  local hits = {}
+  if #blockList > 0 then
+    local tc = redis.call('HMGET', P .. ':t', unpack(blockList))
+    for i, b in ipairs(blockList) do
+      if (tonumber(tc[i]) or 0) >= THEME then hits[#hits + 1] = b end
+    end
+  end
+  return {out, hostList, tsets, hits}
+end
+-- derive returns a page's index keys as the client's minhash.Judge.Keys
+-- does: the first K of its content hashes (4-byte values, ascending) whose
+-- block (tags: a byte per hash, the block's index) is not template (its
+-- host count hc >= TP, or its theme count tc >= THEME), or of all its
+-- hashes when every block is template.
+local function derive(content, tags, hc, tc, K, TP)
+  local tmpl = {}
+  if TP >= 0 then
+    for i = 1, #hc do tmpl[i] = hc[i] >= TP or tc[i] >= THEME end
+  end
+  local keys = {}
+  for i = 1, #content / 4 do
+    if not tmpl[string.byte(tags, i) + 1] then
+      keys[#keys + 1] = string.sub(content, 4 * i - 3, 4 * i)
+      if #keys == K then break end
+    end
+  end
+  if #keys == 0 then
+    for i = 1, math.min(K, #content / 4) do keys[i] = string.sub(content, 4 * i - 3, 4 * i) end
+  end
+  return keys
+end
 `
 
-// readScript reads what a page is judged by before its keys are known.
-// ARGV: P, cfg, the page's 8-byte text hash, its host, its blocks (4-byte
-// values, concatenated), its ID. It returns {next, exact, verdict, hc, tc,
-// own}: the last handle given; {id, ...} of the pages kept with the same
-// text; {id, distance} of the remembered verdict of this text ({} if none,
-// or if its page is kept no more); the host's and the theme's counts of the
-// blocks; and the handle kept under the ID (0 if none).
+// readScript reads what a page is judged by, and its candidates. ARGV: P,
+// cfg, the page's 8-byte text hash, its host, its blocks (4-byte values,
+// concatenated), its ID, its content hashes (4-byte values, ascending), the
+// block index of each (a byte each), Options.Keys, TemplatePages, and 1 to
+// leave the page kept under the ID out of the candidates (Replace) or 0. It
+// returns {next, exact, verdict, hc, tc, own, keys, gathered}: the last
+// handle given; {id, ...} of the pages kept with the same text; {id,
+// distance} of the remembered verdict of this text ({} if none, or if its
+// page is kept no more); the host's and the theme's counts of the blocks;
+// the handle kept under the ID (0 if none); the page's index keys as derive
+// makes them; and gather's reply for those keys.
 var readScript = redis.NewScript(scriptLib + `
 local bad = badcfg(false)
 if bad then return bad end
@@ -127,55 +191,25 @@ if #exact == 0 then
 end
 local hc, tc = counts(ARGV[4], split4(ARGV[5]))
 local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[6])) or 0
-return {next, exact, verdict, hc, tc, own}
+local keys = derive(ARGV[7], ARGV[8], hc, tc, tonumber(ARGV[9]), tonumber(ARGV[10]))
+local skip = 0
+if ARGV[11] == '1' then skip = own end
+return {next, exact, verdict, hc, tc, own, keys, gather(keys, skip)}
 `)
 
 // candidatesScript returns the entries of the kept pages filed under any
 // of a page's keys, and their hosts' templates. ARGV: P, cfg, the keys
 // (4-byte values, concatenated), a handle to leave out (0 for none). It
-// returns {entries, hosts, templates, theme}: the entries; their distinct
-// hosts; each host's template blocks (P:m1:T:<host>); and those of the
-// entries' blocks that are template on ThemeHosts hosts or more.
-var candidatesScript = redis.NewScript(scriptLib + "local THEME = " + strconv.Itoa(minhash.ThemeHosts) + `
+// returns gather's {entries, hosts, templates, theme}.
+var candidatesScript = redis.NewScript(scriptLib + `
 local bad = badcfg(false)
 if bad then return bad end
-local skip = tonumber(ARGV[4])
-local out, seen, hosts, hostList, blocks, blockList = {}, {}, {}, {}, {}, {}
-for _, k in ipairs(split4(ARGV[3])) do
-  local ps = redis.call('HGET', keyfield(k))
-  if ps and ps ~= 'S' then
-    for p = 1, #ps, 8 do
-      local h = struct.unpack('>I8', ps, p)
-      if h ~= skip and not seen[h] then
-        seen[h] = true
-        local e = redis.call('GET', P .. ':r:' .. handle(h))
-        if e then
-          out[#out + 1] = e
-          local _, host, _, bs = entry(e)
-          if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
-          for _, b in ipairs(bs) do
-            if not blocks[b] then blocks[b] = true; blockList[#blockList + 1] = b end
-          end
-        end
-      end
-    end
-  end
-end
-local tsets = {}
-for i, host in ipairs(hostList) do tsets[i] = redis.call('SMEMBERS', P .. ':T:' .. host) end
-local hits = {}
-if #blockList > 0 then
-  local tc = redis.call('HMGET', P .. ':t', unpack(blockList))
-  for i, b in ipairs(blockList) do
-    if (tonumber(tc[i]) or 0) >= THEME then hits[#hits + 1] = b end
-  end
-end
-return {out, hostList, tsets, hits}
+return gather(split4(ARGV[3]), tonumber(ARGV[4]))
 `)
 
 // writeLib is what the writing scripts share: the call record, adding and
 // forgetting a page.
-const writeLib = scriptLib + `
+var writeLib = scriptLib + `
 local CALL = P .. ':c:' .. ARGV[3]
 local TTL, TP, MAXP, MAXB = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local function recorded()
