@@ -46,6 +46,27 @@ func TestBad(t *testing.T) {
 	}
 }
 
+// TestSeedWords checks that a doc comment naming the papers by their
+// place in the project's seed list, not by authors and title, is a working
+// word. The words are assembled here so that no file of the repository
+// carries them.
+func TestSeedWords(t *testing.T) {
+	for _, words := range []string{"seed" + " 000", "seed" + "-001", "the seed" + " papers"} {
+		dir := t.TempDir()
+		doc := "// Package seed cites " + words + ".\npackage seed\n"
+		if err := writeFile(dir+"/seed.go", doc); err != nil {
+			t.Fatal(err)
+		}
+		problems, err := Check(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(problems) != 1 || problems[0].Rule != "working word" {
+			t.Errorf("%q: problems %v, want one \"working word\"", words, problems)
+		}
+	}
+}
+
 // TestTooLong checks the limit on the package comment's lines.
 func TestTooLong(t *testing.T) {
 	dir := t.TempDir()

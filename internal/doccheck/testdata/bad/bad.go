@@ -1,10 +1,10 @@
 // Package bad breaks the rules: Match takes 12 µs on this machine
-// (an AMD EPYC VM under load, two shared cores), and the seed papers report an F1 of 0.97.
+// (an AMD EPYC VM under load, two shared cores), and a session measured an F1 of 0.97.
 package bad
 
 // Fast is the helper a session wrote; internal comments are not read.
 func Fast() {
-	// 5 ms, seed-000.
+	// 5 ms, in a session.
 }
 
 // Options configures nothing.
