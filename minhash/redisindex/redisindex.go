@@ -57,7 +57,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -293,6 +292,23 @@ func entry(id string, r *minhash.Record, keys []uint32) (string, error) {
 
 // parseEntry returns the ID and the record of an entry.
 func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
+	f, ok := splitEntry(e)
+	if !ok {
+		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", ErrRedis, len(e))
+	}
+	r, err := det.judge.ParseRecord([]byte(f.rec))
+	if err != nil {
+		return "", nil, fmt.Errorf("redisindex: entry of %q: %w: %w", f.id, ErrRedis, err)
+	}
+	return f.id, r, nil
+}
+
+// entryFields are the parts of an entry (layout in script.go): keys and
+// blocks as 4-byte values, concatenated; rec the record's binary form.
+type entryFields struct{ id, host, keys, blocks, rec string }
+
+// splitEntry returns the parts of an entry, and false when it is cut short.
+func splitEntry(e string) (entryFields, bool) {
 	p := 0
 	field := func(unit int) string {
 		if p+2 > len(e) {
@@ -309,19 +325,23 @@ func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
 		p += n
 		return s
 	}
-	id := field(1)
-	field(1) // host
-	field(4) // keys
-	field(4) // blocks
-	p += 8   // text hash
+	var f entryFields
+	f.id, f.host, f.keys, f.blocks = field(1), field(1), field(4), field(4)
+	p += 8 // text hash
 	if p > len(e) {
-		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", ErrRedis, len(e))
+		return entryFields{}, false
 	}
-	r, err := det.judge.ParseRecord([]byte(e[p:]))
-	if err != nil {
-		return "", nil, fmt.Errorf("redisindex: entry of %q: %w: %w", id, ErrRedis, err)
+	f.rec = e[p:]
+	return f, true
+}
+
+// fromU32s returns the 4-byte big-endian values of s (what u32s wrote).
+func fromU32s(s string) []uint32 {
+	vs := make([]uint32, len(s)/4)
+	for i := range vs {
+		vs[i] = binary.BigEndian.Uint32([]byte(s[4*i:]))
 	}
-	return id, r, nil
+	return vs
 }
 
 // template returns the Template of a host whose blocks (ascending) have the
@@ -340,6 +360,17 @@ func (det *Detector) template(blocks []uint32, hc, tc []any) minhash.Template {
 		}
 	}
 	return det.judge.TemplateOf(count(hc), count(tc))
+}
+
+// strs returns the strings of a script's list.
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
 }
 
 // concat returns the strings of a script's list, concatenated.
@@ -394,32 +425,15 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 		return nil, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
 	}
 	seen, _ := res[0].(int64)
-	exact, _ := res[1].([]any)
-	verdict, _ := res[2].([]any)
-	hc, _ := res[3].([]any)
-	tc, _ := res[4].([]any)
 	own, _ := res[5].(int64)
-	rd := &read{rec: r, seen: seen, own: own}
+	st := &ownState{verdict: strs(res[2]), own: uint64(own)}
+	st.exact = strs(res[1])
+	st.hc, _ = res[3].([]any)
+	st.tc, _ = res[4].([]any)
+	rd, found := det.ownRead(st, d, r, replacing)
+	rd.seen, rd.own = seen, own
 	if !replacing {
 		own = 0
-	}
-	rd.tmpl = det.template(r.Blocks(), hc, tc)
-	rd.keys = det.judge.Keys(r, rd.tmpl)
-	found := map[string]bool{}
-	for _, x := range exact {
-		if id, _ := x.(string); id != "" && !(replacing && id == d.ID) {
-			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: 0, Measure: minhash.JaccardDistance})
-			found[id] = true
-		}
-	}
-	if len(verdict) == 2 && !replacing {
-		id, _ := verdict[0].(string)
-		s, _ := verdict[1].(string)
-		if dist, err := strconv.ParseFloat(s, 64); err == nil && id != "" && id != d.ID {
-			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: dist, Measure: minhash.JaccardDistance})
-			found[id] = true
-			rd.verdict = true
-		}
 	}
 	// The script derived the keys from the counts it read, as Judge.Keys
 	// does, and gathered their candidates; should the two ever differ, the

@@ -207,11 +207,10 @@ if bad then return bad end
 return gather(split4(ARGV[3]), tonumber(ARGV[4]))
 `)
 
-// writeLib is what the writing scripts share: the call record, adding and
-// forgetting a page.
-var writeLib = scriptLib + `
-local CALL = P .. ':c:' .. ARGV[3]
-local TTL, TP, MAXP, MAXB = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+// callLib is a write script's call record: recorded returns the result
+// recorded under the call's ID (the key CALL), record keeps one for TTL ms.
+// A script declares CALL and TTL before it.
+const callLib = `
 local function recorded()
   local r = redis.call('GET', CALL)
   if r then return cmsgpack.unpack(r) end
@@ -221,7 +220,14 @@ local function record(res)
   redis.call('SET', CALL, cmsgpack.pack(res), 'PX', TTL)
   return res
 end
--- learn counts the blocks of a kept page of host (delta 1) or of a page
+`
+
+// writeLib is what the writing scripts share: the call record, adding and
+// forgetting a page.
+var writeLib = scriptLib + `
+local CALL = P .. ':c:' .. ARGV[3]
+local TTL, TP, MAXP, MAXB = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+` + callLib + `-- learn counts the blocks of a kept page of host (delta 1) or of a page
 -- kept no more (delta -1) in the host's model, and a block that becomes or
 -- stops being template on the host in the theme.
 local function learn(host, blocks, delta)

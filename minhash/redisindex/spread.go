@@ -68,16 +68,7 @@ const DefaultLeaseTTL = 2 * time.Second
 const spreadLib = `
 local CALL = KEYS[#KEYS]
 local TTL = ARGV[#ARGV]
-local function recorded()
-  local r = redis.call('GET', CALL)
-  if r then return cmsgpack.unpack(r) end
-  return nil
-end
-local function record(res)
-  redis.call('SET', CALL, cmsgpack.pack(res), 'PX', TTL)
-  return res
-end
-`
+` + callLib
 
 // leaseScript takes a lease. KEYS: the lease key. ARGV: the token, the TTL
 // in ms. It returns the lease's expiry in ms on the shard's clock, or
@@ -223,11 +214,13 @@ func stepRecord(key, call, step string) string {
 	return key + ":c:" + call + ":" + step
 }
 
-// spreadOwn is what a page is judged by before its keys are known, and
-// again under its leases.
-type spreadOwn struct {
-	exact   []string // entries of the pages kept with its text
-	verdict []string // the remembered verdict's entry and distance, or nil
+// ownState is what a page is judged by before its candidates: the pages
+// kept with its text, its remembered verdict, the handle kept under its ID
+// and its blocks' template counts (a spread repository reads it before its
+// keys are known, and again under its leases).
+type ownState struct {
+	exact   []string // IDs of the pages kept with its text
+	verdict []string // the remembered verdict's ID and distance, or nil
 	own     uint64   // the handle kept under its ID, or 0
 	hc, tc  []any
 }
@@ -243,7 +236,7 @@ func committed(v string) (string, bool) {
 // readOwn reads, in one pipeline, the page's template counts, the pages
 // kept with its text, its remembered verdict and the handle kept under its
 // ID, and checks the repository's options.
-func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) (*spreadOwn, error) {
+func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) (*ownState, error) {
 	s := det.spread
 	x, xf := r.TextHash(), u64(r.TextHash())
 	blocks := r.Blocks()
@@ -276,7 +269,7 @@ func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) 
 	if c, err := cfg.Result(); err == nil && c != det.cfg {
 		return nil, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
 	}
-	o := &spreadOwn{}
+	o := &ownState{}
 	if hc != nil {
 		o.hc = ints(hc.Val())
 	}
@@ -303,12 +296,13 @@ func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) 
 		return nil, err
 	}
 	for i, e := range entries {
+		f, ok := splitEntry(e)
 		switch {
-		case e == "":
+		case e == "" || !ok:
 		case i == verdictAt:
-			o.verdict[0] = e
+			o.verdict[0] = f.id
 		default:
-			o.exact = append(o.exact, e)
+			o.exact = append(o.exact, f.id)
 		}
 	}
 	if o.verdict != nil && o.verdict[0] == "" {
@@ -669,20 +663,20 @@ func (det *Detector) spreadLearn(ctx context.Context, host string, blocks []uint
 // ownRead is the read of a page judged under its template: its keys, and
 // the matches of the pages kept with its text (but its own when replacing)
 // or, when there are none, of its remembered verdict.
-func (det *Detector) ownRead(own *spreadOwn, d *neardup.Document, r *minhash.Record, replacing bool) (*read, map[string]bool) {
+func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Record, replacing bool) (*read, map[string]bool) {
 	rd := &read{rec: r}
 	rd.tmpl = det.template(r.Blocks(), own.hc, own.tc)
 	rd.keys = det.judge.Keys(r, rd.tmpl)
 	found := map[string]bool{}
-	for _, e := range own.exact {
-		if id, _, err := det.parseEntry(e); err == nil && !(replacing && id == d.ID) {
+	for _, id := range own.exact {
+		if id != "" && !(replacing && id == d.ID) {
 			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: 0, Measure: minhash.JaccardDistance})
 			found[id] = true
 		}
 	}
-	if own.verdict != nil && !replacing && len(rd.matches) == 0 {
-		if id, _, err := det.parseEntry(own.verdict[0]); err == nil && id != d.ID {
-			dist, _ := strconv.ParseFloat(own.verdict[1], 64)
+	if len(own.verdict) == 2 && !replacing && len(rd.matches) == 0 {
+		id := own.verdict[0]
+		if dist, err := strconv.ParseFloat(own.verdict[1], 64); err == nil && id != "" && id != d.ID {
 			rd.matches = append(rd.matches, neardup.Match{ID: id, Score: dist, Measure: minhash.JaccardDistance})
 			found[id] = true
 			rd.verdict = true
@@ -740,7 +734,8 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 	if err != nil {
 		return err
 	}
-	keys := entryKeys(e)
+	ef, _ := splitEntry(e) // whole: parseEntry read it
+	keys := fromU32s(ef.keys)
 	if err := stateScript.Run(ctx, det.client, []string{rk}, "D").Err(); err != nil {
 		return wrap("Remove", id, err)
 	}
@@ -755,35 +750,6 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 		return wrap("Remove", id, err)
 	}
 	return nil
-}
-
-// entryKeys returns the index keys an entry was filed under.
-func entryKeys(e string) []uint32 {
-	p := 0
-	skip := func(unit int) (int, bool) {
-		if p+2 > len(e) {
-			return 0, false
-		}
-		n := int(binary.BigEndian.Uint16([]byte(e[p:])))
-		p += 2 + n*unit
-		return n, p <= len(e)
-	}
-	if _, ok := skip(1); !ok { // ID
-		return nil
-	}
-	if _, ok := skip(1); !ok { // host
-		return nil
-	}
-	start := p + 2
-	n, ok := skip(4)
-	if !ok {
-		return nil
-	}
-	keys := make([]uint32, n)
-	for i := range keys {
-		keys[i] = binary.BigEndian.Uint32([]byte(e[start+4*i:]))
-	}
-	return keys
 }
 
 // spreadLen counts the IDs of a spread repository's committed pages, over
