@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
@@ -24,46 +21,11 @@ import (
 var addr, noServer string
 
 func TestMain(m *testing.M) {
-	stop := startRedis()
+	var stop func()
+	addr, stop, noServer = detectortest.StartRedis()
 	code := m.Run()
 	stop()
 	os.Exit(code)
-}
-
-// startRedis starts a redis-server without persistence on a free loopback
-// port.
-func startRedis() func() {
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		noServer = "redis-server is not on PATH"
-		return func() {}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		noServer = "no free loopback port: " + err.Error()
-		return func() {}
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	if err := cmd.Start(); err != nil {
-		noServer = "starting redis-server: " + err.Error()
-		return func() {}
-	}
-	a := fmt.Sprintf("127.0.0.1:%d", port)
-	c := redis.NewClient(&redis.Options{Addr: a})
-	defer c.Close()
-	for range 100 {
-		if c.Ping(context.Background()).Err() == nil {
-			addr = a
-			return func() { cmd.Process.Kill(); cmd.Wait() }
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	noServer = "redis-server did not answer"
-	return func() {}
 }
 
 // client returns a client of its own, and a Prefix no other test uses.
