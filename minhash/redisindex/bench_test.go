@@ -26,6 +26,8 @@ import (
 //   - cmp/page, cmp-p99/page: kept pages judged per MatchOrAdd (mean, 99th
 //     percentile)
 //   - B/page: the server's used_memory per kept page
+//   - redis-us/page: the server's time in the repository's scripts per
+//     call (INFO commandstats), which the client's load does not inflate
 //   - F1, as minhash's BenchmarkScale counts it
 //
 // The spread/ sub-benchmarks keep the repository with Options.Spread (its
@@ -79,6 +81,9 @@ func scale(b *testing.B, n int, spread bool) {
 		b.Fatal(err)
 	}
 	mem0 := usedMemory(b, c)
+	if err := c.ConfigResetStat(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
 	group := make(map[string]int, n)
 	times := make([]time.Duration, 0, n)
 	cmps := make([]int64, 0, n)
@@ -130,6 +135,7 @@ func scale(b *testing.B, n int, spread bool) {
 	b.ReportMetric(float64(det.Comparisons())/float64(len(times)), "cmp/page")
 	b.ReportMetric(float64(cmps[len(cmps)*99/100]), "cmp-p99/page")
 	b.ReportMetric(float64(mem)/float64(kept), "B/page")
+	b.ReportMetric(float64(serverTime(b, c).Microseconds())/float64(len(times)), "redis-us/page")
 	b.ReportMetric(2*precision*recall/(precision+recall), "F1")
 	b.ReportMetric(0, "ns/op")
 	if n := det.keyMisses.Load(); n != 0 {
@@ -143,6 +149,30 @@ func scale(b *testing.B, n int, spread bool) {
 	}
 }
 
+// serverTime returns the time the server spent in commands since its
+// statistics were reset (INFO commandstats: the scripts, and the commands
+// they called, are counted once).
+func serverTime(b *testing.B, c *redis.Client) time.Duration {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var us int64
+	for line := range strings.Lines(info) {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_eval") {
+			continue // a script's own calls are in its time
+		}
+		for kv := range strings.SplitSeq(stats, ",") {
+			if v, ok := strings.CutPrefix(kv, "usec="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				us += n
+			}
+		}
+	}
+	return time.Duration(us) * time.Microsecond
+}
+
 // memoryByKind logs the memory Redis reports (MEMORY USAGE) for each kind
 // of key of the repository (script.go's layout), per kept page, in key
 // order. The call records (c) expire after CallTTL.
@@ -153,7 +183,7 @@ func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
 	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
 		k := iter.Val()
-		rest := strings.TrimPrefix(strings.TrimPrefix(k, prefix+":m1:"), prefix+":ms:{")
+		rest := strings.TrimPrefix(strings.TrimPrefix(k, prefix+":m2:"), prefix+":ms:{")
 		kind, _, _ := strings.Cut(rest, ":")
 		switch { // a spread repository's leases and call records
 		case strings.Contains(k, ":c:"):

@@ -31,7 +31,7 @@
 // when it reads.
 //
 // Retries: the write scripts carry a random call ID and record their
-// result under it (Prefix:m1:c:<id>, for Options.CallTTL), so a call the
+// result under it (Prefix:m2:c:<id>, for Options.CallTTL), so a call the
 // client re-sends after a lost reply is answered, not run again: a page is
 // never told it is a near-duplicate of itself.
 //
@@ -57,6 +57,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -137,7 +138,7 @@ type Detector struct {
 	opts    Options
 	client  redis.UniversalClient
 	judge   *minhash.Judge
-	prefix  string // Prefix (in braces with SingleSlot) and ":m1"
+	prefix  string // Prefix (in braces with SingleSlot) and ":m2"
 	cfg     string // the Judge's options, as the repository records them
 	timeout time.Duration
 	callTTL time.Duration
@@ -147,6 +148,10 @@ type Detector struct {
 	// not the Judge's (then read again; tests check it stays 0).
 	keyMisses atomic.Int64
 	spread    spread // the key names of a Spread repository
+	// theme is the theme set last read, with its version (one-slot
+	// repositories): a read sends the version, and gets the set again only
+	// when it has changed.
+	theme atomic.Pointer[themeSet]
 	// beforeCommit, when set (by tests), is called by a Spread call between
 	// filing a new page and committing it; an error it returns ends the call
 	// there, as if the client died: nothing released.
@@ -201,7 +206,7 @@ func New(o Options) (*Detector, error) {
 	cfg := fmt.Sprintf("content %g page %g guard %g host %g template %d sketch %d/%dx%d keys %d/%d",
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
-	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m1", cfg: cfg,
+	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m2", cfg: cfg,
 		timeout: o.Timeout, callTTL: o.CallTTL, spread: spread{o.Prefix + ":ms"}}, nil
 }
 
@@ -315,7 +320,7 @@ func splitEntry(e string) (entryFields, bool) {
 			p = len(e) + 1
 			return ""
 		}
-		n := int(binary.BigEndian.Uint16([]byte(e[p:]))) * unit
+		n := int(binary.BigEndian.Uint16([]byte(e[p:p+2]))) * unit
 		p += 2
 		if p+n > len(e) {
 			p = len(e) + 1
@@ -339,7 +344,7 @@ func splitEntry(e string) (entryFields, bool) {
 func fromU32s(s string) []uint32 {
 	vs := make([]uint32, len(s)/4)
 	for i := range vs {
-		vs[i] = binary.BigEndian.Uint32([]byte(s[4*i:]))
+		vs[i] = binary.BigEndian.Uint32([]byte(s[4*i : 4*i+4]))
 	}
 	return vs
 }
@@ -406,23 +411,59 @@ type read struct {
 	matches []neardup.Match
 	own     int64
 	verdict bool // matches hold a remembered verdict
+	// handles are the handles of the candidates judged, by ID (when the
+	// read gave them).
+	handles map[string]int64
 }
 
-// judge reads what d is judged by and judges it against the kept pages
+// judgePage reads what d is judged by and judges it against the kept pages
 // filed under its keys (but the page kept under its ID when replacing).
 func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool) (*read, error) {
+	rd, _, err := det.readPage(ctx, op, d, r, replacing, "")
+	return rd, err
+}
+
+// readPage is judgePage, and with a call ID it keeps d at once when it has
+// nothing to be judged against (no copy of its text, no remembered
+// verdict, no page kept under its ID, no candidate): then it returns
+// (nil, true, nil).
+func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool, call string) (*read, bool, error) {
 	content, tags := r.Content()
-	rep := 0
+	rep, addNew, rec := 0, 0, []byte(nil)
 	if replacing {
 		rep = 1
 	}
-	res, err := readScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
-		u32s(content), string(tags), det.opts.Minhash.Keys, det.opts.Minhash.TemplatePages, rep).Slice()
+	if call != "" {
+		var err error
+		if rec, err = r.MarshalBinary(); err != nil {
+			return nil, false, err
+		}
+		if len(d.ID) > math.MaxUint16 || len(r.Host()) > math.MaxUint16 {
+			return nil, false, fmt.Errorf("redisindex: ID or host longer than %d bytes: %w", math.MaxUint16, neardup.ErrInvalidOption)
+		}
+		addNew = 1
+	}
+	theme := det.theme.Load()
+	a := det.writeArgs(ctx, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
+		u32s(content), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version())
+	a[2] = call
+	res, err := readScript.Run(ctx, det.client, det.keys(), a...).Slice()
 	if err != nil {
-		return nil, wrap(op, d.ID, err)
+		return nil, false, wrap(op, d.ID, err)
+	}
+	if len(res) > 0 && res[0] == "added" {
+		if len(res) == 5 { // keys and counts: check them against the Judge's
+			hc, _ := res[3].([]any)
+			tc, _ := res[4].([]any)
+			keys, _ := res[2].([]any)
+			if u32s(det.judge.Keys(r, det.template(r.Blocks(), hc, tc))) != concat(keys) {
+				det.keyMisses.Add(1)
+			}
+		}
+		return nil, true, nil
 	}
 	if len(res) != 8 {
-		return nil, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
+		return nil, false, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
 	}
 	seen, _ := res[0].(int64)
 	own, _ := res[5].(int64)
@@ -442,37 +483,71 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 	res, _ = res[7].([]any)
 	if u32s(rd.keys) != concat(scriptKeys) {
 		det.keyMisses.Add(1)
-		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own).Slice()
+		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own, theme.version()).Slice()
 		if err != nil {
-			return nil, wrap(op, d.ID, err)
+			return nil, false, wrap(op, d.ID, err)
 		}
 	}
-	if len(res) != 4 {
-		return nil, fmt.Errorf("redisindex: %s %q: %w: candidates reply of %d values", op, d.ID, ErrRedis, len(res))
+	if len(res) != 6 {
+		return nil, false, fmt.Errorf("redisindex: %s %q: %w: candidates reply of %d values", op, d.ID, ErrRedis, len(res))
 	}
 	es, _ := res[0].([]any)
 	hosts, _ := res[1].([]any)
 	tsets, _ := res[2].([]any)
-	theme := set(res[3])
+	handles, _ := res[3].([]any)
+	if v, _ := res[4].(string); v != theme.version() && len(es) > 0 {
+		if _, ok := res[5].([]any); !ok {
+			return nil, false, fmt.Errorf("redisindex: %s %q: %w: theme set of version %s not sent", op, d.ID, ErrRedis, v)
+		}
+		theme = &themeSet{v, set(res[5])}
+		det.theme.Store(theme)
+	}
 	entries := make([]string, 0, len(es))
-	for _, e := range es {
+	rd.handles = make(map[string]int64, len(es))
+	for i, e := range es {
 		s, _ := e.(string)
 		entries = append(entries, s)
+		if f, ok := splitEntry(s); ok && i < len(handles) {
+			rd.handles[f.id], _ = handles[i].(int64)
+		}
 	}
 	tmpl := make(map[string]minhash.Template, len(hosts))
 	for i, h := range hosts {
 		name, _ := h.(string)
-		var host map[uint32]bool
+		var host string
 		if i < len(tsets) {
-			host = set(tsets[i])
+			host, _ = tsets[i].(string)
 		}
-		tmpl[name] = func(b uint32) bool { return host[b] || theme[b] }
+		tmpl[name] = func(b uint32) bool { return hasBlock(host, b) || theme.blocks[b] }
 	}
 	templates := func(context.Context, map[string][]uint32) (map[string]minhash.Template, error) { return tmpl, nil }
 	if err := det.judgeEntries(ctx, rd, entries, found, replacing, templates); err != nil {
-		return nil, wrap(op, d.ID, err)
+		return nil, false, wrap(op, d.ID, err)
 	}
-	return rd, nil
+	return rd, false, nil
+}
+
+// hasBlock reports whether the string of 4-byte blocks s, ascending, holds
+// b.
+func hasBlock(s string, b uint32) bool {
+	n := len(s) / 4
+	i := sort.Search(n, func(i int) bool { return binary.BigEndian.Uint32([]byte(s[4*i:4*i+4])) >= b })
+	return i < n && binary.BigEndian.Uint32([]byte(s[4*i:4*i+4])) == b
+}
+
+// themeSet is a version of the theme set: the blocks template on
+// minhash.ThemeHosts hosts or more.
+type themeSet struct {
+	v      string
+	blocks map[uint32]bool
+}
+
+// version returns the set's version, "" for none.
+func (t *themeSet) version() string {
+	if t == nil {
+		return ""
+	}
+	return t.v
 }
 
 // judgeEntries judges rd's page against the kept pages whose entries are
@@ -630,9 +705,9 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 	}
 	call := newCall() // one ID for every attempt: a recorded add answers them all
 	for range maxAttempts {
-		rd, err := det.judgePage(ctx, op, d, r, replacing)
-		if err != nil {
-			return nil, false, err
+		rd, added, err := det.readPage(ctx, op, d, r, replacing, call)
+		if err != nil || added {
+			return nil, added, err
 		}
 		if len(rd.matches) > 0 {
 			if replacing && rd.own != 0 {
@@ -641,29 +716,28 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 				}
 			}
 			if !rd.verdict && rd.matches[0].Score > 0 {
-				det.remember(ctx, r, rd.matches[0])
+				det.remember(ctx, r, rd.matches[0], rd.handles[rd.matches[0].ID])
 			}
 			return rd.matches, false, nil
 		}
-		added, err := det.commit(ctx, op, d, rd, rd.seen, replacing, call)
-		if err != nil {
-			return nil, false, err
-		}
-		if added {
-			return nil, true, nil
+		if added, err = det.commit(ctx, op, d, rd, rd.seen, replacing, call); err != nil || added {
+			return nil, added, err
 		}
 	}
 	return nil, false, fmt.Errorf("redisindex: %s %q: %w (%d attempts)", op, d.ID, ErrContended, maxAttempts)
 }
 
-// remember records the first verdict of a page not kept, so that offered
-// again it gets the same answer however the template model has grown. A
+// remember records the first verdict of a page not kept (m, the kept page
+// under handle v, or 0 to look it up), so that offered again it gets the
+// same answer however the template model has grown. A
 // failure is not the caller's: the verdict stands, and is remembered the
 // next time.
-func (det *Detector) remember(ctx context.Context, r *minhash.Record, m neardup.Match) {
-	v, err := det.client.HGet(ctx, det.prefix+":ids", m.ID).Int64()
-	if err != nil {
-		return
+func (det *Detector) remember(ctx context.Context, r *minhash.Record, m neardup.Match, v int64) {
+	if v == 0 { // not read with the candidates
+		var err error
+		if v, err = det.client.HGet(ctx, det.prefix+":ids", m.ID).Int64(); err != nil {
+			return
+		}
 	}
 	b := binary.BigEndian.AppendUint64(nil, uint64(v))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Score))

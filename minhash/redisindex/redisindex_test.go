@@ -168,6 +168,39 @@ func TestRetriedCommit(t *testing.T) {
 	}
 }
 
+// A page with nothing to be judged against is kept by the read itself; a
+// read re-sent under the same call ID (its reply lost) is answered from
+// the call's record, and a new call finds the page kept under its ID.
+func TestRetriedRead(t *testing.T) {
+	c, prefix := client(t)
+	det, _ := New(Options{Client: c, Prefix: prefix})
+	ctx := context.Background()
+	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 35, Groups: 1, Members: 2})[0][0]
+	r, err := det.record(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := newCall()
+	for i := range 3 {
+		if rd, added, err := det.readPage(ctx, "MatchOrAdd", d, r, false, call); err != nil || !added || rd != nil {
+			t.Fatalf("send %d of one call: read %v, added %v, err %v; want added", i, rd, added, err)
+		}
+	}
+	if n, _ := det.Len(ctx); n != 1 {
+		t.Fatalf("%d pages kept, want 1", n)
+	}
+	rd, added, err := det.readPage(ctx, "MatchOrAdd", d, r, false, newCall())
+	if err != nil || added || rd.own == 0 {
+		t.Fatalf("a new call for the kept ID: added %v, err %v, own %d; want a read that finds it", added, err, rd.own)
+	}
+	if ms, added, err := det.MatchOrAdd(d); err != nil || added || len(ms) != 1 || ms[0].ID != d.ID {
+		t.Errorf("MatchOrAdd of the kept page again = %v, %v, %v; want its copy", ms, added, err)
+	}
+	if n := det.keyMisses.Load(); n != 0 {
+		t.Errorf("%d reads derived other keys than the Judge's", n)
+	}
+}
+
 // Remove forgets a page and its template counts; Replace keeps a page
 // fetched again under its ID.
 func TestRemoveReplace(t *testing.T) {
@@ -201,7 +234,7 @@ func TestRemoveReplace(t *testing.T) {
 		t.Errorf("the replaced ID is still kept")
 	}
 	n, _ := det.Len(ctx)
-	keys, _ := c.Keys(ctx, prefix+":m1:h:*").Result()
+	keys, _ := c.Keys(ctx, prefix+":m2:h:*").Result()
 	if n != 1 || len(keys) == 0 {
 		t.Errorf("%d pages, %d host models; want 1 and some", n, len(keys))
 	}

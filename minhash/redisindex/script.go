@@ -14,39 +14,44 @@ import (
 // that nothing was filed under the page's keys since it read (compare and
 // add), which is what makes MatchOrAdd atomic across processes.
 //
-// Layout m1 (P is Options.Prefix, in braces with SingleSlot; every key
-// starts with "P:m1:"):
+// Layout m2 (P is Options.Prefix, in braces with SingleSlot; every key
+// starts with "P:m2:"):
 //
-//	P:m1:cfg      the Judge's options the repository was made with, set by
+//	P:m2:cfg      the Judge's options the repository was made with, set by
 //	              its first write; a script called with others fails
 //	              (NEARDUP_CFG)
-//	P:m1:next     the last handle given (INCR; handles are never reused)
-//	P:m1:ids      hash: ID -> handle (decimal)
-//	P:m1:r:<h>    the page kept under handle h: its entry (below)
-//	P:m1:k:<b>    hash of postings, bucket b = the key's low 16 bits (hex;
+//	P:m2:next     the last handle given (INCR; handles are never reused)
+//	P:m2:ids      hash: ID -> handle (decimal)
+//	P:m2:r:<h>    the page kept under handle h: its entry (below)
+//	P:m2:k:<b>    hash of postings, bucket b = the key's low 16 bits (hex;
 //	              the keys are the smallest hashes of sketches, so their
 //	              high bits are mostly zero):
 //	              4-byte key (big endian) -> its kept pages' 8-byte handles
 //	              (big endian, ascending), or "S" once more than MaxPostings
 //	              pages were filed under it (it is a key no more)
-//	P:m1:x:<b>    hash of exact texts, bucket b = the text hash's low 16
+//	P:m2:x:<b>    hash of exact texts, bucket b = the text hash's low 16
 //	              bits: 8-byte text hash -> 8-byte handles
-//	P:m1:v:<b>    hash of remembered verdicts, same buckets: 8-byte text
+//	P:m2:v:<b>    hash of remembered verdicts, same buckets: 8-byte text
 //	              hash of a page not kept -> the 8-byte handle of the kept
 //	              page it was first matched to and the distance (a double)
-//	P:m1:h:<host> hash: 4-byte block -> the host's kept pages holding it
-//	P:m1:T:<host> set: the host's template blocks (counted TemplatePages
-//	              times or more in P:m1:h:<host>)
-//	P:m1:t        hash: 4-byte block -> the hosts it is template on
-//	P:m1:c:<call> the result of a write call under its 16-byte random ID,
+//	P:m2:h:<host> hash: 4-byte block -> the host's kept pages holding it
+//	P:m2:T:<host> string: the host's template blocks (counted
+//	              TemplatePages times or more in P:m2:h:<host>), 4-byte
+//	              values ascending (a reader gets it whole, as one value)
+//	P:m2:t        hash: 4-byte block -> the hosts it is template on
+//	P:m2:tT       set: the theme's blocks (template on THEME hosts or more,
+//	              minhash.ThemeHosts)
+//	P:m2:tv       the theme set's version, counted up at each change (a
+//	              client keeps the set it read with its version)
+//	P:m2:c:<call> the result of a write call under its 16-byte random ID,
 //	              expiring after Options.CallTTL
 //
 // An entry is the ID, the host, the index keys and the blocks, each with a
 // 2-byte length (a count of 4-byte values for keys and blocks), the 8-byte
 // text hash, then the page's minhash.Record in binary form.
 //
-// ARGV[1] of every script is the key prefix P:m1, ARGV[2] the Judge's
-// options (checked against P:m1:cfg).
+// ARGV[1] of every script is the key prefix P:m2, ARGV[2] the Judge's
+// options (checked against P:m2:cfg).
 var scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
@@ -69,6 +74,16 @@ local function split4(s)
   local out = {}
   for p = 1, #s, 4 do out[#out + 1] = string.sub(s, p, p + 3) end
   return out
+end
+-- sortedAt returns the number of 4-byte values of s (ascending) below the
+-- 4-byte value b.
+local function sortedAt(s, b)
+  local v, lo, hi = struct.unpack('>I4', b), 0, #s / 4
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if struct.unpack('>I4', s, 4 * mid + 1) < v then lo = mid + 1 else hi = mid end
+  end
+  return lo
 end
 -- badcfg returns an error reply when the repository was made with other
 -- options; a writer records the options in a new repository.
@@ -96,12 +111,17 @@ local function keyfield(k) return P .. ':k:' .. bucket16(k), k end
 local function xfield(x) return P .. ':x:' .. bucket16(x), x end
 local function vfield(x) return P .. ':v:' .. bucket16(x), x end
 local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
+-- entryHost returns the host of an entry (entry's second field).
+local function entryHost(e)
+  local p = 3 + u16(e, 1)
+  return string.sub(e, p + 2, p + 1 + u16(e, p))
+end
 -- gather returns the entries of the kept pages filed under keys (4-byte
 -- strings) but handle skip, their distinct hosts, each host's template
--- blocks (P:m1:T:<host>), and those of their blocks that are template on
--- THEME hosts or more.
-local function gather(keys, skip)
-  local out, seen, hosts, hostList, blocks, blockList = {}, {}, {}, {}, {}, {}
+-- blocks (the string P:m2:T:<host>), the entries' handles, the theme set's version,
+-- and the theme set when its version is not tver (else false).
+local function gather(keys, skip, tver)
+  local out, handles, seen, hosts, hostList = {}, {}, {}, {}, {}
   for _, k in ipairs(keys) do
     local ps = redis.call('HGET', keyfield(k))
     if ps and ps ~= 'S' then
@@ -112,26 +132,20 @@ local function gather(keys, skip)
           local e = redis.call('GET', P .. ':r:' .. handle(h))
           if e then
             out[#out + 1] = e
-            local _, host, _, bs = entry(e)
+            handles[#out] = h
+            local host = entryHost(e)
             if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
-            for _, b in ipairs(bs) do
-              if not blocks[b] then blocks[b] = true; blockList[#blockList + 1] = b end
-            end
           end
         end
       end
     end
   end
   local tsets = {}
-  for i, host in ipairs(hostList) do tsets[i] = redis.call('SMEMBERS', P .. ':T:' .. host) end
-  local hits = {}
-  if #blockList > 0 then
-    local tc = redis.call('HMGET', P .. ':t', unpack(blockList))
-    for i, b in ipairs(blockList) do
-      if (tonumber(tc[i]) or 0) >= THEME then hits[#hits + 1] = b end
-    end
-  end
-  return {out, hostList, tsets, hits}
+  for i, host in ipairs(hostList) do tsets[i] = redis.call('GET', P .. ':T:' .. host) or '' end
+  local v = redis.call('GET', P .. ':tv') or '0'
+  local theme = false
+  if #out > 0 and v ~= tver then theme = redis.call('SMEMBERS', P .. ':tT') end
+  return {out, hostList, tsets, handles, v, theme}
 end
 -- derive returns a page's index keys as the client's minhash.Judge.Keys
 -- does: the first K of its content hashes (4-byte values, ascending) whose
@@ -157,23 +171,37 @@ local function derive(content, tags, hc, tc, K, TP)
 end
 `
 
-// readScript reads what a page is judged by, and its candidates. ARGV: P,
-// cfg, the page's 8-byte text hash, its host, its blocks (4-byte values,
+// readScript reads what a page is judged by, and its candidates, and keeps
+// a page that has none. ARGV: the write scripts' first seven (P, cfg, call
+// ID, call record TTL, TemplatePages, MaxPostings, MaxHostBlocks), then the
+// page's 8-byte text hash, its host, its blocks (4-byte values,
 // concatenated), its ID, its content hashes (4-byte values, ascending), the
-// block index of each (a byte each), Options.Keys, TemplatePages, and 1 to
-// leave the page kept under the ID out of the candidates (Replace) or 0. It
-// returns {next, exact, verdict, hc, tc, own, keys, gathered}: the last
-// handle given; {id, ...} of the pages kept with the same text; {id,
-// distance} of the remembered verdict of this text ({} if none, or if its
-// page is kept no more); the host's and the theme's counts of the blocks;
-// the handle kept under the ID (0 if none); the page's index keys as derive
-// makes them; and gather's reply for those keys.
-var readScript = redis.NewScript(scriptLib + `
+// block index of each (a byte each), Options.Keys, 1 to leave the page kept
+// under the ID out of the candidates (Replace) or 0, 1 to keep the page
+// when it has nothing to be judged against (MatchOrAdd) or 0, its record
+// in binary form, and the version of the theme set the caller holds. It
+// returns {next, exact, verdict, hc, tc, own,
+// keys, gathered}: the last handle given; {id, ...} of the pages kept with
+// the same text; {id, distance} of the remembered verdict of this text ({}
+// if none, or if its page is kept no more); the host's and the theme's
+// counts of the blocks; the handle kept under the ID (0 if none); the
+// page's index keys as derive makes them; and gather's reply for those
+// keys. A page to keep with no copy of its text kept, no remembered
+// verdict, no page under its ID and no candidate is kept there and then,
+// as the commit script would: it returns {"added", handle, keys, hc, tc}
+// ({"added", handle} recorded under the call ID, which a re-sent call
+// gets).
+var readScript = redis.NewScript(writeLib + `
+local addNew = ARGV[16] == '1'
+if addNew then
+  local r = recorded()
+  if r then return r end
+end
 local bad = badcfg(false)
 if bad then return bad end
 local next = tonumber(redis.call('GET', P .. ':next')) or 0
 local exact = {}
-local xs = redis.call('HGET', xfield(ARGV[3]))
+local xs = redis.call('HGET', xfield(ARGV[8]))
 if xs then
   for p = 1, #xs, 8 do
     local e = redis.call('GET', P .. ':r:' .. handle(struct.unpack('>I8', xs, p)))
@@ -182,29 +210,41 @@ if xs then
 end
 local verdict = {}
 if #exact == 0 then
-  local v = redis.call('HGET', vfield(ARGV[3]))
+  local v = redis.call('HGET', vfield(ARGV[8]))
   if v then
     local h, d = struct.unpack('>I8d', v)
     local e = redis.call('GET', P .. ':r:' .. handle(h))
     if e then verdict = {(entry(e)), string.format('%.17g', d)} end
   end
 end
-local hc, tc = counts(ARGV[4], split4(ARGV[5]))
-local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[6])) or 0
-local keys = derive(ARGV[7], ARGV[8], hc, tc, tonumber(ARGV[9]), tonumber(ARGV[10]))
+local blocks = split4(ARGV[10])
+local hc, tc = counts(ARGV[9], blocks)
+local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[11])) or 0
+local keys = derive(ARGV[12], ARGV[13], hc, tc, tonumber(ARGV[14]), TP)
 local skip = 0
-if ARGV[11] == '1' then skip = own end
-return {next, exact, verdict, hc, tc, own, keys, gather(keys, skip)}
+if ARGV[15] == '1' then skip = own end
+local g = gather(keys, skip, ARGV[18])
+if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
+  badcfg(true)
+  local id, host = ARGV[11], ARGV[9]
+  local e = struct.pack('>I2', #id) .. id .. struct.pack('>I2', #host) .. host ..
+    struct.pack('>I2', #keys) .. table.concat(keys) .. struct.pack('>I2', #blocks) .. ARGV[10] ..
+    ARGV[8] .. ARGV[17]
+  local h = add(e)
+  record({'added', h})
+  return {'added', h, keys, hc, tc}
+end
+return {next, exact, verdict, hc, tc, own, keys, g}
 `)
 
 // candidatesScript returns the entries of the kept pages filed under any
 // of a page's keys, and their hosts' templates. ARGV: P, cfg, the keys
-// (4-byte values, concatenated), a handle to leave out (0 for none). It
-// returns gather's {entries, hosts, templates, theme}.
+// (4-byte values, concatenated), a handle to leave out (0 for none), the
+// version of the theme set the caller holds. It returns gather's reply.
 var candidatesScript = redis.NewScript(scriptLib + `
 local bad = badcfg(false)
 if bad then return bad end
-return gather(split4(ARGV[3]), tonumber(ARGV[4]))
+return gather(split4(ARGV[3]), tonumber(ARGV[4]), ARGV[5])
 `)
 
 // callLib is a write script's call record: recorded returns the result
@@ -227,7 +267,20 @@ end
 var writeLib = scriptLib + `
 local CALL = P .. ':c:' .. ARGV[3]
 local TTL, TP, MAXP, MAXB = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-` + callLib + `-- learn counts the blocks of a kept page of host (delta 1) or of a page
+` + callLib + `-- tset adds (in true) or removes a block of the sorted string of blocks
+-- under key.
+local function tset(key, b, add)
+  local s = redis.call('GET', key) or ''
+  local i = sortedAt(s, b)
+  local here = string.sub(s, 4 * i + 1, 4 * i + 4) == b
+  if add and not here then
+    redis.call('SET', key, string.sub(s, 1, 4 * i) .. b .. string.sub(s, 4 * i + 1))
+  elseif not add and here then
+    s = string.sub(s, 1, 4 * i) .. string.sub(s, 4 * i + 5)
+    if #s == 0 then redis.call('DEL', key) else redis.call('SET', key, s) end
+  end
+end
+-- learn counts the blocks of a kept page of host (delta 1) or of a page
 -- kept no more (delta -1) in the host's model, and a block that becomes or
 -- stops being template on the host in the theme.
 local function learn(host, blocks, delta)
@@ -237,14 +290,22 @@ local function learn(host, blocks, delta)
     if delta > 0 then
       local c = redis.call('HINCRBY', H, b, 1)
       if c == TP then
-        redis.call('SADD', P .. ':T:' .. host, b)
-        redis.call('HINCRBY', P .. ':t', b, 1)
+        tset(P .. ':T:' .. host, b, true)
+        if redis.call('HINCRBY', P .. ':t', b, 1) == THEME then
+          redis.call('SADD', P .. ':tT', b)
+          redis.call('INCR', P .. ':tv')
+        end
       end
     elseif redis.call('HEXISTS', H, b) == 1 then
       local c = redis.call('HINCRBY', H, b, -1)
       if c == TP - 1 then
-        redis.call('SREM', P .. ':T:' .. host, b)
-        if redis.call('HINCRBY', P .. ':t', b, -1) <= 0 then redis.call('HDEL', P .. ':t', b) end
+        tset(P .. ':T:' .. host, b, false)
+        local t = redis.call('HINCRBY', P .. ':t', b, -1)
+        if t == THEME - 1 then
+          redis.call('SREM', P .. ':tT', b)
+          redis.call('INCR', P .. ':tv')
+        end
+        if t <= 0 then redis.call('HDEL', P .. ':t', b) end
       end
       if c <= 0 then redis.call('HDEL', H, b) end
     end
