@@ -466,3 +466,67 @@ func TestRecordVersions(t *testing.T) {
 		t.Errorf("ParseRecord of 12 content hashes by a judge of 8: err = %v", err)
 	}
 }
+
+// BenchmarkRecord marshals and parses the records of the first 10,000
+// pages of the generated crawl (internal/synth, seed 1), one record per
+// operation in turn, in the binary form of version 1 (v=1) and of version
+// 2 (v=2, what MarshalBinary writes), and reports B/record, the forms'
+// mean length:
+//
+//	go test ./minhash -run '^$' -bench Record -count 6
+func BenchmarkRecord(b *testing.B) {
+	const n = 10_000
+	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, _ := minhash.NewJudge(minhash.Options{})
+	pipe, _ := preprocess.New(preprocess.Options{})
+	recs := make([]*minhash.Record, 0, n)
+	for p := range crawl.All() {
+		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := j.Record(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	for _, v := range []struct {
+		name    string
+		marshal func(*minhash.Record) []byte
+	}{
+		{"v=1", minhash.MarshalRecordV1},
+		{"v=2", func(r *minhash.Record) []byte { b, _ := r.MarshalBinary(); return b }},
+	} {
+		forms := make([][]byte, len(recs))
+		size := 0
+		for i, r := range recs {
+			forms[i] = v.marshal(r)
+			size += len(forms[i])
+		}
+		perRecord := float64(size) / float64(len(forms))
+		b.Run("op=MarshalBinary/"+v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				v.marshal(recs[i])
+				i = (i + 1) % len(recs)
+			}
+			b.ReportMetric(perRecord, "B/record")
+		})
+		b.Run("op=ParseRecord/"+v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := j.ParseRecord(forms[i]); err != nil {
+					b.Fatal(err)
+				}
+				i = (i + 1) % len(forms)
+			}
+			b.ReportMetric(perRecord, "B/record")
+		})
+	}
+}

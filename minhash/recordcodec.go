@@ -78,7 +78,7 @@ type bitWriter struct {
 	n   uint // bits in acc, < 64
 }
 
-// write appends the low nb bits of v (nb ≤ 32; v < 1<<nb).
+// write appends the low nb bits of v (nb ≤ 64; v < 1<<nb).
 func (w *bitWriter) write(v uint64, nb uint) {
 	w.acc |= v << w.n
 	w.n += nb
@@ -92,13 +92,15 @@ func (w *bitWriter) write(v uint64, nb uint) {
 // rice appends x's Rice code with parameter k: x>>k zero bits, a one bit,
 // then x's low k bits.
 func (w *bitWriter) rice(x uint32, k uint) {
-	for q := uint(x >> k); ; q -= 32 {
-		if q < 32 {
-			w.write(1<<q, q+1)
-			break
-		}
+	q := uint(x >> k)
+	if q+1+k <= 64 {
+		w.write(uint64(x)&(1<<k-1)<<(q+1)|1<<q, q+1+k)
+		return
+	}
+	for ; q >= 32; q -= 32 {
 		w.write(0, 32)
 	}
+	w.write(1<<q, q+1)
 	w.write(uint64(x)&(1<<k-1), k)
 }
 
@@ -196,8 +198,8 @@ func appendRecordV2(dst []byte, f *feature) []byte {
 	w.write(uint64(hi.n), countBits)
 	w.write(uint64(len(f.blocks)), countBits)
 	w.sequence(&page, kp)
-	for i := range f.page {
-		w.write(inContent[i/64]>>(i%64)&1, 1)
+	for i := 0; i < len(f.page); i += 64 {
+		w.write(inContent[i/64], uint(min(len(f.page)-i, 64)))
 	}
 	w.sequence(&lo, kl)
 	w.sequence(&hi, kh)
@@ -244,10 +246,7 @@ func (r *bitReader) fill() {
 // read returns the next nb bits (nb ≤ 32); ok is false past the end.
 func (r *bitReader) read(nb uint) (v uint64, ok bool) {
 	if r.n < nb {
-		r.fill()
-		if r.n < nb {
-			return 0, false
-		}
+		return r.readSlow(nb)
 	}
 	v = r.acc & (1<<nb - 1)
 	r.acc >>= nb
@@ -255,8 +254,31 @@ func (r *bitReader) read(nb uint) (v uint64, ok bool) {
 	return v, true
 }
 
+func (r *bitReader) readSlow(nb uint) (v uint64, ok bool) {
+	if r.fill(); r.n < nb {
+		return 0, false
+	}
+	return r.read(nb)
+}
+
 // rice reads a Rice code with parameter k of a value that fits in 32 bits.
 func (r *bitReader) rice(k uint) (uint32, bool) {
+	if r.n < 56 {
+		r.fill()
+	}
+	// Most codes are in the bits loaded: the quotient's zeros, its end and
+	// the k low bits.
+	if z := uint(bits.TrailingZeros64(r.acc)); z+1+k <= r.n && z <= 31 {
+		x := uint64(z)<<k | r.acc>>(z+1)&(1<<k-1)
+		r.acc >>= z + 1 + k
+		r.n -= z + 1 + k
+		return uint32(x), x <= math.MaxUint32
+	}
+	return r.riceSlow(k)
+}
+
+// riceSlow is rice for a code that runs past the bits loaded.
+func (r *bitReader) riceSlow(k uint) (uint32, bool) {
 	limit := uint64(math.MaxUint32) >> k // the largest quotient
 	var q uint64
 	for {
@@ -336,13 +358,13 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 	}
 	var inContent [MaxSketchSize/64 + 1]uint64
 	nIn := 0
-	for i := 0; i < np; i++ {
-		bit, ok := r.read(1)
+	for i := 0; i < np; i += 32 {
+		bits32, ok := r.read(uint(min(np-i, 32)))
 		if !ok {
 			return feature{}, errRecord
 		}
-		inContent[i/64] |= bit << (i % 64)
-		nIn += int(bit)
+		inContent[i/64] |= bits32 << (i % 64)
+		nIn += bits.OnesCount64(bits32)
 	}
 	nc := nIn + nlo + nhi
 	if nc > ck || nb > nc || (nb == 0) != (nc == 0) {
