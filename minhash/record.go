@@ -51,6 +51,14 @@ func (r *Record) MarshalBinary() ([]byte, error) {
 	return appendRecordV2(nil, &r.f), nil
 }
 
+// AppendBinary appends the record's binary form (as MarshalBinary returns
+// it) to b and returns the extended slice: a repository that stores the
+// record after a header of its own makes the two in one buffer. It never
+// fails.
+func (r *Record) AppendBinary(b []byte) ([]byte, error) {
+	return appendRecordV2(b, &r.f), nil
+}
+
 // Template reports whether a block of a page is template: text that the
 // template model of the repository counts as its host's (or every host's)
 // furniture rather than the page's content. A nil Template counts no block

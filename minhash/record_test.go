@@ -177,6 +177,9 @@ func TestRecordBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ab, err := r.AppendBinary([]byte("header")); err != nil || string(ab) != "header"+string(b) {
+		t.Fatalf("AppendBinary(header) = %x, %v; want header then %x", ab, err, b)
+	}
 	back, err := j.ParseRecord(b)
 	if err != nil {
 		t.Fatal(err)
