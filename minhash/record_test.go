@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -470,11 +471,25 @@ func TestRecordVersions(t *testing.T) {
 	}
 }
 
+// startCPU reports allocations and, when the returned function is called
+// after the benchmark's loop, cpu-ns/op: the CPU time of the benchmark's
+// thread per operation, which other work on a busy machine does not
+// inflate as it does ns/op (the background GC's work is not in it).
+func startCPU(b *testing.B) func() {
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	c0 := detectortest.ThreadCPU()
+	return func() {
+		b.ReportMetric(float64(detectortest.ThreadCPU()-c0)/float64(b.N), "cpu-ns/op")
+		runtime.UnlockOSThread()
+	}
+}
+
 // BenchmarkRecord marshals and parses the records of the first 10,000
 // pages of the generated crawl (internal/synth, seed 1), one record per
 // operation in turn, in the binary form of version 1 (v=1) and of version
-// 2 (v=2, what MarshalBinary writes), and reports B/record, the forms'
-// mean length:
+// 2 (v=2, what MarshalBinary writes), and reports cpu-ns/op (startCPU)
+// and B/record, the forms' mean length:
 //
 //	go test ./minhash -run '^$' -bench Record -count 6
 func BenchmarkRecord(b *testing.B) {
@@ -512,16 +527,17 @@ func BenchmarkRecord(b *testing.B) {
 		}
 		perRecord := float64(size) / float64(len(forms))
 		b.Run("op=MarshalBinary/"+v.name, func(b *testing.B) {
-			b.ReportAllocs()
+			cpu := startCPU(b)
 			i := 0
 			for b.Loop() {
 				v.marshal(recs[i])
 				i = (i + 1) % len(recs)
 			}
+			cpu()
 			b.ReportMetric(perRecord, "B/record")
 		})
 		b.Run("op=ParseRecord/"+v.name, func(b *testing.B) {
-			b.ReportAllocs()
+			cpu := startCPU(b)
 			i := 0
 			for b.Loop() {
 				if _, err := j.ParseRecord(forms[i]); err != nil {
@@ -529,6 +545,7 @@ func BenchmarkRecord(b *testing.B) {
 				}
 				i = (i + 1) % len(forms)
 			}
+			cpu()
 			b.ReportMetric(perRecord, "B/record")
 		})
 	}

@@ -39,51 +39,52 @@ const (
 // wraps it in neardup.ErrCorrupt.
 var errRecord = errors.New("not a version 2 record")
 
-// gapWriter collects a sequence's gaps to choose its Rice parameter.
-type gapWriter struct {
-	gaps [MaxSketchSize]uint32
-	n    int
-}
-
-// riceParam returns the Rice parameter that codes g's gaps in the fewest
+// riceParam returns the Rice parameter that codes the gaps of ascending
+// values v from start (the least value the first may have) in the fewest
 // bits, and that many bits (the parameter's own included).
-func (g *gapWriter) riceParam() (k uint, nbits int) {
-	gaps := g.gaps[:g.n]
-	if len(gaps) == 0 {
+func riceParam(v []uint32, start uint64) (k uint, nbits int) {
+	n := len(v)
+	if n == 0 {
 		return 0, riceBits
 	}
-	var sum uint64
-	for _, x := range gaps {
-		sum += uint64(x)
+	// The best parameter is about log2 of the mean gap, less a half: try
+	// the three around it, in one pass.
+	sum := uint64(v[n-1]) - start - uint64(n-1)
+	k0 := max(bits.Len64(sum/uint64(n)), 2) - 2
+	var q [3]int
+	for _, x := range v {
+		g := uint64(x) - start
+		start = uint64(x) + 1
+		q[0] += int(g >> k0)
+		q[1] += int(g >> (k0 + 1))
+		q[2] += int(g >> (k0 + 2))
 	}
-	// The best parameter is about log2 of the mean gap: try around it.
-	k0 := bits.Len64(sum / uint64(len(gaps)))
 	best, bestK := math.MaxInt, 0
-	for k := max(k0-2, 0); k <= min(k0+1, 31); k++ {
-		n := len(gaps) * (k + 1)
-		for _, x := range gaps {
-			n += int(x >> k)
-		}
-		if n < best {
-			best, bestK = n, k
+	for i, qi := range q {
+		if c := qi + n*(k0+i+1); c < best && k0+i <= 31 {
+			best, bestK = c, k0+i
 		}
 	}
 	return uint(bestK), best + riceBits
 }
 
-// bitWriter appends bits to a byte slice, least significant first.
+// bitWriter writes bits into a byte slice of the stream's length, least
+// significant first. It writes by index, not by append: its methods then
+// store no pointer (no write barrier).
 type bitWriter struct {
 	b   []byte
+	pos int // bytes written
 	acc uint64
 	n   uint // bits in acc, < 64
 }
 
-// write appends the low nb bits of v (nb ≤ 64; v < 1<<nb).
+// write writes the low nb bits of v (nb ≤ 64; v < 1<<nb).
 func (w *bitWriter) write(v uint64, nb uint) {
 	w.acc |= v << w.n
 	w.n += nb
 	if w.n >= 64 {
-		w.b = binary.LittleEndian.AppendUint64(w.b, w.acc)
+		binary.LittleEndian.PutUint64(w.b[w.pos:], w.acc)
+		w.pos += 8
 		w.n -= 64
 		w.acc = v >> (nb - w.n)
 	}
@@ -104,19 +105,22 @@ func (w *bitWriter) rice(x uint32, k uint) {
 	w.write(uint64(x)&(1<<k-1), k)
 }
 
-// flush appends the bits left, padded with zeros to a whole byte.
+// flush writes the bits left, padded with zeros to a whole byte.
 func (w *bitWriter) flush() {
 	for ; w.n > 0; w.n -= min(w.n, 8) {
-		w.b = append(w.b, byte(w.acc))
+		w.b[w.pos] = byte(w.acc)
+		w.pos++
 		w.acc >>= 8
 	}
 }
 
-// sequence writes a Rice parameter and the gaps of g with it.
-func (w *bitWriter) sequence(g *gapWriter, k uint) {
+// sequence writes a Rice parameter k and the gaps of ascending values v
+// from start with it.
+func (w *bitWriter) sequence(v []uint32, start uint64, k uint) {
 	w.write(uint64(k), riceBits)
-	for _, x := range g.gaps[:g.n] {
-		w.rice(x, k)
+	for _, x := range v {
+		w.rice(uint32(uint64(x)-start), k)
+		start = uint64(x) + 1
 	}
 }
 
@@ -127,50 +131,35 @@ func truncBits(nb int) (k, u uint) {
 	return k, 1<<(k+1) - uint(nb)
 }
 
-// gapsOf fills g with the gaps of ascending values s from start (start is
-// the value before the first, plus one).
-func (g *gapWriter) gapsOf(s []uint32, start uint32) {
-	g.n = 0
-	for _, h := range s {
-		g.gaps[g.n] = h - start
-		g.n++
-		start = h + 1
-	}
-}
-
 // appendRecordV2 appends f's record of version 2 to dst.
 func appendRecordV2(dst []byte, f *feature) []byte {
-	var page, lo, hi, blk gapWriter
-	page.gapsOf(f.page, 0)
 	last := f.page[len(f.page)-1]
 	// Split the content sketch: hashes of the page sketch (a bit each),
-	// others below its last hash (lo), the rest above it (hi).
+	// others below its last hash (lo), the rest above it (hi: a suffix).
 	var inContent [MaxSketchSize/64 + 1]uint64
-	loStart, hiStart := uint32(0), last+1
+	var loBuf [MaxSketchSize]uint32
+	lo := loBuf[:0]
+	hi := f.content[len(f.content):]
 	i := 0
-	for _, h := range f.content {
+	for c, h := range f.content {
 		if h > last {
-			hi.gaps[hi.n] = h - hiStart
-			hi.n++
-			hiStart = h + 1
-			continue
+			hi = f.content[c:]
+			break
 		}
-		for i < len(f.page) && f.page[i] < h {
+		for f.page[i] < h { // h ≤ last: i stays in the page
 			i++
 		}
 		if f.page[i] == h {
 			inContent[i/64] |= 1 << (i % 64)
-			continue
+		} else {
+			lo = append(lo, h)
 		}
-		lo.gaps[lo.n] = h - loStart
-		lo.n++
-		loStart = h + 1
 	}
-	blk.gapsOf(f.blocks, 0)
-	kp, np := page.riceParam()
-	kl, nl := lo.riceParam()
-	kh, nh := hi.riceParam()
-	kb, nbk := blk.riceParam()
+	hiStart := uint64(last) + 1
+	kp, np := riceParam(f.page, 0)
+	kl, nl := riceParam(lo, 0)
+	kh, nh := riceParam(hi, hiStart)
+	kb, nbk := riceParam(f.blocks, 0)
 	tk, tu := uint(0), uint(0)
 	nTag := 0
 	if len(f.blocks) > 0 {
@@ -183,7 +172,8 @@ func appendRecordV2(dst []byte, f *feature) []byte {
 		}
 	}
 	nbits := 4*countBits + np + len(f.page) + nl + nh + nbk + nTag
-	size := 1 + binary.MaxVarintLen64 + len(f.host) + 8 + 1 + (nbits+7)/8 + 8
+	stream := (nbits + 7) / 8 // the bit counts are exact: so is the stream's length
+	size := 1 + binary.MaxVarintLen64 + len(f.host) + 8 + 1 + stream
 	if cap(dst)-len(dst) < size {
 		dst = append(make([]byte, 0, len(dst)+size), dst...)
 	}
@@ -192,18 +182,18 @@ func appendRecordV2(dst []byte, f *feature) []byte {
 	dst = append(dst, f.host...)
 	dst = binary.LittleEndian.AppendUint64(dst, f.exact)
 	dst = append(dst, f.share)
-	w := bitWriter{b: dst}
+	w := bitWriter{b: dst[len(dst) : len(dst)+stream]}
 	w.write(uint64(len(f.page)), countBits)
-	w.write(uint64(lo.n), countBits)
-	w.write(uint64(hi.n), countBits)
+	w.write(uint64(len(lo)), countBits)
+	w.write(uint64(len(hi)), countBits)
 	w.write(uint64(len(f.blocks)), countBits)
-	w.sequence(&page, kp)
+	w.sequence(f.page, 0, kp)
 	for i := 0; i < len(f.page); i += 64 {
 		w.write(inContent[i/64], uint(min(len(f.page)-i, 64)))
 	}
-	w.sequence(&lo, kl)
-	w.sequence(&hi, kh)
-	w.sequence(&blk, kb)
+	w.sequence(lo, 0, kl)
+	w.sequence(hi, hiStart, kh)
+	w.sequence(f.blocks, 0, kb)
 	if len(f.blocks) > 0 {
 		for _, t := range f.tags {
 			if c := uint(t); c < tu {
@@ -216,30 +206,32 @@ func appendRecordV2(dst []byte, f *feature) []byte {
 		}
 	}
 	w.flush()
-	return w.b
+	return dst[:len(dst)+stream]
 }
 
-// bitReader reads the bits a bitWriter wrote.
+// bitReader reads the bits a bitWriter wrote. It reads by index (no
+// pointer stores, as bitWriter).
 type bitReader struct {
 	b   []byte
+	pos int    // bytes loaded into acc
 	acc uint64 // the next n bits, and zeros above them
 	n   uint
 }
 
 // fill loads bytes into acc, up to 56 bits or the end of the input.
 func (r *bitReader) fill() {
-	if len(r.b) >= 8 && r.n < 56 {
-		x := binary.LittleEndian.Uint64(r.b)
+	if len(r.b)-r.pos >= 8 && r.n < 56 {
+		x := binary.LittleEndian.Uint64(r.b[r.pos:])
 		adv := (63 - r.n) / 8
 		r.acc |= x << r.n
-		r.b = r.b[adv:]
+		r.pos += int(adv)
 		r.n += adv * 8
 		r.acc &= 1<<r.n - 1
 		return
 	}
-	for ; r.n <= 56 && len(r.b) > 0; r.n += 8 {
-		r.acc |= uint64(r.b[0]) << r.n
-		r.b = r.b[1:]
+	for ; r.n <= 56 && r.pos < len(r.b); r.n += 8 {
+		r.acc |= uint64(r.b[r.pos]) << r.n
+		r.pos++
 	}
 }
 
@@ -315,6 +307,43 @@ func (r *bitReader) next(k uint, start uint64, top uint64) (uint64, bool) {
 	return v, ok && v <= top
 }
 
+// sequence reads len(dst) values of an ascending Rice-coded sequence with
+// parameter k into dst: start is the least value the first may have, top
+// the largest any may have. It is next in a loop, with the common case
+// (the code in the bits loaded) inline.
+func (r *bitReader) sequence(dst []uint32, k uint, start, top uint64) bool {
+	acc, n := r.acc, r.n
+	for i := range dst {
+		if n < 56 {
+			r.acc, r.n = acc, n
+			r.fill()
+			acc, n = r.acc, r.n
+		}
+		var g uint64
+		if z := uint(bits.TrailingZeros64(acc)); z+1+k <= n {
+			g = uint64(z)<<k | acc>>(z+1)&(1<<k-1)
+			acc >>= z + 1 + k
+			n -= z + 1 + k
+		} else {
+			r.acc, r.n = acc, n
+			x, ok := r.riceSlow(k)
+			if !ok {
+				return false
+			}
+			acc, n = r.acc, r.n
+			g = uint64(x)
+		}
+		v := start + g
+		if v > top {
+			return false
+		}
+		dst[i] = uint32(v)
+		start = v + 1
+	}
+	r.acc, r.n = acc, n
+	return true
+}
+
 // parseRecordV2 decodes the bit stream and fields after a v2 record's
 // version byte, for sketches of at most pk (page) and ck (content) hashes.
 func parseRecordV2(b []byte, pk, ck int) (feature, error) {
@@ -346,14 +375,7 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 	}
 	var page [MaxSketchSize]uint32
 	kp, ok := r.read(riceBits)
-	start := uint64(0)
-	for i := 0; i < np && ok; i++ {
-		var v uint64
-		v, ok = r.next(uint(kp), start, math.MaxUint32-1)
-		page[i] = uint32(v)
-		start = v + 1
-	}
-	if !ok {
+	if !ok || !r.sequence(page[:np], uint(kp), 0, math.MaxUint32-1) {
 		return feature{}, errRecord
 	}
 	var inContent [MaxSketchSize/64 + 1]uint64
@@ -378,7 +400,7 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 	content := slab[np : np : np+nc]
 	last := uint64(f.page[np-1])
 	kl, ok := r.read(riceBits)
-	start, i := 0, 0
+	start, i := uint64(0), 0
 	for j := 0; j < nlo && ok; j++ {
 		var v uint64
 		if v, ok = r.next(uint(kl), start, last); !ok {
@@ -402,28 +424,13 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 		}
 	}
 	kh, ok2 := r.read(riceBits)
-	ok = ok && ok2
-	start = last + 1
-	for j := 0; j < nhi && ok; j++ {
-		var v uint64
-		v, ok = r.next(uint(kh), start, math.MaxUint32-1)
-		content = append(content, uint32(v))
-		start = v + 1
-	}
-	if !ok {
+	if !ok || !ok2 || !r.sequence(content[len(content):nc], uint(kh), last+1, math.MaxUint32-1) {
 		return feature{}, errRecord
 	}
-	f.content = content
-	f.blocks = slab[np+nc : np+nc : np+nc+nb]
+	f.content = content[:nc]
+	f.blocks = slab[np+nc : np+nc+nb : np+nc+nb]
 	kb, ok := r.read(riceBits)
-	start = 0
-	for j := 0; j < nb && ok; j++ {
-		var v uint64
-		v, ok = r.next(uint(kb), start, math.MaxUint32)
-		f.blocks = append(f.blocks, uint32(v))
-		start = v + 1
-	}
-	if !ok {
+	if !ok || !r.sequence(f.blocks, uint(kb), 0, math.MaxUint32) {
 		return feature{}, errRecord
 	}
 	if nc > 0 {
@@ -443,7 +450,7 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 		}
 	}
 	// Only the zero bits that pad the last byte may be left.
-	if len(r.b) > 0 || r.n >= 8 || r.acc != 0 {
+	if r.pos < len(r.b) || r.n >= 8 || r.acc != 0 {
 		return feature{}, errRecord
 	}
 	f.host = string(host)
