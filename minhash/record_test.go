@@ -404,7 +404,8 @@ func TestRecordRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			roundTrip(t, docs, nil)
+			v1, v2 := roundTrip(t, docs, nil)
+			t.Logf("%d pages: %.1f B a record of version 1, %.1f of version 2", len(docs), float64(v1)/float64(len(docs)), float64(v2)/float64(len(docs)))
 		})
 	}
 }

@@ -22,10 +22,10 @@ import (
 //
 // A page's content shingles are mostly its shingles too, so most of the
 // content sketch is a bit per page hash; sorted uniform hashes have
-// geometric gaps, which Rice codes within a few hundredths of a bit of
-// their entropy. A gap is the difference less one between a value and the
-// one before it (the first value's is the value itself; hi's first is
-// taken from the page's last hash).
+// geometric gaps, which Rice codes within about a tenth of a bit of their
+// entropy. A gap is the difference less one between a value and the one
+// before it (the first value's is the value itself; hi's first is taken
+// from the page's last hash plus one).
 
 const (
 	recordV1 = 1
