@@ -46,7 +46,8 @@ func (r *Record) Content() (Sketch, []uint8) { return r.f.content, r.f.tags }
 // MarshalBinary returns the record's binary form, of version 2: a version
 // byte, the host, the text hash and the content share, then the sketches,
 // block keys and block indexes packed in a bit stream (docs/format.md).
-// It never fails.
+// It never fails. ParseRecord of a release before version 2 refuses it: a
+// fleet upgrades the processes that read records before any writes one.
 func (r *Record) MarshalBinary() ([]byte, error) {
 	return appendRecordV2(nil, &r.f), nil
 }
