@@ -196,6 +196,17 @@ func TestRecordBinary(t *testing.T) {
 			t.Errorf("ParseRecord(%d bytes): err = %v, want ErrCorrupt", len(bad), err)
 		}
 	}
+	// The zero Record marshals without panicking, to bytes that are not a
+	// record (it has no page sketch).
+	zero, err := new(minhash.Record).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{zero, minhash.MarshalRecordV1(new(minhash.Record))} {
+		if _, err := j.ParseRecord(b); !errors.Is(err, neardup.ErrCorrupt) {
+			t.Errorf("ParseRecord of the zero Record's version %d: err = %v, want ErrCorrupt", b[0], err)
+		}
+	}
 	if _, err := j.Record(nil); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Record(nil): err = %v", err)
 	}

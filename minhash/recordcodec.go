@@ -133,29 +133,33 @@ func truncBits(nb int) (k, u uint) {
 
 // appendRecordV2 appends f's record of version 2 to dst.
 func appendRecordV2(dst []byte, f *feature) []byte {
-	last := f.page[len(f.page)-1]
 	// Split the content sketch: hashes of the page sketch (a bit each),
 	// others below its last hash (lo), the rest above it (hi: a suffix).
+	// (A feature without a page sketch, a zero Record's, is written as all
+	// hi: ParseRecord refuses it, as it refuses its version 1.)
 	var inContent [MaxSketchSize/64 + 1]uint64
 	var loBuf [MaxSketchSize]uint32
 	lo := loBuf[:0]
-	hi := f.content[len(f.content):]
-	i := 0
-	for c, h := range f.content {
-		if h > last {
-			hi = f.content[c:]
-			break
-		}
-		for f.page[i] < h { // h ≤ last: i stays in the page
-			i++
-		}
-		if f.page[i] == h {
-			inContent[i/64] |= 1 << (i % 64)
-		} else {
-			lo = append(lo, h)
+	hi, hiStart := f.content, uint64(0)
+	if len(f.page) > 0 {
+		last := f.page[len(f.page)-1]
+		hi, hiStart = f.content[len(f.content):], uint64(last)+1
+		i := 0
+		for c, h := range f.content {
+			if h > last {
+				hi = f.content[c:]
+				break
+			}
+			for f.page[i] < h { // h ≤ last: i stays in the page
+				i++
+			}
+			if f.page[i] == h {
+				inContent[i/64] |= 1 << (i % 64)
+			} else {
+				lo = append(lo, h)
+			}
 		}
 	}
-	hiStart := uint64(last) + 1
 	kp, np := riceParam(f.page, 0)
 	kl, nl := riceParam(lo, 0)
 	kh, nh := riceParam(hi, hiStart)
@@ -246,6 +250,7 @@ func (r *bitReader) read(nb uint) (v uint64, ok bool) {
 	return v, true
 }
 
+// readSlow is read when acc holds fewer than nb bits.
 func (r *bitReader) readSlow(nb uint) (v uint64, ok bool) {
 	if r.fill(); r.n < nb {
 		return 0, false
