@@ -1,7 +1,6 @@
 package minhash
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
@@ -44,21 +43,21 @@ func (r *Record) Blocks() []uint32 { return r.f.blocks }
 // are, in a script, follows it).
 func (r *Record) Content() (Sketch, []uint8) { return r.f.content, r.f.tags }
 
-// recordVersion is the first byte of a record's binary form.
-const recordVersion = 1
-
-// MarshalBinary returns the record's binary form: a version byte, then
-// the fields of a kept page's feature as a Detector's snapshot writes them
-// (docs/format.md).
+// MarshalBinary returns the record's binary form, of version 2: a version
+// byte, the host, the text hash and the content share, then the sketches,
+// block keys and block indexes packed in a bit stream (docs/format.md).
+// It never fails. ParseRecord of a release before version 2 refuses it: a
+// fleet upgrades the processes that read records before any writes one.
 func (r *Record) MarshalBinary() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte(recordVersion)
-	sw := snapshot.NewBodyWriter(&b)
-	encodeFeature(sw, r.f)
-	if err := sw.Flush(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return appendRecordV2(nil, &r.f), nil
+}
+
+// AppendBinary appends the record's binary form (as MarshalBinary returns
+// it) to b and returns the extended slice: a repository that stores the
+// record after a header of its own makes the two in one buffer. It never
+// fails.
+func (r *Record) AppendBinary(b []byte) ([]byte, error) {
+	return appendRecordV2(b, &r.f), nil
 }
 
 // Template reports whether a block of a page is template: text that the
@@ -115,19 +114,31 @@ func (j *Judge) Record(d *neardup.Document) (*Record, error) {
 	return &Record{f}, nil
 }
 
-// ParseRecord returns the record whose binary form is b. Bytes that are not
-// a record of this judge's sketch sizes return an error wrapping
-// neardup.ErrCorrupt.
+// ParseRecord returns the record whose binary form is b: of version 2, as
+// MarshalBinary writes it, or of version 1 (a version byte, then the fields
+// as a Detector's snapshot writes a kept page), as earlier releases wrote
+// it. Bytes that are not a record of this judge's sketch sizes return an
+// error wrapping neardup.ErrCorrupt.
 func (j *Judge) ParseRecord(b []byte) (*Record, error) {
-	if len(b) == 0 || b[0] != recordVersion {
-		return nil, fmt.Errorf("minhash: ParseRecord: %w: not a record of version %d", neardup.ErrCorrupt, recordVersion)
+	if len(b) == 0 {
+		return nil, fmt.Errorf("minhash: ParseRecord: %w: no bytes", neardup.ErrCorrupt)
 	}
-	sr := snapshot.NewBodyReader(b[1:])
-	f := decodeFeature(sr, j.st.o)
-	if err := sr.End(); err != nil {
-		return nil, fmt.Errorf("minhash: ParseRecord: %w", err)
+	switch b[0] {
+	case recordV2:
+		f, err := parseRecordV2(b[1:], j.st.o.PageSketchSize, j.st.o.SketchSize)
+		if err != nil {
+			return nil, fmt.Errorf("minhash: ParseRecord: %w: %w", neardup.ErrCorrupt, err)
+		}
+		return &Record{f}, nil
+	case recordV1:
+		sr := snapshot.NewBodyReader(b[1:])
+		f := decodeFeature(sr, j.st.o)
+		if err := sr.End(); err != nil {
+			return nil, fmt.Errorf("minhash: ParseRecord: %w", err)
+		}
+		return &Record{f}, nil
 	}
-	return &Record{f}, nil
+	return nil, fmt.Errorf("minhash: ParseRecord: %w: version %d, not 1 or 2", neardup.ErrCorrupt, b[0])
 }
 
 // TemplateOf returns the Template of a host whose template model is given:

@@ -1,15 +1,21 @@
 package minhash_test
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/corpus"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -172,6 +178,9 @@ func TestRecordBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ab, err := r.AppendBinary([]byte("header")); err != nil || string(ab) != "header"+string(b) {
+		t.Fatalf("AppendBinary(header) = %x, %v; want header then %x", ab, err, b)
+	}
 	back, err := j.ParseRecord(b)
 	if err != nil {
 		t.Fatal(err)
@@ -187,6 +196,17 @@ func TestRecordBinary(t *testing.T) {
 			t.Errorf("ParseRecord(%d bytes): err = %v, want ErrCorrupt", len(bad), err)
 		}
 	}
+	// The zero Record marshals without panicking, to bytes that are not a
+	// record (it has no page sketch).
+	zero, err := new(minhash.Record).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{zero, minhash.MarshalRecordV1(new(minhash.Record))} {
+		if _, err := j.ParseRecord(b); !errors.Is(err, neardup.ErrCorrupt) {
+			t.Errorf("ParseRecord of the zero Record's version %d: err = %v, want ErrCorrupt", b[0], err)
+		}
+	}
 	if _, err := j.Record(nil); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Record(nil): err = %v", err)
 	}
@@ -195,15 +215,20 @@ func TestRecordBinary(t *testing.T) {
 	}
 }
 
-// FuzzParseRecord parses arbitrary bytes, seeded with real records: it
-// never panics, and a record it accepts marshals to bytes that parse to a
-// record of the same bytes (the first form may hold overlong varints).
+// FuzzParseRecord parses arbitrary bytes, seeded with real records of both
+// versions: it never panics, and a record it accepts marshals to bytes
+// that parse to a record of the same fields and bytes (the first form may
+// be of version 1, or hold overlong varints), and to a form of version 1
+// that parses.
 func FuzzParseRecord(f *testing.F) {
 	j, _ := minhash.NewJudge(minhash.Options{})
 	var pipe preprocess.Pipeline
 	for i, html := range []string{
 		"<nav>Home | News</nav><p>The first page tells of rivers and the towns along them, their bridges and mills.</p><footer>© site</footer>",
 		"<p>数据挖掘是从大量数据中提取知识的过程。网页去重可以节省存储。</p>",
+		"<p>One block.</p>",
+		"<nav>A menu of many links: home, news, sport, weather, music, film, books, travel</nav><p>Thin.</p>",
+		strings.Repeat("<p>A paragraph of its own words, number ", 40) + "</p>",
 	} {
 		d, err := neardup.NewDocument(&pipe, fmt.Sprint(i), "https://h.example/", []byte(html))
 		if err != nil {
@@ -211,7 +236,8 @@ func FuzzParseRecord(f *testing.F) {
 		}
 		r, _ := j.Record(d)
 		b, _ := r.MarshalBinary()
-		f.Add(b)
+		f.Add(b)                          // version 2
+		f.Add(minhash.MarshalRecordV1(r)) // version 1, as earlier releases wrote it
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := j.ParseRecord(b)
@@ -231,8 +257,308 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseRecord of a marshalled record: %v", err)
 		}
+		if msg := sameRecord(r2, r); msg != "" {
+			t.Fatalf("marshal, parse: %s", msg)
+		}
 		if b2, _ := r2.MarshalBinary(); string(b2) != string(b1) {
 			t.Fatalf("marshal, parse, marshal: %x, then %x", b1, b2)
 		}
+		if _, err := j.ParseRecord(minhash.MarshalRecordV1(r)); err != nil {
+			t.Fatalf("ParseRecord of the version 1 form of a record: %v", err)
+		}
 	})
+}
+
+// sameRecord says how got differs from want, field by field ("" when it
+// does not).
+func sameRecord(got, want *minhash.Record) string {
+	gc, gt := got.Content()
+	wc, wt := want.Content()
+	switch {
+	case got.Host() != want.Host():
+		return fmt.Sprintf("host %q, want %q", got.Host(), want.Host())
+	case got.TextHash() != want.TextHash():
+		return fmt.Sprintf("text hash %x, want %x", got.TextHash(), want.TextHash())
+	case !slices.Equal(got.Blocks(), want.Blocks()):
+		return fmt.Sprintf("blocks %v, want %v", got.Blocks(), want.Blocks())
+	case !slices.Equal(gc, wc):
+		return fmt.Sprintf("content %v, want %v", gc, wc)
+	case !slices.Equal(gt, wt):
+		return fmt.Sprintf("block indexes %v, want %v", gt, wt)
+	}
+	return ""
+}
+
+// roundTrip checks that the records of docs parse back from their binary
+// forms, of version 2 and of version 1, to records of the same fields that
+// a Judge compares exactly as the originals: with each of the records
+// before it (up to 8), and with a page of its group, under the templates
+// that counting every record's blocks by host gives (so that the block
+// indexes are used) and under none.
+func roundTrip(t *testing.T, docs []*neardup.Document, group []int) (v1, v2 int) {
+	t.Helper()
+	j, _ := minhash.NewJudge(minhash.Options{})
+	recs := make([]*minhash.Record, 0, len(docs))
+	counts := map[string]map[uint32]uint32{}
+	for _, d := range docs {
+		r, err := j.Record(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+		m := counts[r.Host()]
+		if m == nil {
+			m = map[uint32]uint32{}
+			counts[r.Host()] = m
+		}
+		for _, b := range r.Blocks() {
+			m[b]++
+		}
+	}
+	tmpl := func(r *minhash.Record) minhash.Template {
+		m := counts[r.Host()]
+		return j.TemplateOf(func(b uint32) uint32 { return m[b] }, nil)
+	}
+	var parsed [2][]*minhash.Record
+	for i, r := range recs {
+		b2, err := r.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b1 := minhash.MarshalRecordV1(r)
+		v1 += len(b1)
+		v2 += len(b2)
+		for v, b := range [][]byte{b1, b2} {
+			back, err := j.ParseRecord(b)
+			if err != nil {
+				t.Fatalf("%s: ParseRecord of version %d: %v", docs[i].ID, b[0], err)
+			}
+			if msg := sameRecord(back, r); msg != "" {
+				t.Fatalf("%s: version %d parsed back: %s", docs[i].ID, b[0], msg)
+			}
+			if !slices.Equal(j.Keys(back, tmpl(back)), j.Keys(r, tmpl(r))) {
+				t.Fatalf("%s: version %d parsed back: keys %v, want %v", docs[i].ID, b[0], j.Keys(back, tmpl(back)), j.Keys(r, tmpl(r)))
+			}
+			parsed[v] = append(parsed[v], back)
+		}
+	}
+	near := 0
+	for i, r := range recs {
+		others := make([]int, 0, 9)
+		for k := max(i-8, 0); k < i; k++ {
+			others = append(others, k)
+		}
+		if group != nil && group[i] != i {
+			others = append(others, group[i])
+		}
+		for _, k := range others {
+			for _, tm := range []func(*minhash.Record) minhash.Template{tmpl, func(*minhash.Record) minhash.Template { return nil }} {
+				dist, isNear := j.Near(r, tm(r), recs[k], tm(recs[k]))
+				if isNear {
+					near++
+				}
+				for v := range parsed {
+					a, b := parsed[v][i], parsed[v][k]
+					if d, n := j.Near(a, tm(a), b, tm(b)); d != dist || n != isNear {
+						t.Fatalf("%s, %s: version %d parsed back: Near = %v, %v, want %v, %v", docs[i].ID, docs[k].ID, v+1, d, n, dist, isNear)
+					}
+				}
+			}
+		}
+	}
+	if near == 0 {
+		t.Fatalf("no pair of the %d pages near: the comparisons test nothing", len(docs))
+	}
+	return v1, v2
+}
+
+// The records of a generated crawl's pages and of the sample corpora parse
+// back from both binary forms to records of the same fields and verdicts,
+// and the form of version 2 is the smaller.
+func TestRecordRoundTrip(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	t.Run("synth", func(t *testing.T) {
+		crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pipe preprocess.Pipeline
+		var docs []*neardup.Document
+		var group []int
+		for p := range crawl.All() {
+			d, err := neardup.NewDocument(&pipe, fmt.Sprint(p.Index), p.URL, p.HTML)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, d)
+			group = append(group, p.Group)
+		}
+		v1, v2 := roundTrip(t, docs, group)
+		t.Logf("%d pages: %.1f B a record of version 1, %.1f of version 2", n, float64(v1)/float64(n), float64(v2)/float64(n))
+		if v2 >= v1 {
+			t.Errorf("version 2 records take %d bytes, version 1 %d", v2, v1)
+		}
+	})
+	for _, name := range []string{"en-sample", "zh-sample"} {
+		t.Run(name, func(t *testing.T) {
+			pages, err := corpus.Read(filepath.Join("..", "examples", "evaluate", "testdata", name), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pipe preprocess.Pipeline
+			docs := make([]*neardup.Document, len(pages))
+			for i, p := range pages {
+				if docs[i], err = neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v1, v2 := roundTrip(t, docs, nil)
+			t.Logf("%d pages: %.1f B a record of version 1, %.1f of version 2", len(docs), float64(v1)/float64(len(docs)), float64(v2)/float64(len(docs)))
+		})
+	}
+}
+
+// A record's two binary forms, kept here so that a change of either is
+// seen: a page of three blocks, with sketches of 12 content and 6 page
+// hashes (so that some content hashes are above the page sketch's last).
+const (
+	recordV1Hex = "0109612e6578616d706c650f4f7a14ca2e596d06a79bce31a5f1f2bd01a2d6fd8502a2b4d260bce3bd9f02a18bc3290ca79bce31a5f1f2bd01a2d6fd8502a2b4d260bce3bd9f02a18bc329b989a2208feedf8601d182a5ea02e7bcf70c80f8b117c8ab90ce03010002010102000200000101ff03cc8cc1ef0199b583ef0ae2d8b6a50c"
+	recordV2Hex = "0209612e6578616d706c650f4f7a14ca2e596dff06001818b09f36ce98a4b8bc87216bbf304493827037ee7d418b61fa031e97108174b8bf064205257533efcef8bfc72e785c419c3d93117c874c94f02f7234b3cdb529"
+)
+
+// A record of version 1, as a running fleet may hold, parses to the record
+// its form of version 2 parses to, and MarshalBinary writes that form.
+func TestRecordVersions(t *testing.T) {
+	j, err := minhash.NewJudge(minhash.Options{SketchSize: 12, PageSketchSize: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := hex.DecodeString(recordV1Hex)
+	b2, _ := hex.DecodeString(recordV2Hex)
+	r1, err := j.ParseRecord(b1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := j.ParseRecord(b2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := sameRecord(r2, r1); msg != "" {
+		t.Fatalf("version 2 differs from version 1: %s", msg)
+	}
+	if c, _ := r1.Content(); r1.Host() != "a.example" || len(c) != 12 || len(r1.Blocks()) != 3 {
+		t.Fatalf("version 1 record: host %q, %d content hashes, %d blocks", r1.Host(), len(c), len(r1.Blocks()))
+	}
+	if dist, near := j.Near(r1, nil, r2, nil); !near || dist != 0 {
+		t.Errorf("Near(version 1, version 2) = %v, %v", dist, near)
+	}
+	if b, _ := r1.MarshalBinary(); !bytes.Equal(b, b2) {
+		t.Errorf("MarshalBinary of the version 1 record:\n%x, want\n%x", b, b2)
+	}
+	if b := minhash.MarshalRecordV1(r2); !bytes.Equal(b, b1) {
+		t.Errorf("version 1 form of the version 2 record:\n%x, want\n%x", b, b1)
+	}
+	// Every cut of either form, and either form with another version byte,
+	// is ErrCorrupt.
+	for _, b := range [][]byte{b1, b2} {
+		for n := range len(b) {
+			if _, err := j.ParseRecord(b[:n]); !errors.Is(err, neardup.ErrCorrupt) {
+				t.Errorf("ParseRecord of version %d cut to %d bytes: err = %v", b[0], n, err)
+			}
+		}
+		for _, v := range []byte{0, 3 - b[0], 3, 255} {
+			bad := append([]byte{v}, b[1:]...)
+			if _, err := j.ParseRecord(bad); !errors.Is(err, neardup.ErrCorrupt) {
+				t.Errorf("ParseRecord of version %d as %d: err = %v", b[0], v, err)
+			}
+		}
+	}
+	// Sketches larger than the judge's are ErrCorrupt.
+	small, _ := minhash.NewJudge(minhash.Options{SketchSize: 8, PageSketchSize: 6, Keys: 4})
+	if _, err := small.ParseRecord(b2); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("ParseRecord of 12 content hashes by a judge of 8: err = %v", err)
+	}
+}
+
+// startCPU reports allocations and, when the returned function is called
+// after the benchmark's loop, cpu-ns/op: the CPU time of the benchmark's
+// thread per operation, which other work on a busy machine does not
+// inflate as it does ns/op (the background GC's work is not in it).
+func startCPU(b *testing.B) func() {
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	c0 := detectortest.ThreadCPU()
+	return func() {
+		b.ReportMetric(float64(detectortest.ThreadCPU()-c0)/float64(b.N), "cpu-ns/op")
+		runtime.UnlockOSThread()
+	}
+}
+
+// BenchmarkRecord marshals and parses the records of the first 10,000
+// pages of the generated crawl (internal/synth, seed 1), one record per
+// operation in turn, in the binary form of version 1 (v=1) and of version
+// 2 (v=2, what MarshalBinary writes), and reports cpu-ns/op (startCPU)
+// and B/record, the forms' mean length:
+//
+//	go test ./minhash -run '^$' -bench Record -count 6
+func BenchmarkRecord(b *testing.B) {
+	const n = 10_000
+	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, _ := minhash.NewJudge(minhash.Options{})
+	pipe, _ := preprocess.New(preprocess.Options{})
+	recs := make([]*minhash.Record, 0, n)
+	for p := range crawl.All() {
+		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := j.Record(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	for _, v := range []struct {
+		name    string
+		marshal func(*minhash.Record) []byte
+	}{
+		{"v=1", minhash.MarshalRecordV1},
+		{"v=2", func(r *minhash.Record) []byte { b, _ := r.MarshalBinary(); return b }},
+	} {
+		forms := make([][]byte, len(recs))
+		size := 0
+		for i, r := range recs {
+			forms[i] = v.marshal(r)
+			size += len(forms[i])
+		}
+		perRecord := float64(size) / float64(len(forms))
+		b.Run("op=MarshalBinary/"+v.name, func(b *testing.B) {
+			cpu := startCPU(b)
+			i := 0
+			for b.Loop() {
+				v.marshal(recs[i])
+				i = (i + 1) % len(recs)
+			}
+			cpu()
+			b.ReportMetric(perRecord, "B/record")
+		})
+		b.Run("op=ParseRecord/"+v.name, func(b *testing.B) {
+			cpu := startCPU(b)
+			i := 0
+			for b.Loop() {
+				if _, err := j.ParseRecord(forms[i]); err != nil {
+					b.Fatal(err)
+				}
+				i = (i + 1) % len(forms)
+			}
+			cpu()
+			b.ReportMetric(perRecord, "B/record")
+		})
+	}
 }
