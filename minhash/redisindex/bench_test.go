@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/synth"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -31,23 +32,28 @@ import (
 //   - F1, as minhash's BenchmarkScale counts it
 //
 // The spread/ sub-benchmarks keep the repository with Options.Spread (its
-// keys as a cluster would hold them, on the one server). One iteration is
+// keys as a cluster would hold them, on the one server); the sketch=32/
+// ones judge with sketches of 32 hashes (minhash.Options SketchSize and
+// PageSketchSize), a smaller record for a less exact distance. One iteration is
 // the whole crawl; run it once:
 //
 //	cd minhash/redisindex && go test -run '^$' -bench Scale -benchtime 1x -timeout 60m
 func BenchmarkScale(b *testing.B) {
+	small := minhash.Options{SketchSize: 32, PageSketchSize: 32}
 	for _, c := range []struct {
 		name   string
 		n      int
 		spread bool
-	}{{"n=10k", 10_000, false}, {"n=100k", 100_000, false}, {"n=1M", 1_000_000, false},
-		{"spread/n=10k", 10_000, true}, {"spread/n=100k", 100_000, true}} {
+		o      minhash.Options
+	}{{"n=10k", 10_000, false, minhash.Options{}}, {"n=100k", 100_000, false, minhash.Options{}}, {"n=1M", 1_000_000, false, minhash.Options{}},
+		{"spread/n=10k", 10_000, true, minhash.Options{}}, {"spread/n=100k", 100_000, true, minhash.Options{}},
+		{"sketch=32/n=100k", 100_000, false, small}, {"sketch=32/n=1M", 1_000_000, false, small}} {
 		b.Run(c.name, func(b *testing.B) {
 			if testing.Short() && c.n > 10_000 {
 				b.Skip("-short: only n=10k")
 			}
 			for b.Loop() {
-				scale(b, c.n, c.spread)
+				scale(b, c.n, c.spread, c.o)
 			}
 		})
 	}
@@ -68,7 +74,7 @@ func usedMemory(b *testing.B, c *redis.Client) int64 {
 	return 0
 }
 
-func scale(b *testing.B, n int, spread bool) {
+func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	c, prefix := client(b)
 	ctx := context.Background()
 	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
@@ -76,7 +82,7 @@ func scale(b *testing.B, n int, spread bool) {
 		b.Fatal(err)
 	}
 	pipe, _ := preprocess.New(preprocess.Options{})
-	det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
+	det, err := New(Options{Client: c, Prefix: prefix, Spread: spread, Minhash: o})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -274,15 +274,11 @@ func u64(v uint64) string { return string(binary.BigEndian.AppendUint64(nil, v))
 
 // entry returns the entry of a page kept under id (layout in script.go).
 func entry(id string, r *minhash.Record, keys []uint32) (string, error) {
-	rec, err := r.MarshalBinary()
-	if err != nil {
+	if err := checkLengths(id, r); err != nil {
 		return "", err
 	}
 	blocks := r.Blocks()
-	if len(id) > math.MaxUint16 || len(r.Host()) > math.MaxUint16 {
-		return "", fmt.Errorf("redisindex: ID or host longer than %d bytes: %w", math.MaxUint16, neardup.ErrInvalidOption)
-	}
-	b := make([]byte, 0, 8+len(id)+len(r.Host())+4*(len(keys)+len(blocks))+8+len(rec))
+	b := make([]byte, 0, 16+len(id)+len(r.Host())+4*(len(keys)+len(blocks))+1024)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(id)))
 	b = append(b, id...)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Host())))
@@ -292,7 +288,16 @@ func entry(id string, r *minhash.Record, keys []uint32) (string, error) {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(blocks)))
 	b = append(b, u32s(blocks)...)
 	b = binary.BigEndian.AppendUint64(b, r.TextHash())
-	return string(append(b, rec...)), nil
+	b, err := r.AppendBinary(b)
+	return string(b), err
+}
+
+// checkLengths returns an error when an entry cannot hold id or r's host.
+func checkLengths(id string, r *minhash.Record) error {
+	if len(id) > math.MaxUint16 || len(r.Host()) > math.MaxUint16 {
+		return fmt.Errorf("redisindex: ID or host longer than %d bytes: %w", math.MaxUint16, neardup.ErrInvalidOption)
+	}
+	return nil
 }
 
 // parseEntry returns the ID and the record of an entry.
@@ -434,12 +439,12 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		rep = 1
 	}
 	if call != "" {
+		if err := checkLengths(d.ID, r); err != nil {
+			return nil, false, err
+		}
 		var err error
 		if rec, err = r.MarshalBinary(); err != nil {
 			return nil, false, err
-		}
-		if len(d.ID) > math.MaxUint16 || len(r.Host()) > math.MaxUint16 {
-			return nil, false, fmt.Errorf("redisindex: ID or host longer than %d bytes: %w", math.MaxUint16, neardup.ErrInvalidOption)
 		}
 		addNew = 1
 	}
