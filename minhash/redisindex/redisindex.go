@@ -156,6 +156,10 @@ type Detector struct {
 	// filing a new page and committing it; an error it returns ends the call
 	// there, as if the client died: nothing released.
 	beforeCommit func() error
+	// afterCommit, when set (by tests), is called by a Spread call after it
+	// committed a new page, or marked a page removed, and before it counts
+	// or uncounts the page's blocks; an error it returns ends the call there.
+	afterCommit func() error
 }
 
 var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)

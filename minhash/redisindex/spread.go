@@ -62,13 +62,13 @@ var errDied = errors.New("redisindex: the client died (a test)")
 // DefaultLeaseTTL is Options.LeaseTTL when it is zero.
 const DefaultLeaseTTL = 2 * time.Second
 
-// spreadLib is what the counting scripts of a spread repository share (the
-// others are idempotent): the call record of a step, in the slot of the key
-// the step writes.
-const spreadLib = `
-local CALL = KEYS[#KEYS]
-local TTL = ARGV[#ARGV]
-` + callLib
+// clockLib reads the shard's clock in ms.
+const clockLib = `
+local function now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`
 
 // leaseScript takes a lease. KEYS: the lease key. ARGV: the token, the TTL
 // in ms. It returns the lease's expiry in ms on the shard's clock, or
@@ -127,48 +127,141 @@ end
 return 1
 `)
 
-// stateScript moves a record on. KEYS: the record. ARGV: the new state
-// ("C" commit: only a pending record before its deadline; "D" removed). It
-// returns "ok", "late" (the deadline passed: not committed) or "gone".
-// Moving a record to the state it is in answers "ok" (a re-sent call).
-var stateScript = redis.NewScript(`
+// stateScript moves a record on. KEYS: the record. ARGV: the new state:
+// "C" (commit: only a pending record, before its deadline) or "D" (removed:
+// only a committed record, by the call ARGV[2], before the time ARGV[3] in
+// ms; the record keeps the call). It returns "ok", "late" (the time passed:
+// not moved) or "gone" (not in a state it can move from). Moving a record
+// to the state it is in (removed: by the same call) answers "ok" (a
+// re-sent call).
+var stateScript = redis.NewScript(clockLib + `
 local v = redis.call('GET', KEYS[1])
 if not v then return 'gone' end
 local s = string.sub(v, 1, 1)
-if s == ARGV[1] then return 'ok' end
 if ARGV[1] == 'C' then
+  if s == 'C' then return 'ok' end
   if s ~= 'P' then return 'gone' end
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  if now >= struct.unpack('>I8', v, 2) then return 'late' end
+  if now() >= struct.unpack('>I8', v, 2) then return 'late' end
   redis.call('SET', KEYS[1], 'C' .. string.sub(v, 10))
   return 'ok'
 end
-if s == 'P' then v = string.sub(v, 10) else v = string.sub(v, 2) end
-redis.call('SET', KEYS[1], ARGV[1] .. v)
+if s == 'D' then
+  if string.sub(v, 2, 17) == ARGV[2] then return 'ok' end
+  return 'gone'
+end
+if s ~= 'C' then return 'gone' end
+if now() >= tonumber(ARGV[3]) then return 'late' end
+redis.call('SET', KEYS[1], 'D' .. ARGV[2] .. string.sub(v, 2))
 return 'ok'
 `)
 
-// learnScript counts (delta 1) or uncounts (-1) a kept page's blocks in its
-// host's model. KEYS: the host's counts, its template set, the step's call
-// record. ARGV: the blocks (4-byte values, concatenated), delta,
-// TemplatePages, MaxHostBlocks, the TTL. It returns the blocks that became
-// (or stopped being) template on the host, for the theme (recorded).
-var learnScript = redis.NewScript(spreadLib + `
-local r = recorded()
-if r then return r end
-local TP, MAXB, delta = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[2])
+// recordScript reads a record and the shard's clock. KEYS: the record. It
+// returns {the record or false, the time in ms}.
+var recordScript = redis.NewScript(clockLib + `
+return {redis.call('GET', KEYS[1]), now()}
+`)
+
+// A host's intents (the hash KEYS[3] of hostKeys, their due times in ms the
+// sorted set KEYS[4]) are the pages whose blocks a call is to count in the
+// host's model or uncount. A field is "A" (count) or "R" (uncount) and the
+// page's 8-byte handle; its value starts with its phase — "A" or "R" (not
+// done), "T" (done; the theme steps pending), "X" (done; kept until due so
+// that a copy of the write delivered late cannot make it again) — and the
+// 16-byte call ID. A pending "A"/"R" value goes on with the page's blocks;
+// a "T" value with the host's 8-byte change number and the changes (4-byte
+// block, then "+" or "-").
+
+// hostReadScript is step 1's read of a host: its counts of the page's
+// blocks and its intents past their due time, those done dropped. KEYS:
+// hostKeys. ARGV: the blocks (4-byte fields). It returns {the counts, {field,
+// value, ...}} (at most 8 intents).
+var hostReadScript = redis.NewScript(clockLib + `
+local hc = {}
+if #ARGV > 0 then hc = redis.call('HMGET', KEYS[1], unpack(ARGV)) end
+local out = {}
+local due = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now(), 'LIMIT', 0, 8)
+for _, f in ipairs(due) do
+  local v = redis.call('HGET', KEYS[3], f)
+  if not v or string.sub(v, 1, 1) == 'X' then
+    redis.call('HDEL', KEYS[3], f)
+    redis.call('ZREM', KEYS[4], f)
+  else
+    out[#out + 1] = f
+    out[#out + 1] = v
+  end
+end
+return {hc, out}
+`)
+
+// intentScript writes an intent. KEYS: the host's intents, their due
+// times. ARGV: the field, the value, the due time in ms. It returns "ok"
+// (written, or written before by the same call), "busy" (the field is
+// another call's) or "late" (its due time has passed on the shard's clock:
+// not written).
+var intentScript = redis.NewScript(clockLib + `
+local cur = redis.call('HGET', KEYS[1], ARGV[1])
+if cur then
+  if string.sub(cur, 2, 17) == string.sub(ARGV[2], 2, 17) then return 'ok' end
+  return 'busy'
+end
+if now() >= tonumber(ARGV[3]) then return 'late' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 'ok'
+`)
+
+// settleScript ends an intent whose value is still ARGV[2]. KEYS: the
+// host's intents, their due times. ARGV: the field, the value, "X" (done:
+// kept until due) or "drop" (deleted: nothing to count).
+var settleScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  if ARGV[3] == 'X' then
+    redis.call('HSET', KEYS[1], ARGV[1], 'X' .. string.sub(ARGV[2], 2, 17))
+  else
+    redis.call('HDEL', KEYS[1], ARGV[1])
+    redis.call('ZREM', KEYS[2], ARGV[1])
+  end
+end
+return 1
+`)
+
+// countScript carries out an intent: it counts (an "A" intent) or uncounts
+// ("R") the page's blocks in its host's model, once: the intent moves on in
+// the same script, so a step re-sent, or run by two calls, counts once. An
+// "R" intent whose page's "A" intent is not done yet settles both, counting
+// nothing. KEYS: hostKeys. ARGV: the field, TemplatePages, MaxHostBlocks.
+// It returns the intent's value after: "" (none), "X..." (done) or
+// "T..." (the blocks that became or stopped being template on the host,
+// for the theme).
+var countScript = redis.NewScript(`
+local f = ARGV[1]
+local v = redis.call('HGET', KEYS[3], f)
+if not v then return '' end
+local op, call = string.sub(v, 1, 1), string.sub(v, 2, 17)
+if op ~= 'A' and op ~= 'R' then return v end
+local delta = 1
+if op == 'R' then
+  delta = -1
+  local af = 'A' .. string.sub(f, 2)
+  local a = redis.call('HGET', KEYS[3], af)
+  if a and string.sub(a, 1, 1) == 'A' then
+    redis.call('HSET', KEYS[3], af, 'X' .. string.sub(a, 2, 17))
+    redis.call('HSET', KEYS[3], f, 'X' .. call)
+    return 'X' .. call
+  end
+end
+local TP, MAXB = tonumber(ARGV[2]), tonumber(ARGV[3])
 local changed = {}
 if TP >= 0 then
-  for p = 1, #ARGV[1], 4 do
-    local b = string.sub(ARGV[1], p, p + 3)
+  for p = 18, #v, 4 do
+    local b = string.sub(v, p, p + 3)
     if delta > 0 then
       if redis.call('HINCRBY', KEYS[1], b, 1) == TP then
-        redis.call('SADD', KEYS[2], b); changed[#changed + 1] = b
+        redis.call('SADD', KEYS[2], b); changed[#changed + 1] = b .. '+'
       end
     elseif redis.call('HEXISTS', KEYS[1], b) == 1 then
       local c = redis.call('HINCRBY', KEYS[1], b, -1)
-      if c == TP - 1 then redis.call('SREM', KEYS[2], b); changed[#changed + 1] = b end
+      if c == TP - 1 then redis.call('SREM', KEYS[2], b); changed[#changed + 1] = b .. '-' end
       if c <= 0 then redis.call('HDEL', KEYS[1], b) end
     end
   end
@@ -179,20 +272,41 @@ if TP >= 0 then
     end
   end
 end
-return record(changed)
+if #changed == 0 then
+  redis.call('HSET', KEYS[3], f, 'X' .. call)
+  return 'X' .. call
+end
+local t = 'T' .. call .. struct.pack('>I8', redis.call('INCR', KEYS[5])) .. table.concat(changed)
+redis.call('HSET', KEYS[3], f, t)
+return t
 `)
 
-// themeScript adds delta to the theme counts of blocks of one bucket.
-// KEYS: the bucket, the step's call record. ARGV: the blocks, delta, the
-// TTL.
-var themeScript = redis.NewScript(spreadLib + `
-local r = recorded()
-if r then return r end
-for p = 1, #ARGV[1], 4 do
-  local b = string.sub(ARGV[1], p, p + 3)
-  if redis.call('HINCRBY', KEYS[1], b, tonumber(ARGV[2])) <= 0 then redis.call('HDEL', KEYS[1], b) end
+// themeScript applies a host's template changes to the theme counts of
+// blocks of one bucket, idempotently and in any order: beside each count
+// (field: the block) it keeps, for each host, whether the block is template
+// there and the host's change number that said so (field: the block, "@",
+// the host; value: "+" or "-" and the number), and applies a change only
+// when its number is higher. KEYS: the bucket. ARGV: the host, its 8-byte
+// change number, the changes (4-byte block, "+" or "-").
+var themeScript = redis.NewScript(`
+local host, s = ARGV[1], ARGV[2]
+local seq = struct.unpack('>I8', s)
+for p = 1, #ARGV[3], 5 do
+  local b = string.sub(ARGV[3], p, p + 3)
+  local on = string.sub(ARGV[3], p + 4, p + 4) == '+'
+  local m = b .. '@' .. host
+  local cur = redis.call('HGET', KEYS[1], m)
+  if not cur or struct.unpack('>I8', cur, 2) < seq then
+    local was = cur and string.sub(cur, 1, 1) == '+'
+    if on then redis.call('HSET', KEYS[1], m, '+' .. s) else redis.call('HSET', KEYS[1], m, '-' .. s) end
+    if on and not was then
+      redis.call('HINCRBY', KEYS[1], b, 1)
+    elseif was and not on and redis.call('HINCRBY', KEYS[1], b, -1) <= 0 then
+      redis.call('HDEL', KEYS[1], b)
+    end
+  end
 end
-return record(1)
+return 1
 `)
 
 // spread names the keys of a spread repository (base is Prefix + ":ms").
@@ -210,8 +324,13 @@ func (s spread) record(h uint64) string      { return fmt.Sprintf("%s:{r:%016x}"
 func (s spread) host(h string) string        { return fmt.Sprintf("%s:{h:%s}", s.base, h) }
 func (s spread) cfg() string                 { return s.base + ":{cfg}" }
 func lease(bucket, field string) string      { return bucket + ":L:" + field }
-func stepRecord(key, call, step string) string {
-	return key + ":c:" + call + ":" + step
+
+// hostKeys are the keys of a host's model (one slot): its counts, its
+// template set, its intents, their due times, and the number of its last
+// template change.
+func (s spread) hostKeys(host string) []string {
+	hk := s.host(host)
+	return []string{hk, hk + ":T", hk + ":I", hk + ":Z", hk + ":s"}
 }
 
 // ownState is what a page is judged by before its candidates: the pages
@@ -235,43 +354,73 @@ func committed(v string) (string, bool) {
 
 // readOwn reads, in one pipeline, the page's template counts, the pages
 // kept with its text, its remembered verdict and the handle kept under its
-// ID, and checks the repository's options.
+// ID, and checks the repository's options. When its host has intents past
+// their due time, it finishes them and reads again.
 func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) (*ownState, error) {
+	o, due, err := det.readOwnOnce(ctx, r, id)
+	if err != nil || len(due) == 0 {
+		return o, err
+	}
+	if err := det.finish(ctx, r.Host(), due); err != nil {
+		return nil, err
+	}
+	o, _, err = det.readOwnOnce(ctx, r, id)
+	return o, err
+}
+
+// readOwnOnce is readOwn's read; it returns the host's intents past their
+// due time as well.
+func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id string) (*ownState, []intent, error) {
 	s := det.spread
 	x, xf := r.TextHash(), u64(r.TextHash())
 	blocks := r.Blocks()
-	fields := make([]string, len(blocks))
+	fields := make([]any, len(blocks))
 	for i, b := range blocks {
 		fields[i] = u32s([]uint32{b})
 	}
 	var (
 		cfg             *redis.StringCmd
-		hc              *redis.SliceCmd
+		hc              *redis.Cmd
 		tcs             = make([]*redis.SliceCmd, len(blocks))
 		xs, vs, handle_ *redis.StringCmd
 	)
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	hostKeys := s.hostKeys(r.Host())
+	cmds, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.Get(ctx, s.cfg())
-		if len(fields) > 0 {
-			hc = p.HMGet(ctx, s.host(r.Host()), fields...)
-		}
+		hc = p.EvalSha(ctx, hostReadScript.Hash(), hostKeys, fields...)
 		for i, b := range blocks {
-			tcs[i] = p.HMGet(ctx, s.themeBucket(b), fields[i])
+			tcs[i] = p.HMGet(ctx, s.themeBucket(b), fields[i].(string))
 		}
 		xs = p.HGet(ctx, s.textBucket(x), xf)
 		vs = p.HGet(ctx, s.verdBucket(x), xf)
 		handle_ = p.HGet(ctx, s.idBucket(id), id)
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
+	if err := pipeErr(cmds, err); err != nil {
+		return nil, nil, err
 	}
 	if c, err := cfg.Result(); err == nil && c != det.cfg {
-		return nil, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
+		return nil, nil, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
+	}
+	res, err := hc.Slice()
+	if noScript(err) {
+		res, err = hostReadScript.Run(ctx, det.client, hostKeys, fields...).Slice()
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	o := &ownState{}
-	if hc != nil {
-		o.hc = ints(hc.Val())
+	var due []intent
+	if len(res) == 2 {
+		if hcs, _ := res[0].([]any); len(blocks) > 0 {
+			o.hc = ints(hcs)
+		}
+		fvs, _ := res[1].([]any)
+		for i := 0; i+1 < len(fvs); i += 2 {
+			f, _ := fvs[i].(string)
+			v, _ := fvs[i+1].(string)
+			due = append(due, intent{f, v})
+		}
 	}
 	for _, c := range tcs {
 		o.tc = append(o.tc, ints(c.Val())...)
@@ -293,7 +442,7 @@ func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) 
 	}
 	entries, err := det.records(ctx, handles)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, e := range entries {
 		f, ok := splitEntry(e)
@@ -308,7 +457,7 @@ func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) 
 	if o.verdict != nil && o.verdict[0] == "" {
 		o.verdict = nil
 	}
-	return o, nil
+	return o, due, nil
 }
 
 // ints returns the integers of a reply (nil as 0).
@@ -489,7 +638,7 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		if err != nil {
 			return nil, false, wrap(op, d.ID, err)
 		}
-		matches, added, retry, err := det.spreadLeased(ctx, op, d, r, replacing, force, l, call, attempt)
+		matches, added, retry, err := det.spreadLeased(ctx, op, d, r, replacing, force, l, call)
 		if errors.Is(err, errDied) {
 			return nil, false, err
 		}
@@ -505,7 +654,7 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 
 // spreadLeased is steps 3 and 4 of the protocol, under the leases l. retry
 // reports that the page was not kept because its commit came too late.
-func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, l *leased, call string, attempt int) (ms []neardup.Match, added, retry bool, err error) {
+func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, l *leased, call string) (ms []neardup.Match, added, retry bool, err error) {
 	s := det.spread
 	own, err := det.readOwn(ctx, r, d.ID)
 	if err != nil {
@@ -562,11 +711,29 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
 		return sc.Run(ctx, det.client, keys, args...).Result()
 	}
+	// The record, and the intent to count its blocks, due when the leases
+	// expire: on the host's shard that is past the deadline on the
+	// record's (the clocks agree within a quarter of the TTL), so a call
+	// that finds it due can tell whether the page was committed.
 	rk := s.record(h)
-	if err := det.client.SetNX(ctx, s.cfg(), det.cfg, 0).Err(); err != nil {
+	hostKeys := s.hostKeys(r.Host())
+	field, intentValue := "A"+string(hb[:]), "A"+call+u32s(r.Blocks())
+	intentArgs := []any{field, intentValue, l.expiry}
+	var ic *redis.Cmd
+	cmds, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SetNX(ctx, s.cfg(), det.cfg, 0)
+		p.Set(ctx, rk, "P"+u64(uint64(deadline))+e, 0)
+		ic = p.EvalSha(ctx, intentScript.Hash(), hostKeys[2:4], intentArgs...)
+		return nil
+	})
+	if err := pipeErr(cmds, err); err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
-	if err := det.client.Set(ctx, rk, "P"+u64(uint64(deadline))+e, 0).Err(); err != nil {
+	written, err := ic.Text()
+	if noScript(err) {
+		written, err = intentScript.Run(ctx, det.client, hostKeys[2:4], intentArgs...).Text()
+	}
+	if err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
 	type filing struct{ bucket, field, mode string }
@@ -575,8 +742,11 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		files = append(files, filing{s.keyBucket(k), u32s([]uint32{k}), "append"})
 	}
 	maxp := det.opts.Minhash.MaxPostings
-	lost := false
+	lost := written != "ok"
 	for _, f := range files {
+		if lost {
+			break
+		}
 		mp := 0
 		if f.mode == "append" && f.bucket != files[0].bucket {
 			mp = max(maxp, 0)
@@ -608,9 +778,15 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		// filed points to a record never committed; drop it and try again.
 		det.unfile(ctx, rd.keys, r.TextHash(), d.ID, string(hb[:]))
 		det.client.Del(ctx, rk)
+		det.settle(ctx, r.Host(), field, intentValue, "drop")
 		return nil, false, true, nil
 	}
-	if err := det.spreadLearn(ctx, r.Host(), r.Blocks(), 1, call, fmt.Sprint("l", attempt)); err != nil {
+	if det.afterCommit != nil {
+		if err := det.afterCommit(); err != nil {
+			return nil, false, false, err
+		}
+	}
+	if err := det.count(ctx, r.Host(), field); err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
 	return nil, true, false, nil
@@ -633,31 +809,149 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 	return nil
 }
 
-// spreadLearn counts (delta 1) or uncounts (-1) blocks of a page of host in
-// its model, and the blocks that became or stopped being template in the
-// theme.
-func (det *Detector) spreadLearn(ctx context.Context, host string, blocks []uint32, delta int, call, step string) error {
-	s := det.spread
+// noScript reports whether err is the server's answer to a script it does
+// not have (a pipeline sends scripts by their hash).
+func noScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }
+
+// pipeErr returns the first error of a pipeline's commands but a missing
+// key's and a missing script's (err is the pipeline's).
+func pipeErr(cmds []redis.Cmder, err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !noScript(e) {
+			return e
+		}
+	}
+	return nil
+}
+
+// intent is one of a host's intents: its field and value (the layout is
+// above hostReadScript).
+type intent struct{ field, value string }
+
+// count carries out the intent field of host's model (countScript), then
+// its theme steps.
+func (det *Detector) count(ctx context.Context, host, field string) error {
 	o := det.opts.Minhash
-	ttl := det.recordTTL(ctx)
-	hk := s.host(host)
-	res, err := learnScript.Run(ctx, det.client, []string{hk, hk + ":T", stepRecord(hk, call, step)}, u32s(blocks), delta, o.TemplatePages, minhash.MaxHostBlocks, ttl).Slice()
+	v, err := countScript.Run(ctx, det.client, det.spread.hostKeys(host), field, o.TemplatePages, minhash.MaxHostBlocks).Text()
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(v, "T") {
+		return det.applyTheme(ctx, host, field, v)
+	}
+	return nil
+}
+
+// applyTheme applies the template changes of host's intent field (its
+// value t) to the theme counts, then marks the intent done.
+func (det *Detector) applyTheme(ctx context.Context, host, field, t string) error {
+	if len(t) < 25 {
+		return det.settle(ctx, host, field, t, "drop")
+	}
+	seq, changes := t[17:25], t[25:]
 	byBucket := map[string]string{}
-	for _, v := range res {
-		if b, ok := v.(string); ok && len(b) == 4 {
-			tb := s.themeBucket(binary.BigEndian.Uint32([]byte(b)))
-			byBucket[tb] += b
+	for p := 0; p+5 <= len(changes); p += 5 {
+		tb := det.spread.themeBucket(binary.BigEndian.Uint32([]byte(changes[p:])))
+		byBucket[tb] += changes[p : p+5]
+	}
+	for tb, cs := range byBucket {
+		if err := themeScript.Run(ctx, det.client, []string{tb}, host, seq, cs).Err(); err != nil {
+			return err
 		}
 	}
-	for tb, bs := range byBucket {
-		if err := themeScript.Run(ctx, det.client, []string{tb, stepRecord(tb, call, step+"t")}, bs, delta, ttl).Err(); err != nil {
+	return det.settle(ctx, host, field, t, "X")
+}
+
+// settle ends host's intent field if its value is still value: how is "X"
+// (done) or "drop".
+func (det *Detector) settle(ctx context.Context, host, field, value, how string) error {
+	return settleScript.Run(ctx, det.client, det.spread.hostKeys(host)[2:4], field, value, how).Err()
+}
+
+// finishDue finishes host's intents past their due time.
+func (det *Detector) finishDue(ctx context.Context, host string) error {
+	res, err := hostReadScript.Run(ctx, det.client, det.spread.hostKeys(host)).Slice()
+	if err != nil || len(res) != 2 {
+		return err
+	}
+	fvs, _ := res[1].([]any)
+	var due []intent
+	for i := 0; i+1 < len(fvs); i += 2 {
+		f, _ := fvs[i].(string)
+		v, _ := fvs[i+1].(string)
+		due = append(due, intent{f, v})
+	}
+	return det.finish(ctx, host, due)
+}
+
+// finish finishes intents of host past their due time, which their calls
+// did not: once due, the page's record can no longer change state for the
+// intent's call, so it tells what to do. An "A" intent whose page was
+// committed is counted; an "R" intent whose call marked the page removed
+// finishes the removal (unfiled, uncounted, its record deleted); any other
+// is dropped, and a page whose record stayed pending (a ghost) is unfiled
+// and deleted. An intent done but for its theme steps gets them. Each step
+// is idempotent: two calls finishing one intent count it once.
+func (det *Detector) finish(ctx context.Context, host string, due []intent) error {
+	s := det.spread
+	for _, in := range due {
+		if strings.HasPrefix(in.value, "T") {
+			if err := det.applyTheme(ctx, host, in.field, in.value); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(in.field) != 9 || len(in.value) < 17 {
+			if err := det.settle(ctx, host, in.field, in.value, "drop"); err != nil {
+				return err
+			}
+			continue
+		}
+		hb := in.field[1:]
+		rk := s.record(binary.BigEndian.Uint64([]byte(hb)))
+		v, err := det.client.Get(ctx, rk).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		err = nil
+		switch op := in.field[0]; {
+		case op == 'A' && (strings.HasPrefix(v, "C") || strings.HasPrefix(v, "D")):
+			err = det.count(ctx, host, in.field)
+		case op == 'R' && len(v) >= 17 && v[0] == 'D' && v[1:17] == in.value[1:17]:
+			if err = det.unfileEntry(ctx, v[17:], hb); err == nil {
+				if err = det.count(ctx, host, in.field); err == nil {
+					err = det.client.Del(ctx, rk).Err()
+				}
+			}
+		default:
+			if op == 'A' && len(v) > 9 && v[0] == 'P' {
+				if err = det.unfileEntry(ctx, v[9:], hb); err == nil {
+					err = det.client.Del(ctx, rk).Err()
+				}
+			}
+			if err == nil {
+				err = det.settle(ctx, host, in.field, in.value, "drop")
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// unfileEntry removes handle hb from the postings of the keys, text hash
+// and ID of entry e.
+func (det *Detector) unfileEntry(ctx context.Context, e, hb string) error {
+	f, ok := splitEntry(e)
+	if !ok {
+		return nil
+	}
+	x := e[len(e)-len(f.rec)-8 : len(e)-len(f.rec)]
+	return det.unfile(ctx, fromU32s(f.keys), binary.BigEndian.Uint64([]byte(x)), f.id, hb)
 }
 
 // ownRead is the read of a page judged under its template: its keys, and
@@ -714,39 +1008,84 @@ func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m ne
 	det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v)
 }
 
-// spreadRemove forgets the page kept under id with handle h: its record
-// marked removed, then unfiled and uncounted.
+// spreadRemove forgets the page kept under id with handle h: an intent to
+// uncount its blocks on its host, its record marked removed (by the call,
+// before the intent is due), then unfiled and uncounted, its record
+// deleted.
 func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call string) error {
 	s := det.spread
-	rk := s.record(h)
-	v, err := det.client.Get(ctx, rk).Result()
-	if errors.Is(err, redis.Nil) {
-		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+	rk, hb := s.record(h), u64(h)
+	field := "R" + hb
+	ttl := det.opts.LeaseTTL.Milliseconds()
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		res, err := recordScript.Run(ctx, det.client, []string{rk}).Slice()
+		if err != nil {
+			return wrap("Remove", id, err)
+		}
+		var v string
+		var now int64
+		if len(res) == 2 {
+			v, _ = res[0].(string)
+			now, _ = res[1].(int64)
+		}
+		e, ok := committed(v)
+		if !ok {
+			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		}
+		_, r, err := det.parseEntry(e)
+		if err != nil {
+			return err
+		}
+		host := r.Host()
+		due := now + ttl
+		value := "R" + call + u32s(r.Blocks())
+		st, err := intentScript.Run(ctx, det.client, s.hostKeys(host)[2:4], field, value, due).Text()
+		if err != nil {
+			return wrap("Remove", id, err)
+		}
+		if st == "ok" {
+			st, err = stateScript.Run(ctx, det.client, []string{rk}, "D", call, due-ttl/4).Text()
+			if err != nil {
+				return wrap("Remove", id, err)
+			}
+			if st == "ok" {
+				return det.removeMarked(ctx, id, r, host, field, e, hb)
+			}
+			if err := det.settle(ctx, host, field, value, "drop"); err != nil {
+				return wrap("Remove", id, err)
+			}
+			if st == "gone" { // removed by another call
+				return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+			}
+		} else if err := det.finishDue(ctx, host); err != nil { // another call's Remove
+			return wrap("Remove", id, err)
+		}
+		t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return wrap("Remove", id, ctx.Err())
+		case <-t.C:
+		}
 	}
-	if err != nil {
-		return wrap("Remove", id, err)
-	}
-	e, ok := committed(v)
-	if !ok {
-		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
-	}
-	_, r, err := det.parseEntry(e)
-	if err != nil {
-		return err
+}
+
+// removeMarked is the rest of a Remove once the page's record is marked
+// removed: its handle unfiled, its blocks uncounted, its record deleted.
+func (det *Detector) removeMarked(ctx context.Context, id string, r *minhash.Record, host, field, e, hb string) error {
+	if det.afterCommit != nil {
+		if err := det.afterCommit(); err != nil {
+			return err
+		}
 	}
 	ef, _ := splitEntry(e) // whole: parseEntry read it
-	keys := fromU32s(ef.keys)
-	if err := stateScript.Run(ctx, det.client, []string{rk}, "D").Err(); err != nil {
+	if err := det.unfile(ctx, fromU32s(ef.keys), r.TextHash(), id, hb); err != nil {
 		return wrap("Remove", id, err)
 	}
-	hb := u64(h)
-	if err := det.unfile(ctx, keys, r.TextHash(), id, hb); err != nil {
+	if err := det.count(ctx, host, field); err != nil {
 		return wrap("Remove", id, err)
 	}
-	if err := det.spreadLearn(ctx, r.Host(), r.Blocks(), -1, call, "dl"); err != nil {
-		return wrap("Remove", id, err)
-	}
-	if err := det.client.Del(ctx, rk).Err(); err != nil {
+	if err := det.client.Del(ctx, det.spread.record(binary.BigEndian.Uint64([]byte(hb)))).Err(); err != nil {
 		return wrap("Remove", id, err)
 	}
 	return nil
