@@ -3,12 +3,16 @@ package redisindex
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/preprocess"
 )
 
 // The conformance suite and the fleet race, with the repository spread
@@ -116,5 +120,203 @@ func TestSpreadDeath(t *testing.T) {
 	}
 	if n, err := other.Len(ctx); n != 2 || err != nil {
 		t.Errorf("%d pages kept (%v), want 2", n, err)
+	}
+}
+
+// hostPages returns n pages of each of hosts: each page a body of its own
+// (no two near), the lines of its host's template, and a line every host
+// has (template on each of them, so in the theme).
+func hostPages(t *testing.T, hosts []string, n int) [][]*neardup.Document {
+	t.Helper()
+	bodies := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 46, Groups: len(hosts) * n, Members: 1,
+		Sentences: func(int) int { return 4 }})
+	out := make([][]*neardup.Document, len(hosts))
+	for hi, host := range hosts {
+		tmpl := fmt.Sprintf("Welcome to the %s catalogue of second hand lamps\n\nSign in or register to follow the %s sellers\n\n", host, host)
+		for i := range n {
+			text := tmpl + string(bodies[hi*n+i][0].Raw) + "\n\nPowered by the lamplighter shop engine since the year of the comet, " +
+				"with brass fittings polished weekly, orders shipped from the harbour warehouse, " +
+				"returns accepted within thirty days and questions answered by our lamplighters\n"
+			id := fmt.Sprintf("%s-%d", host, i)
+			d, err := neardup.NewDocument(new(preprocess.Pipeline), id, "https://"+host+"/"+id, []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[hi] = append(out[hi], d)
+		}
+	}
+	return out
+}
+
+// model returns the template model a spread repository holds for the
+// hosts of pages: each host's block counts and template set, and the theme
+// counts of their blocks, as "kind host block" -> value; it fails the test
+// when a host still has intents.
+func model(t *testing.T, det *Detector, pages [][]*neardup.Document) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	s := det.spread
+	m := map[string]string{}
+	for _, hp := range pages {
+		host := hp[0].Host
+		keys := s.hostKeys(host)
+		counts, err := det.client.HGetAll(ctx, keys[0]).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for b, n := range counts {
+			m[fmt.Sprintf("count %s %x", host, b)] = n
+		}
+		tmpl, _ := det.client.SMembers(ctx, keys[1]).Result()
+		for _, b := range tmpl {
+			m[fmt.Sprintf("template %s %x", host, b)] = "1"
+		}
+		if n, _ := det.client.ZCard(ctx, keys[3]).Result(); n != 0 {
+			t.Errorf("%s: %d intents left", host, n)
+		}
+		if n, _ := det.client.HLen(ctx, keys[2]).Result(); n != 0 {
+			t.Errorf("%s: %d intent values left", host, n)
+		}
+		for _, d := range hp {
+			r, err := det.judge.Record(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range r.Blocks() {
+				if n, err := det.client.HGet(ctx, s.themeBucket(b), u32s([]uint32{b})).Result(); err == nil {
+					m[fmt.Sprintf("theme %x", b)] = n
+				}
+			}
+		}
+	}
+	return m
+}
+
+// A client that dies after committing a page and before counting its
+// blocks, or mid-Remove after marking its page removed, leaves an intent
+// that the next call reading the host past its due time carries out: the
+// template model is then the one of a repository where nobody died. A
+// count step re-sent, or run by two clients at once, counts once; a page
+// removed before its blocks were counted is counted neither way.
+func TestSpreadCounts(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	const ttl = 200 * time.Millisecond
+	pages := hostPages(t, []string{"lamps.example", "bulbs.example"}, 5)
+	a, b := pages[0], pages[1]
+	newDet := func(p string) *Detector {
+		det, err := New(Options{Client: c, Prefix: p, Spread: true, LeaseTTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return det
+	}
+	handle := func(det *Detector, id string) string {
+		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
+		if err != nil {
+			t.Fatalf("handle of %s: %v", id, err)
+		}
+		return h
+	}
+	run := func(p string, deaths bool) map[string]string {
+		live := newDet(p)
+		dying := func() *Detector {
+			if !deaths {
+				return live
+			}
+			det := newDet(p)
+			det.afterCommit = func() error { return errDied }
+			return det
+		}
+		add := func(det *Detector, d *neardup.Document) {
+			_, added, err := det.MatchOrAdd(d)
+			if det == live && (!added || err != nil) || det != live && err != errDied {
+				t.Fatalf("%s: added %v, %v", d.ID, added, err)
+			}
+		}
+		for i := range 5 {
+			for _, hp := range pages {
+				switch {
+				case hp[0].Host == a[0].Host && i == 1, hp[0].Host == b[0].Host && i == 3:
+					add(dying(), hp[i]) // dies after its commit
+				case hp[0].Host == a[0].Host && i == 2 && deaths:
+					add(dying(), hp[i])
+					// Its count step sent by two clients at once, then again.
+					f := "A" + handle(live, hp[i].ID)
+					var wg sync.WaitGroup
+					for range 2 {
+						wg.Go(func() {
+							if err := newDet(p).count(ctx, hp[i].Host, f); err != nil {
+								t.Error(err)
+							}
+						})
+					}
+					wg.Wait()
+					if err := live.count(ctx, hp[i].Host, f); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					add(live, hp[i])
+				}
+			}
+		}
+		// Removed before its count, by a client that does not die.
+		if err := live.Remove(b[3].ID); err != nil {
+			t.Fatal(err)
+		}
+		// A client dying mid-Remove, after marking the page removed.
+		det := dying()
+		if err := det.Remove(a[4].ID); det == live && err != nil || det != live && err != errDied {
+			t.Fatalf("Remove of %s: %v", a[4].ID, err)
+		}
+		if ok, err := live.Contains(ctx, a[4].ID); ok || err != nil {
+			t.Fatalf("%s is kept after its Remove (%v)", a[4].ID, err)
+		}
+		time.Sleep(2 * ttl) // every intent due
+		var wg sync.WaitGroup
+		for _, hp := range pages { // the host's next calls, two at once
+			for _, d := range hp[:2] {
+				wg.Go(func() {
+					if _, err := newDet(p).Match(d); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		if n, err := live.Len(ctx); n != 8 || err != nil {
+			t.Errorf("%d pages kept (%v), want 8", n, err)
+		}
+		// The removal the dying client left is finished: record deleted.
+		if n, err := c.Keys(ctx, p+":ms:{r:*").Result(); len(n) != 8 || err != nil {
+			t.Errorf("%d records (%v), want 8", len(n), err)
+		}
+		return model(t, live, pages)
+	}
+	want := run(prefix+"-calm", false)
+	themed, templates := 0, 0
+	for k, v := range want {
+		switch {
+		case strings.HasPrefix(k, "theme ") && v == "2":
+			themed++
+		case strings.HasPrefix(k, "template "):
+			templates++
+		}
+	}
+	if themed == 0 || templates == 0 {
+		t.Fatalf("the pages make %d template blocks and %d theme blocks; the test needs both", templates, themed)
+	}
+	got := run(prefix+"-deaths", true)
+	if !maps.Equal(got, want) {
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s = %q, want %q (as nobody died)", k, got[k], v)
+			}
+		}
+		for k, v := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s = %q, want none (as nobody died)", k, v)
+			}
+		}
 	}
 }
