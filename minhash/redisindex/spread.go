@@ -163,63 +163,69 @@ return {redis.call('GET', KEYS[1]), now()}
 
 // A host's intents (the hash KEYS[3] of hostKeys, their due times in ms the
 // sorted set KEYS[4]) are the pages whose blocks a call is to count in the
-// host's model or uncount. A field is "A" (count) or "R" (uncount) and the
-// page's 8-byte handle; its value starts with its phase — "A" or "R" (not
-// done), "T" (done; the theme steps pending), "X" (done; kept until due so
-// that a copy of the write delivered late cannot make it again) — and the
-// 16-byte call ID. A pending "A"/"R" value goes on with the page's blocks;
-// a "T" value with the host's 8-byte change number and the changes (4-byte
-// block, then "+" or "-").
+// host's model, or uncount. A field is "A" (count) or "R" (uncount) and the
+// page's 8-byte handle; its value starts with its phase, "A" or "R" (to
+// do) or "T" (done, the theme steps pending), and the 16-byte call ID. An
+// "A"/"R" value goes on with the page's blocks (4-byte values), a "T"
+// value with the host's 8-byte change number and the changes (4-byte
+// block, "+" or "-"). An intent done is deleted, and a key beside it (the
+// counts' name, ":d:", the field) marks it done until its due time, so
+// that a copy of its write delivered late cannot make it again (after its
+// due time a write is refused).
+const intentLib = clockLib + `
+local function done(f)
+  local due = redis.call('ZSCORE', KEYS[4], f)
+  redis.call('HDEL', KEYS[3], f)
+  redis.call('ZREM', KEYS[4], f)
+  local ms = due and math.floor(tonumber(due) - now()) or 0
+  if ms > 0 then redis.call('SET', KEYS[1] .. ':d:' .. f, '1', 'PX', ms) end
+end
+`
 
 // hostReadScript is step 1's read of a host: its counts of the page's
-// blocks and its intents past their due time, those done dropped. KEYS:
-// hostKeys. ARGV: the blocks (4-byte fields). It returns {the counts, {field,
-// value, ...}} (at most 8 intents).
+// blocks and its intents past their due time. KEYS: hostKeys. ARGV: the
+// blocks (4-byte fields). It returns {the counts, {field, value, ...}} (at
+// most 8 intents).
 var hostReadScript = redis.NewScript(clockLib + `
 local hc = {}
 if #ARGV > 0 then hc = redis.call('HMGET', KEYS[1], unpack(ARGV)) end
 local out = {}
 local due = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now(), 'LIMIT', 0, 8)
 for _, f in ipairs(due) do
-  local v = redis.call('HGET', KEYS[3], f)
-  if not v or string.sub(v, 1, 1) == 'X' then
-    redis.call('HDEL', KEYS[3], f)
-    redis.call('ZREM', KEYS[4], f)
-  else
-    out[#out + 1] = f
-    out[#out + 1] = v
-  end
+  out[#out + 1] = f
+  out[#out + 1] = redis.call('HGET', KEYS[3], f) or ''
 end
 return {hc, out}
 `)
 
-// intentScript writes an intent. KEYS: the host's intents, their due
-// times. ARGV: the field, the value, the due time in ms. It returns "ok"
-// (written, or written before by the same call), "busy" (the field is
-// another call's) or "late" (its due time has passed on the shard's clock:
-// not written).
+// intentScript writes an intent. KEYS: hostKeys. ARGV: the field, the
+// value, the due time in ms. It returns "ok" (written; or written before
+// by the same call, or done), "busy" (the field is another call's) or
+// "late" (its due time has passed on the shard's clock: not written).
 var intentScript = redis.NewScript(clockLib + `
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
+local cur = redis.call('HGET', KEYS[3], ARGV[1])
 if cur then
   if string.sub(cur, 2, 17) == string.sub(ARGV[2], 2, 17) then return 'ok' end
   return 'busy'
 end
+if redis.call('EXISTS', KEYS[1] .. ':d:' .. ARGV[1]) == 1 then return 'ok' end
 if now() >= tonumber(ARGV[3]) then return 'late' end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[4], ARGV[3], ARGV[1])
 return 'ok'
 `)
 
-// settleScript ends an intent whose value is still ARGV[2]. KEYS: the
-// host's intents, their due times. ARGV: the field, the value, "X" (done:
-// kept until due) or "drop" (deleted: nothing to count).
-var settleScript = redis.NewScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
-  if ARGV[3] == 'X' then
-    redis.call('HSET', KEYS[1], ARGV[1], 'X' .. string.sub(ARGV[2], 2, 17))
+// settleScript ends an intent whose value is still ARGV[2] ("": an intent
+// whose value is missing). KEYS: hostKeys. ARGV: the field, the value,
+// "done" or "drop" (nothing to count: deleted, no mark).
+var settleScript = redis.NewScript(intentLib + `
+local cur = redis.call('HGET', KEYS[3], ARGV[1]) or ''
+if cur == ARGV[2] then
+  if ARGV[3] == 'done' then
+    done(ARGV[1])
   else
-    redis.call('HDEL', KEYS[1], ARGV[1])
-    redis.call('ZREM', KEYS[2], ARGV[1])
+    redis.call('HDEL', KEYS[3], ARGV[1])
+    redis.call('ZREM', KEYS[4], ARGV[1])
   end
 end
 return 1
@@ -228,12 +234,12 @@ return 1
 // countScript carries out an intent: it counts (an "A" intent) or uncounts
 // ("R") the page's blocks in its host's model, once: the intent moves on in
 // the same script, so a step re-sent, or run by two calls, counts once. An
-// "R" intent whose page's "A" intent is not done yet settles both, counting
+// "R" intent whose page's "A" intent is not done yet ends both, counting
 // nothing. KEYS: hostKeys. ARGV: the field, TemplatePages, MaxHostBlocks.
-// It returns the intent's value after: "" (none), "X..." (done) or
-// "T..." (the blocks that became or stopped being template on the host,
-// for the theme).
-var countScript = redis.NewScript(`
+// It returns the intent's value after: "" (done, or none) or "T..." (the
+// blocks that became or stopped being template on the host, for the
+// theme).
+var countScript = redis.NewScript(intentLib + `
 local f = ARGV[1]
 local v = redis.call('HGET', KEYS[3], f)
 if not v then return '' end
@@ -245,9 +251,9 @@ if op == 'R' then
   local af = 'A' .. string.sub(f, 2)
   local a = redis.call('HGET', KEYS[3], af)
   if a and string.sub(a, 1, 1) == 'A' then
-    redis.call('HSET', KEYS[3], af, 'X' .. string.sub(a, 2, 17))
-    redis.call('HSET', KEYS[3], f, 'X' .. call)
-    return 'X' .. call
+    done(af)
+    done(f)
+    return ''
   end
 end
 local TP, MAXB = tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -273,8 +279,8 @@ if TP >= 0 then
   end
 end
 if #changed == 0 then
-  redis.call('HSET', KEYS[3], f, 'X' .. call)
-  return 'X' .. call
+  done(f)
+  return ''
 end
 local t = 'T' .. call .. struct.pack('>I8', redis.call('INCR', KEYS[5])) .. table.concat(changed)
 redis.call('HSET', KEYS[3], f, t)
@@ -723,7 +729,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	cmds, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SetNX(ctx, s.cfg(), det.cfg, 0)
 		p.Set(ctx, rk, "P"+u64(uint64(deadline))+e, 0)
-		ic = p.EvalSha(ctx, intentScript.Hash(), hostKeys[2:4], intentArgs...)
+		ic = p.EvalSha(ctx, intentScript.Hash(), hostKeys, intentArgs...)
 		return nil
 	})
 	if err := pipeErr(cmds, err); err != nil {
@@ -731,7 +737,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	written, err := ic.Text()
 	if noScript(err) {
-		written, err = intentScript.Run(ctx, det.client, hostKeys[2:4], intentArgs...).Text()
+		written, err = intentScript.Run(ctx, det.client, hostKeys, intentArgs...).Text()
 	}
 	if err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
@@ -862,13 +868,13 @@ func (det *Detector) applyTheme(ctx context.Context, host, field, t string) erro
 			return err
 		}
 	}
-	return det.settle(ctx, host, field, t, "X")
+	return det.settle(ctx, host, field, t, "done")
 }
 
-// settle ends host's intent field if its value is still value: how is "X"
-// (done) or "drop".
+// settle ends host's intent field if its value is still value: how is
+// "done" or "drop".
 func (det *Detector) settle(ctx context.Context, host, field, value, how string) error {
-	return settleScript.Run(ctx, det.client, det.spread.hostKeys(host)[2:4], field, value, how).Err()
+	return settleScript.Run(ctx, det.client, det.spread.hostKeys(host), field, value, how).Err()
 }
 
 // finishDue finishes host's intents past their due time.
@@ -1039,7 +1045,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 		host := r.Host()
 		due := now + ttl
 		value := "R" + call + u32s(r.Blocks())
-		st, err := intentScript.Run(ctx, det.client, s.hostKeys(host)[2:4], field, value, due).Text()
+		st, err := intentScript.Run(ctx, det.client, s.hostKeys(host), field, value, due).Text()
 		if err != nil {
 			return wrap("Remove", id, err)
 		}

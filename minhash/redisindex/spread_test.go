@@ -287,6 +287,11 @@ func TestSpreadCounts(t *testing.T) {
 		if n, err := live.Len(ctx); n != 8 || err != nil {
 			t.Errorf("%d pages kept (%v), want 8", n, err)
 		}
+		// Nothing is left of the intents but what model checks: the marks
+		// of those done expire when they are due.
+		if ks, err := c.Keys(ctx, p+":ms:{h:*}:d:*").Result(); len(ks) != 0 || err != nil {
+			t.Errorf("%d marks of intents done left after their due time (%v)", len(ks), err)
+		}
 		// The removal the dying client left is finished: record deleted.
 		if n, err := c.Keys(ctx, p+":ms:{r:*").Result(); len(n) != 8 || err != nil {
 			t.Errorf("%d records (%v), want 8", len(n), err)
