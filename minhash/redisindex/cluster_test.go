@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -208,6 +211,11 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 		Measure: minhash.JaccardDistance,
 	})
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 45, Groups: 24, Members: 6})
+	for _, g := range groups { // a template: lines on every page
+		for i, d := range g {
+			g[i] = withTemplate(t, d, "lamps.example")
+		}
+	}
 	newDet := func() *Detector {
 		det, err := New(Options{Client: newClient(), Prefix: prefix, Spread: true, LeaseTTL: 300 * time.Millisecond})
 		if err != nil {
@@ -215,10 +223,20 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 		}
 		return det
 	}
-	var died, cut atomic.Int64
+	var died, diedAfter, cut atomic.Int64
 	var clients []detectortest.Offer
 	for w := range 8 {
 		det := newDet()
+		if w == 5 { // dies after every other commit, before counting
+			var k atomic.Int64
+			det.afterCommit = func() error {
+				if k.Add(1)%2 == 1 {
+					diedAfter.Add(1)
+					return errDied
+				}
+				return nil
+			}
+		}
 		if w == 6 { // dies before every other commit
 			var k atomic.Int64
 			det.beforeCommit = func() error {
@@ -252,7 +270,8 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 		})
 	}
 	added := detectortest.Race(groups, 2, nil, clients)
-	t.Logf("%d pages reported added; %d calls died before their commit, %d were cut off", len(added), died.Load(), cut.Load())
+	t.Logf("%d pages reported added; %d calls died before their commit, %d after it, %d were cut off",
+		len(added), died.Load(), diedAfter.Load(), cut.Load())
 	det := newDet()
 	for id := range added {
 		if ok, err := det.Contains(ctx, id); err != nil || !ok {
@@ -267,10 +286,47 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 	if n, err := det.Len(ctx); err != nil || n != len(groups) {
 		t.Errorf("%d pages kept (%v) for %d groups", n, err, len(groups))
 	}
+	// The host's template counts are those of the pages kept: the calls
+	// that died or were cut off after their commit are counted by the
+	// host's calls past their intents' due time.
+	time.Sleep(600 * time.Millisecond)
+	host := "" // Race's documents have no host
+	keys := det.spread.hostKeys(host)
+	for range 8 { // each call finishes at most 8 intents
+		if _, err := det.Match(groups[0][0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := det.client.ZCard(ctx, keys[3]).Result(); n != 0 || err != nil {
+		t.Errorf("%d intents left on host %q (%v)", n, host, err)
+	}
+	want := map[string]string{}
+	for _, g := range groups {
+		ms, _ := det.Match(g[0])
+		if len(ms) != 1 {
+			continue // reported above
+		}
+		for _, d := range g {
+			if id, _, _ := strings.Cut(ms[0].ID, "#"); d.ID == id {
+				r, err := det.judge.Record(&neardup.Document{ID: ms[0].ID, Page: d.Page})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range r.Blocks() {
+					n, _ := strconv.Atoi(want[u32s([]uint32{b})])
+					want[u32s([]uint32{b})] = strconv.Itoa(n + 1)
+				}
+			}
+		}
+	}
+	got, err := det.client.HGetAll(ctx, keys[0]).Result()
+	if err != nil || !maps.Equal(got, want) || !slices.Contains(slices.Collect(maps.Values(want)), strconv.Itoa(len(groups))) {
+		t.Errorf("host %q: counts of %d blocks (%v); the pages kept have %d, the template's %d each", host, len(got), err, len(want), len(groups))
+	}
 	// The keys over the primaries.
 	counts := map[string]int{}
 	var mu sync.Mutex
-	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+	err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		k := 0
 		iter := m.Scan(ctx, 0, prefix+":ms:*", 1000).Iterator()
 		for iter.Next(ctx) {

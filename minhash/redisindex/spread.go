@@ -27,7 +27,8 @@ import (
 // shards. A script may touch only the keys of one slot, so "add if new"
 // cannot be one script; it is a protocol over the keys a page touches:
 //
-//  1. Read the page's template counts and derive its index keys.
+//  1. Read the page's template counts and derive its index keys (and
+//     finish its host's intents past their due time, below).
 //  2. Lease each of its keys, its text hash and its ID (SET NX PX on a lease
 //     key beside each, in one global order: sorted by name), each lease's
 //     token the call's ID and attempt, its expiry the shard's clock plus
@@ -35,25 +36,46 @@ import (
 //  3. Under the leases, read the pages kept with its text, its remembered
 //     verdict and the pages filed under its keys, and judge.
 //  4. A new page: write its record as pending, with a deadline a quarter of
-//     the TTL before its leases' earliest expiry; file its handle under its
-//     keys, text hash and ID, each by a script that checks the lease's
+//     the TTL before its leases' earliest expiry, and on its host's slot an
+//     intent to count its blocks, due at that expiry; file its handle under
+//     its keys, text hash and ID, each by a script that checks the lease's
 //     token first (fencing: a call whose lease expired and passed to another
 //     call can no longer file); then commit the record — a script that makes
 //     it visible only if its shard's clock is before the deadline. Then
-//     count its blocks in its host's template model, and release.
+//     count its blocks in its host's template model (one script on the
+//     host's slot counts them and ends the intent), and release.
 //
 // Readers ignore pending records, so a page whose client died before its
 // commit is never seen (a ghost): its record and postings are garbage its
 // handle points to, and its leases expire. Two near-duplicates share a key,
 // so one of them waits for the other's lease and reads its committed page.
 // A step the client re-sends changes nothing: filing a handle filed, moving
-// a record to its state and unfiling are idempotent, and the counting steps
-// record their result under the call's ID in their own slot. The deadline
-// assumes the nodes' clocks agree within a quarter of LeaseTTL.
+// a record to its state and unfiling are idempotent, and a count step
+// counts only an intent not yet done. The deadline assumes the nodes'
+// clocks agree within a quarter of LeaseTTL.
 //
-// Remove marks the record removed (readers ignore it), then unfiles it and
-// uncounts its blocks. A client that dies mid-Remove leaves garbage, not a
-// visible page; its blocks may stay counted.
+// Remove writes an intent to uncount on the host's slot, due LeaseTTL after
+// it read the record; marks the record removed by its call, only before
+// the due time less a quarter of the TTL (readers ignore it); then unfiles
+// it, uncounts its blocks (ending the intent) and deletes the record.
+//
+// The counts survive a client's death. Once an intent is due, its call can
+// no longer commit its record or mark it removed, so the record's state
+// tells what the call did; the next call that reads the host's counts past
+// that time (every call does, in step 1) finishes the intent: a committed
+// page is counted, a page its call marked removed is unfiled, uncounted
+// and deleted, and any other intent dropped (a page left pending, a ghost,
+// unfiled and deleted with it). Counting ends the intent in the script that
+// counts, so two calls finishing one intent count it once; a page removed
+// before it was counted is counted neither way; the theme counts take each
+// host's template changes with the host's change number, so a change
+// applied twice, or two out of order, leave the counts they should. The
+// host's template model is then the one a repository where nobody died
+// holds; until then the page of a client that died is missing from its
+// host's counts (or, mid-Remove, still in them). A host holds the intents
+// of its calls in flight and of those that died since its last call past
+// their due time; one call finishes at most 8, and an intent's mark of
+// being done expires at its due time.
 
 // errDied is what a test's beforeCommit returns to end a call as if its
 // client had died.

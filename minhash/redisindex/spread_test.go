@@ -123,29 +123,37 @@ func TestSpreadDeath(t *testing.T) {
 	}
 }
 
-// hostPages returns n pages of each of hosts: each page a body of its own
-// (no two near), the lines of its host's template, and a line every host
-// has (template on each of them, so in the theme).
+// hostPages returns n pages of each of hosts (withTemplate): each page a
+// body of its own (no two near).
 func hostPages(t *testing.T, hosts []string, n int) [][]*neardup.Document {
 	t.Helper()
 	bodies := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 46, Groups: len(hosts) * n, Members: 1,
 		Sentences: func(int) int { return 4 }})
 	out := make([][]*neardup.Document, len(hosts))
 	for hi, host := range hosts {
-		tmpl := fmt.Sprintf("Welcome to the %s catalogue of second hand lamps\n\nSign in or register to follow the %s sellers\n\n", host, host)
 		for i := range n {
-			text := tmpl + string(bodies[hi*n+i][0].Raw) + "\n\nPowered by the lamplighter shop engine since the year of the comet, " +
-				"with brass fittings polished weekly, orders shipped from the harbour warehouse, " +
-				"returns accepted within thirty days and questions answered by our lamplighters\n"
-			id := fmt.Sprintf("%s-%d", host, i)
-			d, err := neardup.NewDocument(new(preprocess.Pipeline), id, "https://"+host+"/"+id, []byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[hi] = append(out[hi], d)
+			d := bodies[hi*n+i][0]
+			d.ID = fmt.Sprintf("%s-%d", host, i)
+			out[hi] = append(out[hi], withTemplate(t, d, host))
 		}
 	}
 	return out
+}
+
+// withTemplate returns d's page on host, with the lines of its host's
+// template around it and a line every host has (template on each, so in
+// the theme).
+func withTemplate(t *testing.T, d *neardup.Document, host string) *neardup.Document {
+	t.Helper()
+	text := fmt.Sprintf("Welcome to the %s catalogue of second hand lamps\n\nSign in or register to follow the %s sellers\n\n", host, host) +
+		string(d.Raw) + "\n\nPowered by the lamplighter shop engine since the year of the comet, " +
+		"with brass fittings polished weekly, orders shipped from the harbour warehouse, " +
+		"returns accepted within thirty days and questions answered by our lamplighters\n"
+	nd, err := neardup.NewDocument(new(preprocess.Pipeline), d.ID, "https://"+host+"/"+d.ID, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nd
 }
 
 // model returns the template model a spread repository holds for the
