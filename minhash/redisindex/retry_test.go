@@ -17,7 +17,8 @@ import (
 // MatchOrAdd over near-duplicate groups, with the repository on one slot
 // and spread: no call errs, none is told its page is a near-duplicate of
 // itself or a duplicate ID, every group keeps exactly one page, and every
-// page a client was told it added is kept. Then Add, Replace and Remove of
+// page a client was told it added is kept; spread, the host's block counts
+// are the kept pages'. Then Add, Replace and Remove of
 // distinct pages through the proxy: no spurious ErrDuplicateID or
 // ErrUnknownID.
 func TestDroppedReplies(t *testing.T) {
@@ -35,6 +36,11 @@ func TestDroppedReplies(t *testing.T) {
 				return det
 			}
 			groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 46, Groups: 12, Members: 5})
+			for _, g := range groups { // a template: lines on every page
+				for i, d := range g {
+					g[i] = withTemplate(t, d, "lamps.example")
+				}
+			}
 			var clients []detectortest.Offer
 			for w := range 4 {
 				det := newDet()
@@ -65,6 +71,9 @@ func TestDroppedReplies(t *testing.T) {
 				if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
 					t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
 				}
+			}
+			if spread { // each count step, its reply dropped and sent again, counted once
+				checkKeptCounts(t, det, groups)
 			}
 			other := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 47, Groups: 6, Members: 2})
 			for i, g := range other {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -331,5 +333,47 @@ func TestSpreadCounts(t *testing.T) {
 				t.Errorf("%s = %q, want none (as nobody died)", k, v)
 			}
 		}
+	}
+}
+
+// checkKeptCounts fails t unless the block counts of host "" (Race's
+// documents have none) are those of the pages kept, one of each group, once
+// the host's next calls have run, and no intent is left: call it when
+// every intent is due.
+func checkKeptCounts(t *testing.T, det *Detector, groups [][]*neardup.Document) {
+	t.Helper()
+	ctx := context.Background()
+	host := ""
+	keys := det.spread.hostKeys(host)
+	for range 8 { // each call finishes at most 8 intents
+		if _, err := det.Match(groups[0][0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := det.client.ZCard(ctx, keys[3]).Result(); n != 0 || err != nil {
+		t.Errorf("%d intents left on host %q (%v)", n, host, err)
+	}
+	want := map[string]string{}
+	for _, g := range groups {
+		ms, _ := det.Match(g[0])
+		if len(ms) != 1 {
+			continue // the caller's to report
+		}
+		for _, d := range g {
+			if id, _, _ := strings.Cut(ms[0].ID, "#"); d.ID == id {
+				r, err := det.judge.Record(&neardup.Document{ID: ms[0].ID, Page: d.Page})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range r.Blocks() {
+					n, _ := strconv.Atoi(want[u32s([]uint32{b})])
+					want[u32s([]uint32{b})] = strconv.Itoa(n + 1)
+				}
+			}
+		}
+	}
+	got, err := det.client.HGetAll(ctx, keys[0]).Result()
+	if err != nil || !maps.Equal(got, want) || !slices.Contains(slices.Collect(maps.Values(want)), strconv.Itoa(len(groups))) {
+		t.Errorf("host %q: counts of %d blocks (%v); the pages kept have %d, the template's %d each", host, len(got), err, len(want), len(groups))
 	}
 }
