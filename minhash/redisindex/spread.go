@@ -383,15 +383,15 @@ func committed(v string) (string, bool) {
 // readOwn reads, in one pipeline, the page's template counts, the pages
 // kept with its text, its remembered verdict and the handle kept under its
 // ID, and checks the repository's options. When its host has intents past
-// their due time, it finishes them and reads again.
+// their due time, it finishes them and reads again (an intent it could not
+// finish, Redis failing, is left to the host's next call: the call's own
+// reads report the failure).
 func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) (*ownState, error) {
 	o, due, err := det.readOwnOnce(ctx, r, id)
 	if err != nil || len(due) == 0 {
 		return o, err
 	}
-	if err := det.finish(ctx, r.Host(), due); err != nil {
-		return nil, err
-	}
+	det.finish(ctx, r.Host(), due)
 	o, _, err = det.readOwnOnce(ctx, r, id)
 	return o, err
 }
