@@ -47,7 +47,8 @@ import (
 //
 // Readers ignore pending records, so a page whose client died before its
 // commit is never seen (a ghost): its record and postings are garbage its
-// handle points to, and its leases expire. Two near-duplicates share a key,
+// handle points to (until its intent is finished, below), and its leases
+// expire. Two near-duplicates share a key,
 // so one of them waits for the other's lease and reads its committed page.
 // A step the client re-sends changes nothing: filing a handle filed, moving
 // a record to its state and unfiling are idempotent, and a count step
@@ -59,10 +60,12 @@ import (
 // the due time less a quarter of the TTL (readers ignore it); then unfiles
 // it, uncounts its blocks (ending the intent) and deletes the record.
 //
-// The counts survive a client's death. Once an intent is due, its call can
-// no longer commit its record or mark it removed, so the record's state
-// tells what the call did; the next call that reads the host's counts past
-// that time (every call does, in step 1) finishes the intent: a committed
+// The counts survive a client's death. An intent is due when its call's
+// leases expire (LeaseTTL after the call took them at most), or LeaseTTL
+// after its Remove read the record; from then its call can no longer commit
+// the record or mark it removed, so the record's state tells what the call
+// did, and the first call that reads the host's counts past that time
+// (every call does, in step 1) finishes the intent: a committed
 // page is counted, a page its call marked removed is unfiled, uncounted
 // and deleted, and any other intent dropped (a page left pending, a ghost,
 // unfiled and deleted with it). Counting ends the intent in the script that
@@ -77,8 +80,8 @@ import (
 // their due time; one call finishes at most 8, and an intent's mark of
 // being done expires at its due time.
 
-// errDied is what a test's beforeCommit returns to end a call as if its
-// client had died.
+// errDied is what a test's beforeCommit or afterCommit returns to end a
+// call as if its client had died.
 var errDied = errors.New("redisindex: the client died (a test)")
 
 // DefaultLeaseTTL is Options.LeaseTTL when it is zero.
