@@ -377,3 +377,100 @@ func checkKeptCounts(t *testing.T, det *Detector, groups [][]*neardup.Document) 
 		t.Errorf("host %q: counts of %d blocks (%v); the pages kept have %d, the template's %d each", host, len(got), err, len(want), len(groups))
 	}
 }
+
+// The theme counts take each host's template changes once, in whatever
+// order they arrive: a change sent twice counts once, and a change older
+// than the host's last one applied is ignored.
+func TestSpreadTheme(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	det, err := New(Options{Client: c, Prefix: prefix, Spread: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := u32s([]uint32{7})
+	tb := det.spread.themeBucket(7)
+	for i, step := range []struct {
+		host string
+		seq  uint64
+		on   bool
+		want string // the count after
+	}{
+		{"a", 1, true, "1"},
+		{"a", 1, true, "1"},  // sent again
+		{"b", 2, false, "1"}, // b's changes out of order: its last first
+		{"b", 1, true, "1"},
+		{"b", 3, true, "2"},
+		{"a", 2, false, "1"},
+		{"a", 2, false, "1"},
+		{"b", 4, false, ""}, // no host: the count deleted
+	} {
+		flag := "-"
+		if step.on {
+			flag = "+"
+		}
+		if err := themeScript.Run(ctx, c, []string{tb}, step.host, u64(step.seq), b+flag).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := c.HGet(ctx, tb, b).Result(); got != step.want {
+			t.Errorf("step %d (%s %d %v): count %q, want %q", i, step.host, step.seq, step.on, got, step.want)
+		}
+	}
+}
+
+// A Remove that finds its page's uncounting intent held by another call's
+// Remove, one whose client died before marking the page, waits for that
+// intent's due time, drops it, and removes the page: uncounted once.
+func TestSpreadRemoveBusy(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	const ttl = 200 * time.Millisecond
+	pages := hostPages(t, []string{"lamps.example"}, 4)
+	newDet := func(p string) *Detector {
+		det, err := New(Options{Client: c, Prefix: p, Spread: true, LeaseTTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range pages[0] {
+			if err := det.Add(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return det
+	}
+	calm, det := newDet(prefix+"-calm"), newDet(prefix)
+	if err := calm.Remove(pages[0][1].ID); err != nil {
+		t.Fatal(err)
+	}
+	// The dead call's intent, as its Remove wrote it.
+	id := pages[0][1].ID
+	h, err := c.HGet(ctx, det.spread.idBucket(id), id).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := det.judge.Record(pages[0][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := recordScript.Run(ctx, c, []string{det.spread.record(0)}).Slice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, _ := res[1].(int64)
+	if st, err := intentScript.Run(ctx, c, det.spread.hostKeys(r.Host()), "R"+h, "R"+newCall()+u32s(r.Blocks()), now+ttl.Milliseconds()).Text(); st != "ok" || err != nil {
+		t.Fatalf("the dead call's intent: %q, %v", st, err)
+	}
+	start := time.Now()
+	if err := det.Remove(id); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < ttl/2 || waited > 3*ttl {
+		t.Errorf("the Remove took %v; the dead call's intent was due in %v", waited, ttl)
+	}
+	if ok, err := det.Contains(ctx, id); ok || err != nil {
+		t.Errorf("%s kept after its Remove (%v)", id, err)
+	}
+	if got, want := model(t, det, pages), model(t, calm, pages); !maps.Equal(got, want) {
+		t.Errorf("template model %v, want %v (as nobody died)", got, want)
+	}
+}
