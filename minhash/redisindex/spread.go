@@ -77,8 +77,8 @@ import (
 // holds; until then the page of a client that died is missing from its
 // host's counts (or, mid-Remove, still in them). A host holds the intents
 // of its calls in flight and of those that died since its last call past
-// their due time; one call finishes at most 8, and an intent's mark of
-// being done expires at its due time.
+// their due time; a read of the host finishes at most 8, and an intent's
+// mark of being done expires at its due time.
 
 // errDied is what a test's beforeCommit or afterCommit returns to end a
 // call as if its client had died.
