@@ -65,7 +65,9 @@ import (
 // after its Remove read the record; from then its call can no longer commit
 // the record or mark it removed, so the record's state tells what the call
 // did, and the first call that reads the host's counts past that time
-// (every call does, in step 1) finishes the intent: a committed
+// (every call does, in step 1, with the due time of the host's earliest
+// intent and a node's clock: two plain reads, and a script on the host's
+// shard only when that intent may be due) finishes the intent: a committed
 // page is counted, a page its call marked removed is unfiled, uncounted
 // and deleted, and any other intent dropped (a page left pending, a ghost,
 // unfiled and deleted with it). Counting ends the intent in the script that
@@ -207,20 +209,17 @@ local function done(f)
 end
 `
 
-// hostReadScript is step 1's read of a host: its counts of the page's
-// blocks and its intents past their due time. KEYS: hostKeys. ARGV: the
-// blocks (4-byte fields). It returns {the counts, {field, value, ...}} (at
-// most 8 intents).
-var hostReadScript = redis.NewScript(clockLib + `
-local hc = {}
-if #ARGV > 0 then hc = redis.call('HMGET', KEYS[1], unpack(ARGV)) end
+// dueScript returns a host's intents past their due time on its shard's
+// clock. KEYS: hostKeys. It returns {field, value, ...} (at most 8
+// intents; value "" when missing).
+var dueScript = redis.NewScript(clockLib + `
 local out = {}
 local due = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now(), 'LIMIT', 0, 8)
 for _, f in ipairs(due) do
   out[#out + 1] = f
   out[#out + 1] = redis.call('HGET', KEYS[3], f) or ''
 end
-return {hc, out}
+return out
 `)
 
 // intentScript writes an intent. KEYS: hostKeys. ARGV: the field, the
@@ -390,68 +389,65 @@ func committed(v string) (string, bool) {
 // finish, Redis failing, is left to the host's next call: the call's own
 // reads report the failure).
 func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string) (*ownState, error) {
-	o, due, err := det.readOwnOnce(ctx, r, id)
-	if err != nil || len(due) == 0 {
+	o, maybeDue, err := det.readOwnOnce(ctx, r, id)
+	if err != nil || !maybeDue {
 		return o, err
 	}
-	det.finish(ctx, r.Host(), due)
+	if n, _ := det.finishDue(ctx, r.Host()); n == 0 {
+		return o, nil
+	}
 	o, _, err = det.readOwnOnce(ctx, r, id)
 	return o, err
 }
 
-// readOwnOnce is readOwn's read; it returns the host's intents past their
-// due time as well.
-func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id string) (*ownState, []intent, error) {
+// readOwnOnce is readOwn's read. It reports as well whether the host's
+// earliest intent may be due: its due time is within a quarter of LeaseTTL
+// of the clock of a node (then dueScript, on the host's shard, tells).
+func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id string) (*ownState, bool, error) {
 	s := det.spread
 	x, xf := r.TextHash(), u64(r.TextHash())
 	blocks := r.Blocks()
-	fields := make([]any, len(blocks))
+	fields := make([]string, len(blocks))
 	for i, b := range blocks {
 		fields[i] = u32s([]uint32{b})
 	}
 	var (
 		cfg             *redis.StringCmd
-		hc              *redis.Cmd
+		hc              *redis.SliceCmd
+		first           *redis.ZSliceCmd
+		clock           *redis.TimeCmd
 		tcs             = make([]*redis.SliceCmd, len(blocks))
 		xs, vs, handle_ *redis.StringCmd
 	)
 	hostKeys := s.hostKeys(r.Host())
-	cmds, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.Get(ctx, s.cfg())
-		hc = p.EvalSha(ctx, hostReadScript.Hash(), hostKeys, fields...)
+		if len(fields) > 0 {
+			hc = p.HMGet(ctx, hostKeys[0], fields...)
+		}
+		first = p.ZRangeWithScores(ctx, hostKeys[3], 0, 0)
+		clock = p.Time(ctx)
 		for i, b := range blocks {
-			tcs[i] = p.HMGet(ctx, s.themeBucket(b), fields[i].(string))
+			tcs[i] = p.HMGet(ctx, s.themeBucket(b), fields[i])
 		}
 		xs = p.HGet(ctx, s.textBucket(x), xf)
 		vs = p.HGet(ctx, s.verdBucket(x), xf)
 		handle_ = p.HGet(ctx, s.idBucket(id), id)
 		return nil
 	})
-	if err := pipeErr(cmds, err); err != nil {
-		return nil, nil, err
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, false, err
 	}
 	if c, err := cfg.Result(); err == nil && c != det.cfg {
-		return nil, nil, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
-	}
-	res, err := hc.Slice()
-	if noScript(err) {
-		res, err = hostReadScript.Run(ctx, det.client, hostKeys, fields...).Slice()
-	}
-	if err != nil {
-		return nil, nil, err
+		return nil, false, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
 	}
 	o := &ownState{}
-	var due []intent
-	if len(res) == 2 {
-		if hcs, _ := res[0].([]any); len(blocks) > 0 {
-			o.hc = ints(hcs)
-		}
-		fvs, _ := res[1].([]any)
-		for i := 0; i+1 < len(fvs); i += 2 {
-			f, _ := fvs[i].(string)
-			v, _ := fvs[i+1].(string)
-			due = append(due, intent{f, v})
-		}
+	if hc != nil {
+		o.hc = ints(hc.Val())
+	}
+	maybeDue := false
+	if f := first.Val(); len(f) == 1 {
+		maybeDue = f[0].Score <= float64(clock.Val().UnixMilli()+det.opts.LeaseTTL.Milliseconds()/4)
 	}
 	for _, c := range tcs {
 		o.tc = append(o.tc, ints(c.Val())...)
@@ -473,7 +469,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id stri
 	}
 	entries, err := det.records(ctx, handles)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, err
 	}
 	for i, e := range entries {
 		f, ok := splitEntry(e)
@@ -488,7 +484,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id stri
 	if o.verdict != nil && o.verdict[0] == "" {
 		o.verdict = nil
 	}
-	return o, due, nil
+	return o, maybeDue, nil
 }
 
 // ints returns the integers of a reply (nil as 0).
@@ -859,7 +855,7 @@ func pipeErr(cmds []redis.Cmder, err error) error {
 }
 
 // intent is one of a host's intents: its field and value (the layout is
-// above hostReadScript).
+// above dueScript).
 type intent struct{ field, value string }
 
 // count carries out the intent field of host's model (countScript), then
@@ -902,20 +898,20 @@ func (det *Detector) settle(ctx context.Context, host, field, value, how string)
 	return settleScript.Run(ctx, det.client, det.spread.hostKeys(host), field, value, how).Err()
 }
 
-// finishDue finishes host's intents past their due time.
-func (det *Detector) finishDue(ctx context.Context, host string) error {
-	res, err := hostReadScript.Run(ctx, det.client, det.spread.hostKeys(host)).Slice()
-	if err != nil || len(res) != 2 {
-		return err
+// finishDue finishes host's intents past their due time (at most 8), and
+// returns how many there were.
+func (det *Detector) finishDue(ctx context.Context, host string) (int, error) {
+	fvs, err := dueScript.Run(ctx, det.client, det.spread.hostKeys(host)).Slice()
+	if err != nil {
+		return 0, err
 	}
-	fvs, _ := res[1].([]any)
 	var due []intent
 	for i := 0; i+1 < len(fvs); i += 2 {
 		f, _ := fvs[i].(string)
 		v, _ := fvs[i+1].(string)
 		due = append(due, intent{f, v})
 	}
-	return det.finish(ctx, host, due)
+	return len(due), det.finish(ctx, host, due)
 }
 
 // finish finishes intents of host past their due time, which their calls
@@ -1088,7 +1084,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 			if st == "gone" { // removed by another call
 				return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
 			}
-		} else if err := det.finishDue(ctx, host); err != nil { // another call's Remove
+		} else if _, err := det.finishDue(ctx, host); err != nil { // another call's Remove
 			return wrap("Remove", id, err)
 		}
 		t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
