@@ -118,12 +118,14 @@ local function entryHost(e)
 end
 -- gather returns the entries of the kept pages filed under keys (4-byte
 -- strings) but handle skip, their distinct hosts, each host's template
--- blocks (the string P:m2:T:<host>), the entries' handles, the theme set's version,
--- and the theme set when its version is not tver (else false).
+-- blocks (the string P:m2:T:<host>), the entries' handles, the theme set's
+-- version, and the theme set when its version is not tver (else false);
+-- and, as a second value, the postings it read by key (false for none).
 local function gather(keys, skip, tver)
-  local out, handles, seen, hosts, hostList = {}, {}, {}, {}, {}
+  local out, handles, seen, hosts, hostList, got = {}, {}, {}, {}, {}, {}
   for _, k in ipairs(keys) do
     local ps = redis.call('HGET', keyfield(k))
+    got[k] = ps
     if ps and ps ~= 'S' then
       for p = 1, #ps, 8 do
         local h = struct.unpack('>I8', ps, p)
@@ -145,7 +147,7 @@ local function gather(keys, skip, tver)
   local v = redis.call('GET', P .. ':tv') or '0'
   local theme = false
   if #out > 0 and v ~= tver then theme = redis.call('SMEMBERS', P .. ':tT') end
-  return {out, hostList, tsets, handles, v, theme}
+  return {out, hostList, tsets, handles, v, theme}, got
 end
 -- derive returns a page's index keys as the client's minhash.Judge.Keys
 -- does: the first K of its content hashes (4-byte values, ascending) whose
@@ -223,14 +225,14 @@ local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[11])) or 0
 local keys = derive(ARGV[12], ARGV[13], hc, tc, tonumber(ARGV[14]), TP)
 local skip = 0
 if ARGV[15] == '1' then skip = own end
-local g = gather(keys, skip, ARGV[18])
+local g, got = gather(keys, skip, ARGV[18])
 if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
   badcfg(true)
   local id, host = ARGV[11], ARGV[9]
   local e = struct.pack('>I2', #id) .. id .. struct.pack('>I2', #host) .. host ..
     struct.pack('>I2', #keys) .. table.concat(keys) .. struct.pack('>I2', #blocks) .. ARGV[10] ..
     ARGV[8] .. ARGV[17]
-  local h = add(e)
+  local h = add(e, got)
   record({'added', h})
   return {'added', h, keys, hc, tc}
 end
@@ -244,7 +246,8 @@ return {next, exact, verdict, hc, tc, own, keys, g}
 var candidatesScript = redis.NewScript(scriptLib + `
 local bad = badcfg(false)
 if bad then return bad end
-return gather(split4(ARGV[3]), tonumber(ARGV[4]), ARGV[5])
+local g = gather(split4(ARGV[3]), tonumber(ARGV[4]), ARGV[5])
+return g
 `)
 
 // callLib is a write script's call record: recorded returns the result
@@ -267,54 +270,67 @@ end
 var writeLib = scriptLib + `
 local CALL = P .. ':c:' .. ARGV[3]
 local TTL, TP, MAXP, MAXB = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-` + callLib + `-- tset adds (in true) or removes a block of the sorted string of blocks
+` + callLib + `-- tset adds (add true) or removes blocks of the sorted string of blocks
 -- under key.
-local function tset(key, b, add)
+local function tset(key, blocks, add)
   local s = redis.call('GET', key) or ''
-  local i = sortedAt(s, b)
-  local here = string.sub(s, 4 * i + 1, 4 * i + 4) == b
-  if add and not here then
-    redis.call('SET', key, string.sub(s, 1, 4 * i) .. b .. string.sub(s, 4 * i + 1))
-  elseif not add and here then
-    s = string.sub(s, 1, 4 * i) .. string.sub(s, 4 * i + 5)
-    if #s == 0 then redis.call('DEL', key) else redis.call('SET', key, s) end
+  for _, b in ipairs(blocks) do
+    local i = sortedAt(s, b)
+    local here = string.sub(s, 4 * i + 1, 4 * i + 4) == b
+    if add and not here then
+      s = string.sub(s, 1, 4 * i) .. b .. string.sub(s, 4 * i + 1)
+    elseif not add and here then
+      s = string.sub(s, 1, 4 * i) .. string.sub(s, 4 * i + 5)
+    end
+  end
+  if #s == 0 then redis.call('DEL', key) else redis.call('SET', key, s) end
+end
+-- hdel deletes fields of the hash key, a thousand a call.
+local function hdel(key, fields)
+  for i = 1, #fields, 1000 do
+    redis.call('HDEL', key, unpack(fields, i, math.min(i + 999, #fields)))
   end
 end
--- learn counts the blocks of a kept page of host (delta 1) or of a page
--- kept no more (delta -1) in the host's model, and a block that becomes or
--- stops being template on the host in the theme.
+-- learn counts the blocks (distinct) of a kept page of host (delta 1) or
+-- of a page kept no more (delta -1) in the host's model, and a block that
+-- becomes or stops being template on the host in the theme. It reads the
+-- counts in one call and writes them in one.
 local function learn(host, blocks, delta)
-  if TP < 0 then return end
+  if TP < 0 or #blocks == 0 then return end
   local H = P .. ':h:' .. host
-  for _, b in ipairs(blocks) do
+  local cs = redis.call('HMGET', H, unpack(blocks))
+  local set, del, crossed = {}, {}, {}
+  for i, b in ipairs(blocks) do
+    local c = tonumber(cs[i])
     if delta > 0 then
-      local c = redis.call('HINCRBY', H, b, 1)
-      if c == TP then
-        tset(P .. ':T:' .. host, b, true)
-        if redis.call('HINCRBY', P .. ':t', b, 1) == THEME then
-          redis.call('SADD', P .. ':tT', b)
-          redis.call('INCR', P .. ':tv')
-        end
+      c = (c or 0) + 1
+      set[#set + 1] = b; set[#set + 1] = c
+      if c == TP then crossed[#crossed + 1] = b end
+    elseif c then
+      c = c - 1
+      if c <= 0 then del[#del + 1] = b else set[#set + 1] = b; set[#set + 1] = c end
+      if c == TP - 1 then crossed[#crossed + 1] = b end
+    end
+  end
+  if #set > 0 then redis.call('HSET', H, unpack(set)) end
+  if #del > 0 then hdel(H, del) end
+  if #crossed > 0 then
+    tset(P .. ':T:' .. host, crossed, delta > 0)
+    for _, b in ipairs(crossed) do
+      local t = redis.call('HINCRBY', P .. ':t', b, delta)
+      if delta > 0 and t == THEME or delta < 0 and t == THEME - 1 then
+        if delta > 0 then redis.call('SADD', P .. ':tT', b) else redis.call('SREM', P .. ':tT', b) end
+        redis.call('INCR', P .. ':tv')
       end
-    elseif redis.call('HEXISTS', H, b) == 1 then
-      local c = redis.call('HINCRBY', H, b, -1)
-      if c == TP - 1 then
-        tset(P .. ':T:' .. host, b, false)
-        local t = redis.call('HINCRBY', P .. ':t', b, -1)
-        if t == THEME - 1 then
-          redis.call('SREM', P .. ':tT', b)
-          redis.call('INCR', P .. ':tv')
-        end
-        if t <= 0 then redis.call('HDEL', P .. ':t', b) end
-      end
-      if c <= 0 then redis.call('HDEL', H, b) end
+      if t <= 0 then redis.call('HDEL', P .. ':t', b) end
     end
   end
   if delta > 0 and TP > 1 and redis.call('HLEN', H) > MAXB then
-    local all = redis.call('HGETALL', H)
+    local all, once = redis.call('HGETALL', H), {}
     for i = 1, #all, 2 do
-      if all[i + 1] == '1' then redis.call('HDEL', H, all[i]) end
+      if all[i + 1] == '1' then once[#once + 1] = all[i] end
     end
+    hdel(H, once)
   end
 end
 -- newer reports whether a page was filed under any of keys, or kept with
@@ -328,8 +344,9 @@ local function newer(keys, x, seen)
   return xs and #xs >= 8 and struct.unpack('>I8', xs, #xs - 7) > seen
 end
 -- add keeps a page under a new handle: its entry, its postings, its text
--- hash and its blocks' counts.
-local function add(e)
+-- hash and its blocks' counts. got, if not nil, holds the postings of keys
+-- the script has read (false for none), by key.
+local function add(e, got)
   local id, host, keys, blocks, x = entry(e)
   local h = redis.call('INCR', P .. ':next')
   local hb = struct.pack('>I8', h)
@@ -337,7 +354,8 @@ local function add(e)
   redis.call('HSET', P .. ':ids', id, h)
   for _, k in ipairs(keys) do
     local b, f = keyfield(k)
-    local ps = redis.call('HGET', b, f)
+    local ps
+    if got and got[k] ~= nil then ps = got[k] else ps = redis.call('HGET', b, f) end
     if not ps then
       redis.call('HSET', b, f, hb)
     elseif ps ~= 'S' then
