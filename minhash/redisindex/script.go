@@ -232,7 +232,8 @@ if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
   local e = struct.pack('>I2', #id) .. id .. struct.pack('>I2', #host) .. host ..
     struct.pack('>I2', #keys) .. table.concat(keys) .. struct.pack('>I2', #blocks) .. ARGV[10] ..
     ARGV[8] .. ARGV[17]
-  local h = add(e, got)
+  got[ARGV[8]] = xs
+  local h = add(e, got, hc)
   record({'added', h})
   return {'added', h, keys, hc, tc}
 end
@@ -294,11 +295,12 @@ end
 -- learn counts the blocks (distinct) of a kept page of host (delta 1) or
 -- of a page kept no more (delta -1) in the host's model, and a block that
 -- becomes or stops being template on the host in the theme. It reads the
--- counts in one call and writes them in one.
-local function learn(host, blocks, delta)
+-- counts in one call (unless given: known, aligned with blocks) and
+-- writes them in one.
+local function learn(host, blocks, delta, known)
   if TP < 0 or #blocks == 0 then return end
   local H = P .. ':h:' .. host
-  local cs = redis.call('HMGET', H, unpack(blocks))
+  local cs = known or redis.call('HMGET', H, unpack(blocks))
   local set, del, crossed = {}, {}, {}
   for i, b in ipairs(blocks) do
     local c = tonumber(cs[i])
@@ -345,8 +347,9 @@ local function newer(keys, x, seen)
 end
 -- add keeps a page under a new handle: its entry, its postings, its text
 -- hash and its blocks' counts. got, if not nil, holds the postings of keys
--- the script has read (false for none), by key.
-local function add(e, got)
+-- and the kept pages of text hashes the script has read (false for none),
+-- by key or text hash; hc, if not nil, the host's counts of the blocks.
+local function add(e, got, hc)
   local id, host, keys, blocks, x = entry(e)
   local h = redis.call('INCR', P .. ':next')
   local hb = struct.pack('>I8', h)
@@ -363,8 +366,10 @@ local function add(e, got)
     end
   end
   local b, f = xfield(x)
-  redis.call('HSET', b, f, (redis.call('HGET', b, f) or '') .. hb)
-  learn(host, blocks, 1)
+  local xs
+  if got and got[x] ~= nil then xs = got[x] else xs = redis.call('HGET', b, f) end
+  redis.call('HSET', b, f, (xs or '') .. hb)
+  learn(host, blocks, 1, hc)
   return h
 end
 -- cut returns the string of 8-byte handles ps without hb.
