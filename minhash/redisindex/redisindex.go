@@ -16,12 +16,14 @@
 // A MatchOrAdd reads in one script (the page's exact copies, remembered
 // verdict and template counts, the keys they give it, and the pages filed
 // under those keys with their hosts' templates), judges in the client, and,
-// when nothing is near, adds in a second script that first checks that no page was filed under
-// the page's keys or kept with its text since it read; if one was, it reads
-// again. Two near-duplicates that share a key therefore never both stay,
+// when nothing is near, adds in a second script that first checks that no
+// page was filed under the page's keys or kept with its text since it read;
+// if one was, it reads again. A page with nothing to be judged against (no
+// candidate, no copy of its text) is added by the read script itself, in one
+// round trip. Two near-duplicates that share a key therefore never both stay,
 // whichever processes offer them, as in the Detector, whose candidates too
-// are the pages that share a key. Each script runs to its end on the
-// primary before any other command, so a client that dies mid-call leaves
+// are the pages that share a key. Each script runs to its end on the primary
+// before any other command, so a client that dies mid-call leaves
 // the call done or not done.
 //
 // Verdicts are the Detector's, with two differences: a kept page stays
