@@ -95,16 +95,14 @@ local function badcfg(write)
   if not c and write then redis.call('SET', CFG, ARGV[2]) end
   return nil
 end
-local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
 -- counts returns the counts of blocks (4-byte strings) in the host's
--- model, and THEME for those in the theme set (0 for the others), as two
--- lists of integers.
+-- model and in the theme, as two lists of integers.
 local function counts(host, blocks)
   local hc, tc = {}, {}
   if #blocks > 0 then
     local h = redis.call('HMGET', P .. ':h:' .. host, unpack(blocks))
-    local t = redis.call('SMISMEMBER', P .. ':tT', unpack(blocks))
-    for i = 1, #blocks do hc[i] = tonumber(h[i]) or 0; tc[i] = t[i] * THEME end
+    local t = redis.call('HMGET', P .. ':t', unpack(blocks))
+    for i = 1, #blocks do hc[i] = tonumber(h[i]) or 0; tc[i] = tonumber(t[i]) or 0 end
   end
   return hc, tc
 end
@@ -112,6 +110,7 @@ local function handle(h) return string.format('%d', h) end
 local function keyfield(k) return P .. ':k:' .. bucket16(k), k end
 local function xfield(x) return P .. ':x:' .. bucket16(x), x end
 local function vfield(x) return P .. ':v:' .. bucket16(x), x end
+local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
 -- entryHost returns the host of an entry (entry's second field).
 local function entryHost(e)
   local p = 3 + u16(e, 1)
@@ -183,17 +182,17 @@ end
 // under the ID out of the candidates (Replace) or 0, 1 to keep the page
 // when it has nothing to be judged against (MatchOrAdd) or 0, its record
 // in binary form, and the version of the theme set the caller holds. It
-// returns {next, exact, verdict, hc, tc, own, keys, gathered}: the last
-// handle given; {id, ...} of the pages kept with the same text; {id,
-// distance} of the remembered verdict of this text ({} if none, or if its
-// page is kept no more); the host's counts of the blocks, and for each
-// block ThemeHosts if it is in the theme set, else 0; the handle kept
-// under the ID (0 if none); the page's index keys as derive makes them;
-// and gather's reply for those keys. A page to keep with no copy of its
-// text kept, no remembered verdict, no page under its ID and no candidate
-// is kept there and then, as the commit script would: it returns
-// {"added", handle, keys, hc, tc} ({"added", handle} recorded under the
-// call ID, which a re-sent call gets).
+// returns {next, exact, verdict, hc, tc, own,
+// keys, gathered}: the last handle given; {id, ...} of the pages kept with
+// the same text; {id, distance} of the remembered verdict of this text ({}
+// if none, or if its page is kept no more); the host's and the theme's
+// counts of the blocks; the handle kept under the ID (0 if none); the
+// page's index keys as derive makes them; and gather's reply for those
+// keys. A page to keep with no copy of its text kept, no remembered
+// verdict, no page under its ID and no candidate is kept there and then,
+// as the commit script would: it returns {"added", handle, keys, hc, tc}
+// ({"added", handle} recorded under the call ID, which a re-sent call
+// gets).
 var readScript = redis.NewScript(writeLib + `
 local addNew = ARGV[16] == '1'
 if addNew then
