@@ -44,10 +44,9 @@ func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	group := make(map[string]int, n)
 	cmps := make([]int32, 0, n)
 	var spent, cpu time.Duration
-	var tp, fp, fn, wrong int
+	var tally Tally
 	for p := range crawl.All() {
 		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
 		if err != nil {
@@ -62,19 +61,7 @@ func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 			b.Fatal(err)
 		}
 		cmps = append(cmps, int32(det.Comparisons()-before))
-		if added {
-			group[p.ID] = p.Group
-		}
-		switch {
-		case !added && p.Duplicate() && group[ms[0].ID] == p.Group:
-			tp++
-		case !added && p.Duplicate():
-			wrong++
-		case !added:
-			fp++
-		case p.Duplicate():
-			fn++
-		}
+		tally.Count(p, ms, added)
 	}
 	runtime.GC()
 	runtime.GC()
@@ -93,15 +80,11 @@ func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 		sum += int(c)
 	}
 	slices.Sort(cmps)
-	precision := float64(tp) / float64(tp+fp+wrong)
-	recall := float64(tp) / float64(tp+fn+wrong)
 	b.ReportMetric(float64(sum)/float64(len(cmps)), "cmp/page")
 	b.ReportMetric(float64(cmps[len(cmps)*99/100]), "cmp-p99/page")
 	b.ReportMetric(float64(spent.Microseconds())/float64(len(cmps)), "us/page")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(len(cmps)), "cpu-us/page")
 	b.ReportMetric(float64(int64(withDet.HeapAlloc)-int64(without.HeapAlloc))/float64(kept), "B/page")
-	b.ReportMetric(2*precision*recall/(precision+recall), "F1")
-	b.ReportMetric(precision, "precision")
-	b.ReportMetric(recall, "recall")
+	tally.Report(b, true)
 	b.ReportMetric(0, "ns/op")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
@@ -92,10 +93,9 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	if err := c.ConfigResetStat(ctx).Err(); err != nil {
 		b.Fatal(err)
 	}
-	group := make(map[string]int, n)
 	times := make([]time.Duration, 0, n)
 	cmps := make([]int64, 0, n)
-	var tp, fp, fn, wrong int
+	var tally detectortest.Tally
 	for p := range crawl.All() {
 		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
 		if err != nil {
@@ -108,19 +108,7 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if added {
-			group[p.ID] = p.Group
-		}
-		switch {
-		case !added && p.Duplicate() && group[ms[0].ID] == p.Group:
-			tp++
-		case !added && p.Duplicate():
-			wrong++
-		case !added:
-			fp++
-		case p.Duplicate():
-			fn++
-		}
+		tally.Count(p, ms, added)
 	}
 	kept, err := det.Len(ctx)
 	if err != nil {
@@ -135,8 +123,6 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	slices.Sort(times)
 	slices.Sort(cmps)
 	us := func(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e3 }
-	precision := float64(tp) / float64(tp+fp+wrong)
-	recall := float64(tp) / float64(tp+fn+wrong)
 	b.ReportMetric(us(times[len(times)/2]), "us-p50/page")
 	b.ReportMetric(us(times[len(times)*99/100]), "us-p99/page")
 	b.ReportMetric(us(sum)/float64(len(times)), "us/page")
@@ -144,7 +130,7 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	b.ReportMetric(float64(cmps[len(cmps)*99/100]), "cmp-p99/page")
 	b.ReportMetric(float64(mem)/float64(kept), "B/page")
 	b.ReportMetric(float64(serverTime(b, c).Microseconds())/float64(len(times)), "redis-us/page")
-	b.ReportMetric(2*precision*recall/(precision+recall), "F1")
+	tally.Report(b, false)
 	b.ReportMetric(0, "ns/op")
 	if n := det.keyMisses.Load(); n != 0 {
 		b.Errorf("%d reads derived other keys than the Judge's", n)
