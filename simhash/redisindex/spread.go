@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -110,6 +111,23 @@ func parallel(n int, f func(i int) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// parallelHeld runs f for 0 … n-1 as parallel does; when no call fails but
+// one reports its lease lost (false), it returns errAborted.
+func parallelHeld(n int, f func(i int) (bool, error)) error {
+	var lost atomic.Bool
+	err := parallel(n, func(i int) error {
+		held, err := f(i)
+		if err == nil && !held {
+			lost.Store(true)
+		}
+		return err
+	})
+	if err == nil && lost.Load() {
+		return errAborted
+	}
+	return err
 }
 
 // checkK checks the T_B the repository records, recording det's when there
@@ -364,9 +382,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 	}
 	entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
 	entry = binary.BigEndian.AppendUint64(entry, h)
-	lost := false
-	var mu sync.Mutex
-	err = parallel(len(keys), func(i int) error {
+	err = parallelHeld(len(keys), func(i int) (bool, error) {
 		args := []any{token, entry}
 		for _, x := range hs[i] {
 			if gone[x.entry] {
@@ -374,16 +390,8 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 			}
 		}
 		n, err := appendScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"}, args...).Int()
-		if err == nil && n == 0 {
-			mu.Lock()
-			lost = true
-			mu.Unlock()
-		}
-		return err
+		return n != 0, err
 	})
-	if err == nil && lost {
-		err = errAborted
-	}
 	if err != nil {
 		// The deferred clean-up aborts the handle, so that no later commit
 		// of it (a re-sent one) can keep it; its entries are dropped by
@@ -476,20 +484,7 @@ func (det *Detector) acquire(ctx context.Context, keys []string, held []bool, to
 	if time.Since(start) > det.leaseTTL/2 {
 		// The first leases may be near their end: renew them all (and read
 		// again). A lease lost meanwhile makes a new attempt.
-		var lost bool
-		err := parallel(len(keys), func(i int) error {
-			ok, err := lease(i)
-			if err == nil && !ok {
-				mu.Lock()
-				lost = true
-				mu.Unlock()
-			}
-			return err
-		})
-		if err == nil && lost {
-			err = errAborted
-		}
-		if err != nil {
+		if err := parallelHeld(len(keys), lease); err != nil {
 			return nil, err
 		}
 	}
