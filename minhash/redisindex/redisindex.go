@@ -422,8 +422,8 @@ type read struct {
 	matches []neardup.Match
 	own     int64
 	verdict bool // matches hold a remembered verdict
-	// handles are the handles of the candidates judged, by ID (when the
-	// read gave them).
+	// handles are the handles of the matches judged, by ID (when the read
+	// gave them).
 	handles map[string]int64
 }
 
@@ -514,12 +514,12 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		det.theme.Store(theme)
 	}
 	entries := make([]string, 0, len(es))
-	rd.handles = make(map[string]int64, len(es))
+	hs := make([]int64, len(es))
 	for i, e := range es {
 		s, _ := e.(string)
 		entries = append(entries, s)
-		if f, ok := splitEntry(s); ok && i < len(handles) {
-			rd.handles[f.id], _ = handles[i].(int64)
+		if i < len(handles) {
+			hs[i], _ = handles[i].(int64)
 		}
 	}
 	tmpl := make(map[string]minhash.Template, len(hosts))
@@ -531,8 +531,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		}
 		tmpl[name] = func(b uint32) bool { return hasBlock(host, b) || theme.blocks[b] }
 	}
-	templates := func(context.Context, map[string][]uint32) (map[string]minhash.Template, error) { return tmpl, nil }
-	if err := det.judgeEntries(ctx, rd, entries, found, replacing, templates); err != nil {
+	if err := det.judgeEntries(ctx, rd, entries, hs, found, replacing, tmpl); err != nil {
 		return nil, false, wrap(op, d.ID, err)
 	}
 	return rd, false, nil
@@ -563,17 +562,23 @@ func (t *themeSet) version() string {
 
 // judgeEntries judges rd's page against the kept pages whose entries are
 // given (but those in found, and copies of its text when not replacing),
-// with their hosts' templates from templates, and adds those near it to
-// rd.matches, sorted.
-func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []string, found map[string]bool, replacing bool,
-	templates func(context.Context, map[string][]uint32) (map[string]minhash.Template, error)) error {
+// with their hosts' templates (tmpl, or when it is nil those
+// spreadTemplates reads), and adds those near it to rd.matches, sorted,
+// and the handle of each (handles, aligned with entries, when given) to
+// rd.handles.
+func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []string, handles []int64, found map[string]bool, replacing bool,
+	tmpl map[string]minhash.Template) error {
 	type cand struct {
-		id  string
-		rec *minhash.Record
+		id     string
+		rec    *minhash.Record
+		handle int64
 	}
 	var kept []cand
-	blocks := map[string][]uint32{} // by host: the blocks of its candidates
-	for _, e := range entries {
+	var blocks map[string][]uint32 // by host: the blocks of its candidates, for spreadTemplates
+	if tmpl == nil {
+		blocks = map[string][]uint32{}
+	}
+	for i, e := range entries {
 		id, kr, err := det.parseEntry(e)
 		if err != nil {
 			return err
@@ -582,18 +587,32 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 			continue
 		}
 		found[id] = true
-		kept = append(kept, cand{id, kr})
-		blocks[kr.Host()] = append(blocks[kr.Host()], kr.Blocks()...)
+		c := cand{id: id, rec: kr}
+		if i < len(handles) {
+			c.handle = handles[i]
+		}
+		kept = append(kept, c)
+		if blocks != nil {
+			blocks[kr.Host()] = append(blocks[kr.Host()], kr.Blocks()...)
+		}
 	}
 	if len(kept) > 0 {
-		tmpl, err := templates(ctx, blocks)
-		if err != nil {
-			return err
+		if tmpl == nil {
+			var err error
+			if tmpl, err = det.spreadTemplates(ctx, blocks); err != nil {
+				return err
+			}
 		}
 		for _, c := range kept {
 			det.compared.Add(1)
 			if dist, near := det.judge.Near(rd.rec, rd.tmpl, c.rec, tmpl[c.rec.Host()]); near {
 				rd.matches = append(rd.matches, neardup.Match{ID: c.id, Score: dist, Measure: minhash.JaccardDistance})
+				if c.handle != 0 {
+					if rd.handles == nil {
+						rd.handles = map[string]int64{}
+					}
+					rd.handles[c.id] = c.handle
+				}
 			}
 		}
 	}

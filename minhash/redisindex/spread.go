@@ -699,7 +699,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		if err != nil {
 			return nil, false, false, wrap(op, d.ID, err)
 		}
-		if err := det.judgeEntries(ctx, rd, entries, found, replacing, det.spreadTemplates); err != nil {
+		if err := det.judgeEntries(ctx, rd, entries, nil, found, replacing, nil); err != nil {
 			return nil, false, false, wrap(op, d.ID, err)
 		}
 	}
@@ -1018,7 +1018,7 @@ func (det *Detector) spreadMatch(ctx context.Context, d *neardup.Document, r *mi
 	if err != nil {
 		return nil, wrap("Match", d.ID, err)
 	}
-	if err := det.judgeEntries(ctx, rd, entries, found, false, det.spreadTemplates); err != nil {
+	if err := det.judgeEntries(ctx, rd, entries, nil, found, false, nil); err != nil {
 		return nil, wrap("Match", d.ID, err)
 	}
 	return rd.matches, nil
