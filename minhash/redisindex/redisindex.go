@@ -241,14 +241,15 @@ func (det *Detector) recordTTL(ctx context.Context) int64 {
 	return ttl.Milliseconds()
 }
 
-// writeArgs returns the ARGV every write script starts with.
-func (det *Detector) writeArgs(ctx context.Context, more ...any) []any {
+// writeArgs returns the ARGV every write script starts with, for the call
+// ID call.
+func (det *Detector) writeArgs(ctx context.Context, call string, more ...any) []any {
 	o := det.opts.Minhash
 	maxp := o.MaxPostings
 	if maxp < 0 { // no bound
 		maxp = math.MaxInt32
 	}
-	a := []any{det.prefix, det.cfg, newCall(), det.recordTTL(ctx), o.TemplatePages, maxp, minhash.MaxHostBlocks}
+	a := []any{det.prefix, det.cfg, call, det.recordTTL(ctx), o.TemplatePages, maxp, minhash.MaxHostBlocks}
 	return append(a, more...)
 }
 
@@ -455,9 +456,8 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		addNew = 1
 	}
 	theme := det.theme.Load()
-	a := det.writeArgs(ctx, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
-		u32s(content), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version())
-	a[2] = call
+	a := det.writeArgs(ctx, call, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
+		u32s(content), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
 	res, err := readScript.Run(ctx, det.client, det.keys(), a...).Slice()
 	if err != nil {
 		return nil, false, wrap(op, d.ID, err)
@@ -558,6 +558,22 @@ func (t *themeSet) version() string {
 		return ""
 	}
 	return t.v
+}
+
+// flags returns a byte for each of blocks: '1' if the set holds it, else
+// '0' ("" for no set).
+func (t *themeSet) flags(blocks []uint32) string {
+	if t == nil {
+		return ""
+	}
+	b := make([]byte, len(blocks))
+	for i, x := range blocks {
+		b[i] = '0'
+		if t.blocks[x] {
+			b[i] = '1'
+		}
+	}
+	return string(b)
 }
 
 // judgeEntries judges rd's page against the kept pages whose entries are
@@ -785,8 +801,7 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 	if replacing {
 		rep = 1
 	}
-	a := det.writeArgs(ctx, seen, e, rep)
-	a[2] = call
+	a := det.writeArgs(ctx, call, seen, e, rep)
 	res, err := commitScript.Run(ctx, det.client, det.keys(), a...).Slice()
 	if err != nil {
 		return false, wrap(op, d.ID, err)
@@ -827,7 +842,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 		}
 		return det.spreadRemove(ctx, id, binary.BigEndian.Uint64([]byte(h)), newCall())
 	}
-	n, err := removeScript.Run(ctx, det.client, det.keys(), det.writeArgs(ctx, id)...).Int()
+	n, err := removeScript.Run(ctx, det.client, det.keys(), det.writeArgs(ctx, newCall(), id)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Remove", id, err)

@@ -201,6 +201,41 @@ func TestRetriedRead(t *testing.T) {
 	}
 }
 
+// The read script takes the theme's counts of a page's blocks from the
+// caller's theme set only when that set is the current one (its version is
+// the repository's), and reads them otherwise: a process whose set is old
+// derives keys from the theme as it is.
+func TestThemeFlags(t *testing.T) {
+	c, prefix := client(t)
+	det, _ := New(Options{Client: c, Prefix: prefix})
+	ctx := context.Background()
+	// Block 7 is template on ThemeHosts hosts, at the theme's version 3.
+	if err := c.HSet(ctx, det.prefix+":t", u32s([]uint32{7}), minhash.ThemeHosts).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(ctx, det.prefix+":tv", "3", 0)
+	theme := int64(minhash.ThemeHosts)
+	for _, tc := range []struct {
+		version, flags string
+		want           []int64
+	}{
+		{"3", "01", []int64{0, theme}}, // current: the caller's set (here wrong on purpose) is taken
+		{"2", "01", []int64{theme, 0}}, // old: the counts are read
+		{"", "", []int64{theme, 0}},    // none
+	} {
+		a := det.writeArgs(ctx, "", u64(1), "h", u32s([]uint32{7, 9}), "id", u32s([]uint32{1, 2}), "\x00\x01",
+			det.opts.Minhash.Keys, 0, 0, "", tc.version, tc.flags)
+		res, err := readScript.Run(ctx, c, det.keys(), a...).Slice()
+		if err != nil || len(res) != 8 {
+			t.Fatalf("read with the theme set of version %q: %v, %v", tc.version, res, err)
+		}
+		got := fmt.Sprint(res[4])
+		if want := fmt.Sprint(tc.want); got != want {
+			t.Errorf("read with the theme set of version %q, flags %q: theme counts %s, want %s", tc.version, tc.flags, got, want)
+		}
+	}
+}
+
 // Remove forgets a page and its template counts; Replace keeps a page
 // fetched again under its ID.
 func TestRemoveReplace(t *testing.T) {

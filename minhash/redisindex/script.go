@@ -55,6 +55,7 @@ import (
 var scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
+local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
 local function u16(s, p) return struct.unpack('>I2', s, p) end
 local function bucket16(s) return string.format('%02x%02x', string.byte(s, #s - 1, #s)) end
 -- entry returns the ID, host, keys, blocks (keys and blocks as lists of
@@ -86,23 +87,33 @@ local function sortedAt(s, b)
   return lo
 end
 -- badcfg returns an error reply when the repository was made with other
--- options; a writer records the options in a new repository.
-local function badcfg(write)
-  local c = redis.call('GET', CFG)
+-- options (nil if not), and the options recorded; a writer records the
+-- options in a new repository. c, when given, is what P:m2:cfg held when
+-- the script read it (false: nothing).
+local function badcfg(write, c)
+  if c == nil then c = redis.call('GET', CFG) end
   if c and c ~= ARGV[2] then
-    return redis.error_reply('NEARDUP_CFG the repository was made with options ' .. c .. ', not ' .. ARGV[2])
+    return redis.error_reply('NEARDUP_CFG the repository was made with options ' .. c .. ', not ' .. ARGV[2]), c
   end
-  if not c and write then redis.call('SET', CFG, ARGV[2]) end
-  return nil
+  if not c and write then redis.call('SET', CFG, ARGV[2]); c = ARGV[2] end
+  return nil, c
 end
 -- counts returns the counts of blocks (4-byte strings) in the host's
--- model and in the theme, as two lists of integers.
-local function counts(host, blocks)
+-- model and in the theme, as two lists of integers. The theme's are read
+-- unless flags (a byte per block, '1' for a block of the theme) is given.
+local function counts(host, blocks, flags)
   local hc, tc = {}, {}
   if #blocks > 0 then
     local h = redis.call('HMGET', P .. ':h:' .. host, unpack(blocks))
-    local t = redis.call('HMGET', P .. ':t', unpack(blocks))
-    for i = 1, #blocks do hc[i] = tonumber(h[i]) or 0; tc[i] = tonumber(t[i]) or 0 end
+    for i = 1, #blocks do hc[i] = tonumber(h[i]) or 0 end
+    if flags then
+      for i = 1, #blocks do
+        if string.byte(flags, i) == 49 then tc[i] = THEME else tc[i] = 0 end
+      end
+    else
+      local t = redis.call('HMGET', P .. ':t', unpack(blocks))
+      for i = 1, #blocks do tc[i] = tonumber(t[i]) or 0 end
+    end
   end
   return hc, tc
 end
@@ -110,7 +121,6 @@ local function handle(h) return string.format('%d', h) end
 local function keyfield(k) return P .. ':k:' .. bucket16(k), k end
 local function xfield(x) return P .. ':x:' .. bucket16(x), x end
 local function vfield(x) return P .. ':v:' .. bucket16(x), x end
-local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
 -- entryHost returns the host of an entry (entry's second field).
 local function entryHost(e)
   local p = 3 + u16(e, 1)
@@ -121,7 +131,9 @@ end
 -- blocks (the string P:m2:T:<host>), the entries' handles, the theme set's
 -- version, and the theme set when its version is not tver (else false);
 -- and, as a second value, the postings it read by key (false for none).
-local function gather(keys, skip, tver)
+-- v, when given, is the theme set's version as the script read it; with
+-- no entry gathered the version is not read (tver is returned).
+local function gather(keys, skip, tver, v)
   local out, handles, seen, hosts, hostList, got = {}, {}, {}, {}, {}, {}
   for _, k in ipairs(keys) do
     local ps = redis.call('HGET', keyfield(k))
@@ -144,9 +156,13 @@ local function gather(keys, skip, tver)
   end
   local tsets = {}
   for i, host in ipairs(hostList) do tsets[i] = redis.call('GET', P .. ':T:' .. host) or '' end
-  local v = redis.call('GET', P .. ':tv') or '0'
   local theme = false
-  if #out > 0 and v ~= tver then theme = redis.call('SMEMBERS', P .. ':tT') end
+  if #out == 0 then
+    v = tver
+  else
+    v = v or redis.call('GET', P .. ':tv') or '0'
+    if v ~= tver then theme = redis.call('SMEMBERS', P .. ':tT') end
+  end
   return {out, hostList, tsets, handles, v, theme}, got
 end
 -- derive returns a page's index keys as the client's minhash.Judge.Keys
@@ -181,12 +197,15 @@ end
 // block index of each (a byte each), Options.Keys, 1 to leave the page kept
 // under the ID out of the candidates (Replace) or 0, 1 to keep the page
 // when it has nothing to be judged against (MatchOrAdd) or 0, its record
-// in binary form, and the version of the theme set the caller holds. It
+// in binary form, the version of the theme set the caller holds, and a
+// byte for each of the page's blocks, '1' if that set holds it (the
+// theme's counts are read only when the set is not the caller's). It
 // returns {next, exact, verdict, hc, tc, own,
 // keys, gathered}: the last handle given; {id, ...} of the pages kept with
 // the same text; {id, distance} of the remembered verdict of this text ({}
 // if none, or if its page is kept no more); the host's and the theme's
-// counts of the blocks; the handle kept under the ID (0 if none); the
+// counts of the blocks (the theme's from the caller's bytes when its set
+// is current: ThemeHosts for a block it holds, else 0); the handle kept under the ID (0 if none); the
 // page's index keys as derive makes them; and gather's reply for those
 // keys. A page to keep with no copy of its text kept, no remembered
 // verdict, no page under its ID and no candidate is kept there and then,
@@ -199,9 +218,8 @@ if addNew then
   local r = recorded()
   if r then return r end
 end
-local bad = badcfg(false)
+local bad, cfg = badcfg(false)
 if bad then return bad end
-local next = tonumber(redis.call('GET', P .. ':next')) or 0
 local exact = {}
 local xs = redis.call('HGET', xfield(ARGV[8]))
 if xs then
@@ -220,23 +238,27 @@ if #exact == 0 then
   end
 end
 local blocks = split4(ARGV[10])
-local hc, tc = counts(ARGV[9], blocks)
+local tv = redis.call('GET', P .. ':tv') or '0'
+local flags = false
+if tv == ARGV[18] then flags = ARGV[19] end
+local hc, tc = counts(ARGV[9], blocks, flags)
 local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[11])) or 0
 local keys = derive(ARGV[12], ARGV[13], hc, tc, tonumber(ARGV[14]), TP)
 local skip = 0
 if ARGV[15] == '1' then skip = own end
-local g, got = gather(keys, skip, ARGV[18])
+local g, got = gather(keys, skip, ARGV[18], tv)
 if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
-  badcfg(true)
+  badcfg(true, cfg)
   local id, host = ARGV[11], ARGV[9]
   local e = struct.pack('>I2', #id) .. id .. struct.pack('>I2', #host) .. host ..
     struct.pack('>I2', #keys) .. table.concat(keys) .. struct.pack('>I2', #blocks) .. ARGV[10] ..
     ARGV[8] .. ARGV[17]
   got[ARGV[8]] = xs
-  local h = add(e, got, hc)
+  local h = add(e, got, hc, {id, host, keys, blocks, ARGV[8]})
   record({'added', h})
   return {'added', h, keys, hc, tc}
 end
+local next = tonumber(redis.call('GET', P .. ':next')) or 0
 return {next, exact, verdict, hc, tc, own, keys, g}
 `)
 
@@ -348,9 +370,11 @@ end
 -- add keeps a page under a new handle: its entry, its postings, its text
 -- hash and its blocks' counts. got, if not nil, holds the postings of keys
 -- and the kept pages of text hashes the script has read (false for none),
--- by key or text hash; hc, if not nil, the host's counts of the blocks.
-local function add(e, got, hc)
-  local id, host, keys, blocks, x = entry(e)
+-- by key or text hash; hc, if not nil, the host's counts of the blocks;
+-- f, if not nil, what entry(e) returns, as a list.
+local function add(e, got, hc, f)
+  local id, host, keys, blocks, x
+  if f then id, host, keys, blocks, x = unpack(f) else id, host, keys, blocks, x = entry(e) end
   local h = redis.call('INCR', P .. ':next')
   local hb = struct.pack('>I8', h)
   redis.call('SET', P .. ':r:' .. handle(h), e)
@@ -424,7 +448,7 @@ if r then return r end
 local bad = badcfg(true)
 if bad then return bad end
 local seen, e, replace = tonumber(ARGV[8]), ARGV[9], ARGV[10] == '1'
-local id, _, keys, _, x = entry(e)
+local id, host, keys, blocks, x = entry(e)
 local held = tonumber(redis.call('HGET', P .. ':ids', id))
 if not replace and held then
   if held > seen then return {'conflict'} end
@@ -432,7 +456,7 @@ if not replace and held then
 end
 if newer(keys, x, seen) then return {'conflict'} end
 if replace then forget(id) end
-return record({'added', add(e)})
+return record({'added', add(e, nil, nil, {id, host, keys, blocks, x})})
 `)
 
 // removeScript forgets the page kept under an ID. ARGV: P, cfg, call ID,
