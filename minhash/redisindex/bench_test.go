@@ -177,7 +177,7 @@ func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
 	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
 		k := iter.Val()
-		rest := strings.TrimPrefix(strings.TrimPrefix(k, prefix+":m2:"), prefix+":ms:{")
+		rest := strings.TrimPrefix(strings.TrimPrefix(k, prefix+":m3:"), prefix+":ms:{")
 		kind, _, _ := strings.Cut(rest, ":")
 		switch { // a spread repository's leases and call records
 		case strings.Contains(k, ":c:"):

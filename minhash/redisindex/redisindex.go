@@ -33,7 +33,7 @@
 // when it reads.
 //
 // Retries: the write scripts carry a random call ID and record their
-// result under it (Prefix:m2:c:<id>, for Options.CallTTL), so a call the
+// result under it (Prefix:m3:c:<id>, for Options.CallTTL), so a call the
 // client re-sends after a lost reply is answered, not run again: a page is
 // never told it is a near-duplicate of itself.
 //
@@ -140,7 +140,7 @@ type Detector struct {
 	opts    Options
 	client  redis.UniversalClient
 	judge   *minhash.Judge
-	prefix  string // Prefix (in braces with SingleSlot) and ":m2"
+	prefix  string // Prefix (in braces with SingleSlot) and ":m3"
 	cfg     string // the Judge's options, as the repository records them
 	timeout time.Duration
 	callTTL time.Duration
@@ -212,7 +212,7 @@ func New(o Options) (*Detector, error) {
 	cfg := fmt.Sprintf("content %g page %g guard %g host %g template %d sketch %d/%dx%d keys %d/%d",
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
-	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m2", cfg: cfg,
+	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m3", cfg: cfg,
 		timeout: o.Timeout, callTTL: o.CallTTL, spread: spread{o.Prefix + ":ms"}}, nil
 }
 

@@ -2,6 +2,7 @@ package redisindex
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/preprocess"
 )
 
 // addr is the address of the redis-server TestMain starts, or "" when
@@ -269,7 +272,7 @@ func TestRemoveReplace(t *testing.T) {
 		t.Errorf("the replaced ID is still kept")
 	}
 	n, _ := det.Len(ctx)
-	keys, _ := c.Keys(ctx, prefix+":m2:h:*").Result()
+	keys, _ := c.Keys(ctx, prefix+":m3:h:*").Result()
 	if n != 1 || len(keys) == 0 {
 		t.Errorf("%d pages, %d host models; want 1 and some", n, len(keys))
 	}
@@ -340,4 +343,102 @@ func TestSameVerdicts(t *testing.T) {
 // withID returns the page of d under another ID.
 func withID(d *neardup.Document, id string) *neardup.Document {
 	return &neardup.Document{ID: id, Host: d.Host, Raw: d.Raw, Page: d.Page}
+}
+
+// The postings' buckets grow with the repository (script.go): with the
+// growth starting at 16 buckets instead of 65,536, a crawl of generated
+// pages gets the verdicts of a repository whose buckets do not grow, every
+// posting is found in the bucket its key names, and a page removed after
+// the buckets grew leaves no posting behind.
+func TestBucketsGrow(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	const minBuckets = 16
+	grown, _ := New(Options{Client: c, Prefix: prefix + "-grown"})
+	grown.cfg += fmt.Sprint("|buckets=", minBuckets)
+	fixed, _ := New(Options{Client: c, Prefix: prefix + "-fixed"})
+	crawl, err := synth.New(synth.Options{Seed: 7, Pages: 1200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, _ := preprocess.New(preprocess.Options{})
+	var kept []string
+	for p := range crawl.All() {
+		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm, gadded, err := grown.MatchOrAdd(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm, fadded, err := fixed.MatchOrAdd(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gadded != fadded || fmt.Sprint(gm) != fmt.Sprint(fm) {
+			t.Fatalf("%s: growing buckets %v, %v; fixed %v, %v", p.ID, gm, gadded, fm, fadded)
+		}
+		if gadded {
+			kept = append(kept, p.ID)
+		}
+	}
+	removed := map[int64]bool{}
+	for i, id := range kept {
+		if i%5 != 0 {
+			continue
+		}
+		h, err := c.HGet(ctx, grown.prefix+":ids", id).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := grown.Remove(id); err != nil {
+			t.Fatal(err)
+		}
+		removed[h] = true
+	}
+	next, err := c.Get(ctx, grown.prefix+":next").Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := max(minBuckets, next/4)
+	if nb < 4*minBuckets {
+		t.Fatalf("%d buckets after %d handles: the test does not make them grow", nb, next)
+	}
+	l := 0
+	for 1<<(l+1) <= nb {
+		l++
+	}
+	bucketOf := func(k uint32) string {
+		i := int64(k) % (1 << l)
+		if i < nb-1<<l {
+			i = int64(k) % (1 << (l + 1))
+		}
+		return fmt.Sprintf("%s:k:%04x", grown.prefix, i)
+	}
+	names, err := c.Keys(ctx, grown.prefix+":k:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	postings := 0
+	for _, name := range names {
+		fields, err := c.HGetAll(ctx, name).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, ps := range fields {
+			postings++
+			if want := bucketOf(binary.BigEndian.Uint32([]byte(k))); name != want {
+				t.Errorf("key %x filed in %s, its bucket is %s", k, name, want)
+			}
+			for p := 0; ps != "S" && p+8 <= len(ps); p += 8 {
+				if h := int64(binary.BigEndian.Uint64([]byte(ps[p:]))); removed[h] {
+					t.Errorf("key %x still lists the removed page %d", k, h)
+				}
+			}
+		}
+	}
+	if postings == 0 || int64(len(names)) > nb {
+		t.Errorf("%d postings in %d buckets; want some, in at most %d", postings, len(names), nb)
+	}
 }

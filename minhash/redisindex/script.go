@@ -14,44 +14,53 @@ import (
 // that nothing was filed under the page's keys since it read (compare and
 // add), which is what makes MatchOrAdd atomic across processes.
 //
-// Layout m2 (P is Options.Prefix, in braces with SingleSlot; every key
-// starts with "P:m2:"):
+// Layout m3 (P is Options.Prefix, in braces with SingleSlot; every key
+// starts with "P:m3:"):
 //
-//	P:m2:cfg      the Judge's options the repository was made with, set by
+//	P:m3:cfg      the Judge's options the repository was made with, set by
 //	              its first write; a script called with others fails
 //	              (NEARDUP_CFG)
-//	P:m2:next     the last handle given (INCR; handles are never reused)
-//	P:m2:ids      hash: ID -> handle (decimal)
-//	P:m2:r:<h>    the page kept under handle h: its entry (below)
-//	P:m2:k:<b>    hash of postings, bucket b = the key's low 16 bits (hex;
-//	              the keys are the smallest hashes of sketches, so their
-//	              high bits are mostly zero):
+//	P:m3:next     the last handle given (INCR; handles are never reused)
+//	P:m3:ids      hash: ID -> handle (decimal)
+//	P:m3:r:<h>    the page kept under handle h: its entry (below)
+//	P:m3:k:<b>    hash of postings, bucket b (hex, at least 4 digits) of
+//	              the key's low bits (below):
 //	              4-byte key (big endian) -> its kept pages' 8-byte handles
 //	              (big endian, ascending), or "S" once more than MaxPostings
 //	              pages were filed under it (it is a key no more)
-//	P:m2:x:<b>    hash of exact texts, bucket b = the text hash's low 16
+//	P:m3:x:<b>    hash of exact texts, bucket b = the text hash's low 16
 //	              bits: 8-byte text hash -> 8-byte handles
-//	P:m2:v:<b>    hash of remembered verdicts, same buckets: 8-byte text
+//	P:m3:v:<b>    hash of remembered verdicts, same buckets: 8-byte text
 //	              hash of a page not kept -> the 8-byte handle of the kept
 //	              page it was first matched to and the distance (a double)
-//	P:m2:h:<host> hash: 4-byte block -> the host's kept pages holding it
-//	P:m2:T:<host> string: the host's template blocks (counted
-//	              TemplatePages times or more in P:m2:h:<host>), 4-byte
+//	P:m3:h:<host> hash: 4-byte block -> the host's kept pages holding it
+//	P:m3:T:<host> string: the host's template blocks (counted
+//	              TemplatePages times or more in P:m3:h:<host>), 4-byte
 //	              values ascending (a reader gets it whole, as one value)
-//	P:m2:t        hash: 4-byte block -> the hosts it is template on
-//	P:m2:tT       set: the theme's blocks (template on THEME hosts or more,
+//	P:m3:t        hash: 4-byte block -> the hosts it is template on
+//	P:m3:tT       set: the theme's blocks (template on THEME hosts or more,
 //	              minhash.ThemeHosts)
-//	P:m2:tv       the theme set's version, counted up at each change (a
+//	P:m3:tv       the theme set's version, counted up at each change (a
 //	              client keeps the set it read with its version)
-//	P:m2:c:<call> the result of a write call under its 16-byte random ID,
+//	P:m3:c:<call> the result of a write call under its 16-byte random ID,
 //	              expiring after Options.CallTTL
+//
+// The postings' buckets grow with the repository, so that a bucket stays a
+// small hash however many pages are kept (a Redis hash of up to 128 fields
+// is a list searched from its start: a bucket's read and write would grow
+// with the repository). Until the last handle given reaches 4 × 65,536
+// there are 65,536 buckets (a key's low 16 bits); after, one more for
+// every 4 handles, by linear hashing: with 2^l + s buckets, a key's bucket
+// is its value mod 2^l, or mod 2^(l+1) when that is below s; the add that
+// makes one more bucket splits bucket s, moving its keys whose bit l is set
+// to bucket s + 2^l. The count of buckets follows from P:m3:next alone.
 //
 // An entry is the ID, the host, the index keys and the blocks, each with a
 // 2-byte length (a count of 4-byte values for keys and blocks), the 8-byte
 // text hash, then the page's minhash.Record in binary form.
 //
-// ARGV[1] of every script is the key prefix P:m2, ARGV[2] the Judge's
-// options (checked against P:m2:cfg).
+// ARGV[1] of every script is the key prefix P:m3, ARGV[2] the Judge's
+// options (checked against P:m3:cfg).
 var scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
@@ -88,7 +97,7 @@ local function sortedAt(s, b)
 end
 -- badcfg returns an error reply when the repository was made with other
 -- options (nil if not), and the options recorded; a writer records the
--- options in a new repository. c, when given, is what P:m2:cfg held when
+-- options in a new repository. c, when given, is what P:m3:cfg held when
 -- the script read it (false: nothing).
 local function badcfg(write, c)
   if c == nil then c = redis.call('GET', CFG) end
@@ -118,7 +127,31 @@ local function counts(host, blocks, flags)
   return hc, tc
 end
 local function handle(h) return string.format('%d', h) end
-local function keyfield(k) return P .. ':k:' .. bucket16(k), k end
+-- The postings' buckets (above): 2^LB + SB of them, for the last handle
+-- given NEXT; buckets sets them, lastHandle reads NEXT once per script.
+-- MINB is 65,536 but where the options (ARGV[2]) end in "|buckets=<n>"
+-- (tests: the buckets grow from n).
+local MINB, PER = tonumber(string.match(ARGV[2], '|buckets=(%d+)$')) or 65536, 4
+local NEXT, LB, SB
+local function buckets(n)
+  NEXT = n
+  local b = math.max(MINB, math.floor(n / PER))
+  local l = 0
+  while 2 ^ (l + 1) <= b do l = l + 1 end
+  LB, SB = l, b - 2 ^ l
+end
+local function lastHandle()
+  if not NEXT then buckets(tonumber(redis.call('GET', P .. ':next')) or 0) end
+  return NEXT
+end
+local function kbucket(i) return P .. ':k:' .. string.format('%04x', i) end
+local function keyfield(k)
+  lastHandle()
+  local v = struct.unpack('>I4', k)
+  local i = v % 2 ^ LB
+  if i < SB then i = v % 2 ^ (LB + 1) end
+  return kbucket(i), k
+end
 local function xfield(x) return P .. ':x:' .. bucket16(x), x end
 local function vfield(x) return P .. ':v:' .. bucket16(x), x end
 -- entryHost returns the host of an entry (entry's second field).
@@ -128,7 +161,7 @@ local function entryHost(e)
 end
 -- gather returns the entries of the kept pages filed under keys (4-byte
 -- strings) but handle skip, their distinct hosts, each host's template
--- blocks (the string P:m2:T:<host>), the entries' handles, the theme set's
+-- blocks (the string P:m3:T:<host>), the entries' handles, the theme set's
 -- version, and the theme set when its version is not tver (else false);
 -- and, as a second value, the postings it read by key (false for none).
 -- v, when given, is the theme set's version as the script read it; with
@@ -258,7 +291,7 @@ if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
   record({'added', h})
   return {'added', h, keys, hc, tc}
 end
-local next = tonumber(redis.call('GET', P .. ':next')) or 0
+local next = lastHandle()
 return {next, exact, verdict, hc, tc, own, keys, g}
 `)
 
@@ -312,6 +345,26 @@ end
 local function hdel(key, fields)
   for i = 1, #fields, 1000 do
     redis.call('HDEL', key, unpack(fields, i, math.min(i + 999, #fields)))
+  end
+end
+-- grow makes the buckets those of handle h, the one after NEXT: when that
+-- is one more, it splits bucket SB, moving its keys whose bit LB is set to
+-- bucket SB + 2^LB.
+local function grow(h)
+  local l, s = LB, SB
+  buckets(h)
+  if LB == l and SB == s then return end
+  local from, to = kbucket(s), kbucket(s + 2 ^ l)
+  local all = redis.call('HGETALL', from)
+  local move, fields = {}, {}
+  for i = 1, #all, 2 do
+    if struct.unpack('>I4', all[i]) % 2 ^ (l + 1) ~= s then
+      move[#move + 1] = all[i]; move[#move + 1] = all[i + 1]; fields[#fields + 1] = all[i]
+    end
+  end
+  if #fields > 0 then
+    for i = 1, #move, 2000 do redis.call('HSET', to, unpack(move, i, math.min(i + 1999, #move))) end
+    hdel(from, fields)
   end
 end
 -- learn counts the blocks (distinct) of a kept page of host (delta 1) or
@@ -375,7 +428,9 @@ end
 local function add(e, got, hc, f)
   local id, host, keys, blocks, x
   if f then id, host, keys, blocks, x = unpack(f) else id, host, keys, blocks, x = entry(e) end
+  lastHandle()
   local h = redis.call('INCR', P .. ':next')
+  grow(h)
   local hb = struct.pack('>I8', h)
   redis.call('SET', P .. ':r:' .. handle(h), e)
   redis.call('HSET', P .. ':ids', id, h)
