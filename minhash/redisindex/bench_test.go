@@ -197,3 +197,55 @@ func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
 	}
 	b.Log(line.String())
 }
+
+// postingsScript reads and writes again the postings of 8 keys (ARGV[2] is
+// the first's number) in buckets of ARGV[1] bits, as a kept page's add
+// does.
+var postingsScript = redis.NewScript(`
+local m, r = 2 ^ tonumber(ARGV[1]), tonumber(ARGV[2])
+for j = 0, 7 do
+  local v = ((r + j * 7919) % 1000000 * 2654435761) % 4294967296
+  local k = struct.pack('>I4', v)
+  local b = KEYS[1] .. string.format('%04x', v % m)
+  redis.call('HSET', b, k, redis.call('HGET', b, k))
+end
+return 1
+`)
+
+// BenchmarkPostings measures, in the server (redis-us/op, INFO
+// commandstats), a page's reads and writes of its 8 keys' postings when a
+// bucket holds about 120 postings (what 65,536 fixed buckets hold at 10⁶
+// pages) and about 30 (the buckets that grow with the repository): a
+// million postings, in 2¹³ or 2¹⁵ buckets.
+//
+//	cd minhash/redisindex && go test -run '^$' -bench Postings -count 3
+func BenchmarkPostings(b *testing.B) {
+	for _, bits := range []int{13, 15} {
+		b.Run(fmt.Sprintf("per-bucket=%d", 1_000_000>>bits), func(b *testing.B) {
+			c, prefix := client(b)
+			ctx := context.Background()
+			pipe := c.Pipeline()
+			for i := range 1_000_000 {
+				v := uint32(uint64(i) * 2654435761)
+				pipe.HSet(ctx, fmt.Sprintf("%s%04x", prefix, v%(1<<bits)), u32s([]uint32{v}), u64(uint64(i)))
+				if i%10_000 == 9_999 {
+					if _, err := pipe.Exec(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if err := c.ConfigResetStat(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; b.Loop(); i++ {
+				if err := postingsScript.Run(ctx, c, []string{prefix}, bits, i*104729).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(serverTime(b, c).Nanoseconds())/1e3/float64(b.N), "redis-us/op")
+			if err := c.FlushDB(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
