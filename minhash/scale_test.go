@@ -1,10 +1,14 @@
 package minhash_test
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/preprocess"
 )
 
 // BenchmarkScale streams the first n pages of a generated crawl (internal/synth:
@@ -43,4 +47,46 @@ func BenchmarkScale(b *testing.B) {
 
 func scale(b *testing.B, n int) {
 	detectortest.Scale(b, n, func() (detectortest.ScaleDetector, error) { return minhash.New(minhash.Options{}) })
+}
+
+// BenchmarkKeys makes the index keys (Judge.Keys, with no template) of the
+// generated crawl's first 20,000 pages and reports how densely they fill
+// the 32-bit values they are drawn from (a page's smallest content hashes
+// are small numbers): keys/value is the keys per value between the keys'
+// lower and upper quartiles, and key-q3 the upper quartile. In a repository
+// of n such pages a key shares its value with about keys/value × n/20,000
+// keys of other pages, related or not.
+//
+//	go test ./minhash -run '^$' -bench Keys -benchtime 1x
+func BenchmarkKeys(b *testing.B) {
+	const pages = 20_000
+	j, err := minhash.NewJudge(minhash.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	crawl, err := synth.New(synth.Options{Seed: 1, Pages: pages})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pipe, _ := preprocess.New(preprocess.Options{})
+	var keys []uint32
+	for b.Loop() {
+		keys = keys[:0]
+		for p := range crawl.All() {
+			d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := j.Record(d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys = append(keys, j.Keys(r, nil)...)
+		}
+	}
+	slices.Sort(keys)
+	q1, q3 := keys[len(keys)/4], keys[len(keys)*3/4]
+	b.ReportMetric(float64(len(keys)/2)/float64(q3-q1), "keys/value")
+	b.ReportMetric(float64(q3), "key-q3")
+	b.ReportMetric(0, "ns/op")
 }
