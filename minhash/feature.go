@@ -23,6 +23,9 @@ type feature struct {
 	tags    []uint8  // tags[i]: index in blocks of the block of content[i]
 	blocks  []uint32 // the distinct block keys of content's hashes, ascending
 	share   uint8    // the content's share of the page's tokens, in 1/255
+	// keys[i] is the index key of content[i]'s element (indexKey), for a
+	// shared repository's index; nil in a feature read back from bytes.
+	keys []uint32
 }
 
 // minContentTokens is the least content, in tokens, that a page's content
@@ -155,7 +158,7 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 	}
 	f.share = uint8(255 * cb.Tokens() / max(pb.Tokens(), 1))
 	var tags []uint32
-	f.content, tags = cb.Tagged()
+	f.content, tags, f.keys = cb.tagged()
 	if len(f.page) == 0 {
 		return feature{}, fmt.Errorf("minhash: document %q has no words: %w", d.ID, neardup.ErrNoFeatures)
 	}

@@ -2,7 +2,6 @@ package minhash
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/snapshot"
@@ -37,11 +36,21 @@ func (r *Record) Blocks() []uint32 { return r.f.blocks }
 
 // Content returns the page's content sketch and, for each of its hashes,
 // the index in Blocks of the block it came from; the caller must not modify
-// them. Judge.Keys derives a record's keys from them: the first
-// Options.Keys hashes whose block is not template, or of the whole sketch
-// when every block is (a repository that derives keys where the counts
-// are, in a script, follows it).
+// them. Judge.Keys derives a record's keys from them and IndexKeys: the
+// index keys of the first Options.Keys hashes whose block is not template,
+// or of the whole sketch when every block is (a repository that derives
+// keys where the counts are, in a script, follows it).
 func (r *Record) Content() (Sketch, []uint8) { return r.f.content, r.f.tags }
+
+// IndexKeys returns, for each hash of the content sketch, the index key of
+// the element it hashes: 32 bits of the element's 64-bit hash other than
+// those the sketch keeps, uniform over the 32-bit values. The sketch's
+// hashes are the smallest of the page's, small numbers that unrelated
+// pages share by chance more often the larger the repository (measured in
+// docs/BENCHMARKS.md, "minhash"); their elements' keys are spread over all
+// values. The caller must not modify them. A record parsed from its binary
+// form has none (nil): the keys are made when a page is first recorded.
+func (r *Record) IndexKeys() []uint32 { return r.f.keys }
 
 // MarshalBinary returns the record's binary form, of version 2: a version
 // byte, the host, the text hash and the content share, then the sketches,
@@ -165,11 +174,35 @@ func (j *Judge) content(r *Record, t Template) sample {
 }
 
 // Keys returns the keys to file r under, and to look its candidates up by,
-// when t is its host's template: the Options.Keys smallest hashes of its
-// content. Two records with a key in common are candidates for Near.
+// when t is its host's template: the index keys (Record.IndexKeys) of the
+// Options.Keys smallest hashes of its content, that is of its content
+// sketch less the hashes of template blocks (of the whole sketch when all
+// are). Two records with a key in common are candidates for Near. A record
+// parsed from its binary form has no index keys: Keys returns nil.
 func (j *Judge) Keys(r *Record, t Template) []uint32 {
-	c := j.content(r, t).s
-	return slices.Clone(c[:min(len(c), j.st.o.Keys)])
+	f := &r.f
+	if len(f.keys) != len(f.content) {
+		return nil
+	}
+	var tmpl [256]bool
+	if t != nil {
+		for i, b := range f.blocks {
+			tmpl[i] = t(b)
+		}
+	}
+	keys := make([]uint32, 0, j.st.o.Keys)
+	for i, tag := range f.tags {
+		if len(keys) == j.st.o.Keys {
+			break
+		}
+		if !tmpl[tag] {
+			keys = append(keys, f.keys[i])
+		}
+	}
+	if len(keys) == 0 {
+		keys = append(keys, f.keys[:min(len(f.keys), j.st.o.Keys)]...)
+	}
+	return keys
 }
 
 // Near reports whether the pages of records a and b are near-duplicates

@@ -95,8 +95,9 @@ type Builder struct {
 	in     set32   // the hashes in heap
 }
 
-// entry is a hash with the tag it was added under.
-type entry struct{ hash, tag uint32 }
+// entry is a hash with the tag it was added under and its element's index
+// key (indexKey).
+type entry struct{ hash, tag, key uint32 }
 
 // NewBuilder returns a Builder of sketches of k hashes whose Add takes
 // tokens and sketches their w-token shingles (k ≥ 1, w ≥ 1; other values
@@ -142,23 +143,32 @@ func (b *Builder) AddHash(t uint64) {
 // AddElement adds one element of the set, given by its 64-bit hash,
 // bypassing shingling: for sets that are not token streams (the words of a
 // title, the fields of a row).
-func (b *Builder) AddElement(h uint64) { b.push(fold(h)) }
+func (b *Builder) AddElement(h uint64) { b.push(h) }
 
 // Tokens returns the number of tokens added since the last Reset.
 func (b *Builder) Tokens() int { return b.tokens }
 
-// shingleHash hashes the shingle of the tokens prev followed by last.
-func shingleHash(prev []uint64, last uint64) uint32 {
+// shingleHash hashes the shingle of the tokens prev followed by last, in
+// 64 bits (push folds them).
+func shingleHash(prev []uint64, last uint64) uint64 {
 	h := uint64(len(prev) + 1)
 	for _, x := range prev {
 		h = (h ^ x) * 0x9e3779b97f4a7c15
 	}
-	h = (h ^ last) * 0x9e3779b97f4a7c15
-	return fold(h)
+	return (h ^ last) * 0x9e3779b97f4a7c15
 }
 
-// push keeps v if it is among the k smallest distinct hashes so far.
-func (b *Builder) push(v uint32) {
+// indexKey returns the index key of an element of 64-bit hash h: 32 bits
+// of it mixed apart from the ones fold keeps. The elements a sketch keeps
+// have small folded hashes (the smallest of their set), which unrelated
+// sets share by chance more often the more sets there are; their keys are
+// uniform over the 32-bit values whatever the folded hash.
+func indexKey(h uint64) uint32 { return uint32((h * 0xff51afd7ed558ccd) >> 32) }
+
+// push keeps the element of 64-bit hash x if its folded hash is among the
+// k smallest distinct hashes so far.
+func (b *Builder) push(x uint64) {
+	v := fold(x)
 	h := b.heap
 	if len(h) == b.k && v >= h[0].hash {
 		return
@@ -166,7 +176,7 @@ func (b *Builder) push(v uint32) {
 	if !b.in.add(v) {
 		return
 	}
-	e := entry{v, b.tag}
+	e := entry{v, b.tag, indexKey(x)}
 	if len(h) == b.k {
 		b.in.remove(h[0].hash)
 		h[0] = e
@@ -204,6 +214,12 @@ func (b *Builder) AppendSketch(dst Sketch) Sketch {
 // Tagged returns the sketch with the tag each hash was added under, both
 // ascending by hash: tags[i] is the tag of s[i].
 func (b *Builder) Tagged() (s Sketch, tags []uint32) {
+	s, tags, _ = b.tagged()
+	return s, tags
+}
+
+// tagged is Tagged, and the index key of each hash's element.
+func (b *Builder) tagged() (s Sketch, tags, keys []uint32) {
 	b.flush()
 	es := slices.Clone(b.heap)
 	slices.SortFunc(es, func(x, y entry) int {
@@ -215,11 +231,11 @@ func (b *Builder) Tagged() (s Sketch, tags []uint32) {
 		}
 		return 0
 	})
-	s, tags = make(Sketch, len(es)), make([]uint32, len(es))
+	s, tags, keys = make(Sketch, len(es)), make([]uint32, len(es)), make([]uint32, len(es))
 	for i, e := range es {
-		s[i], tags[i] = e.hash, e.tag
+		s[i], tags[i], keys[i] = e.hash, e.tag, e.key
 	}
-	return s, tags
+	return s, tags, keys
 }
 
 // SketchOf returns the k-hash sketch of the w-token shingles of tokens.

@@ -440,7 +440,7 @@ func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Docume
 // verdict, no page kept under its ID, no candidate): then it returns
 // (nil, true, nil).
 func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool, call string) (*read, bool, error) {
-	content, tags := r.Content()
+	_, tags := r.Content()
 	rep, addNew, rec := 0, 0, []byte(nil)
 	if replacing {
 		rep = 1
@@ -457,7 +457,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	}
 	theme := det.theme.Load()
 	a := det.writeArgs(ctx, call, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
-		u32s(content), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
+		u32s(r.IndexKeys()), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
 	res, err := readScript.Run(ctx, det.client, det.keys(), a...).Slice()
 	if err != nil {
 		return nil, false, wrap(op, d.ID, err)

@@ -199,24 +199,25 @@ local function gather(keys, skip, tver, v)
   return {out, hostList, tsets, handles, v, theme}, got
 end
 -- derive returns a page's index keys as the client's minhash.Judge.Keys
--- does: the first K of its content hashes (4-byte values, ascending) whose
+-- does: of its content hashes (ascending) the index keys (ikeys: 4-byte
+-- values, one per hash, minhash.Record.IndexKeys) of the first K whose
 -- block (tags: a byte per hash, the block's index) is not template (its
--- host count hc >= TP, or its theme count tc >= THEME), or of all its
--- hashes when every block is template.
-local function derive(content, tags, hc, tc, K, TP)
+-- host count hc >= TP, or its theme count tc >= THEME), or of the first K
+-- when every block is template.
+local function derive(ikeys, tags, hc, tc, K, TP)
   local tmpl = {}
   if TP >= 0 then
     for i = 1, #hc do tmpl[i] = hc[i] >= TP or tc[i] >= THEME end
   end
   local keys = {}
-  for i = 1, #content / 4 do
+  for i = 1, #ikeys / 4 do
     if not tmpl[string.byte(tags, i) + 1] then
-      keys[#keys + 1] = string.sub(content, 4 * i - 3, 4 * i)
+      keys[#keys + 1] = string.sub(ikeys, 4 * i - 3, 4 * i)
       if #keys == K then break end
     end
   end
   if #keys == 0 then
-    for i = 1, math.min(K, #content / 4) do keys[i] = string.sub(content, 4 * i - 3, 4 * i) end
+    for i = 1, math.min(K, #ikeys / 4) do keys[i] = string.sub(ikeys, 4 * i - 3, 4 * i) end
   end
   return keys
 end
@@ -226,8 +227,9 @@ end
 // a page that has none. ARGV: the write scripts' first seven (P, cfg, call
 // ID, call record TTL, TemplatePages, MaxPostings, MaxHostBlocks), then the
 // page's 8-byte text hash, its host, its blocks (4-byte values,
-// concatenated), its ID, its content hashes (4-byte values, ascending), the
-// block index of each (a byte each), Options.Keys, 1 to leave the page kept
+// concatenated), its ID, the index key of each of its content hashes
+// (4-byte values, in the hashes' ascending order: Record.IndexKeys), the
+// block index of each hash (a byte each), Options.Keys, 1 to leave the page kept
 // under the ID out of the candidates (Replace) or 0, 1 to keep the page
 // when it has nothing to be judged against (MatchOrAdd) or 0, its record
 // in binary form, the version of the theme set the caller holds, and a
