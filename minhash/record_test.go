@@ -512,19 +512,7 @@ func BenchmarkRecord(b *testing.B) {
 		b.Fatal(err)
 	}
 	j, _ := minhash.NewJudge(minhash.Options{})
-	pipe, _ := preprocess.New(preprocess.Options{})
-	recs := make([]*minhash.Record, 0, n)
-	for p := range crawl.All() {
-		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := j.Record(d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		recs = append(recs, r)
-	}
+	recs := crawlRecords(b, j, crawl)
 	for _, v := range []struct {
 		name    string
 		marshal func(*minhash.Record) []byte
@@ -598,4 +586,22 @@ func TestIndexKeys(t *testing.T) {
 	if mk, mh := keys[len(keys)/2], hashes[len(hashes)/2]; mk < 1<<30 || mh > 1<<28 {
 		t.Errorf("median index key %d, median of the hashes it stands for %d: want a key spread over 2^32, hashes small", mk, mh)
 	}
+}
+
+// crawlRecords returns j's records of the pages of crawl.
+func crawlRecords(tb testing.TB, j *minhash.Judge, crawl *synth.Crawl) []*minhash.Record {
+	pipe, _ := preprocess.New(preprocess.Options{})
+	var recs []*minhash.Record
+	for p := range crawl.All() {
+		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r, err := j.Record(d)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
 }

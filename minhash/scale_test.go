@@ -4,11 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/preprocess"
 )
 
 // BenchmarkScale streams the first n pages of a generated crawl (internal/synth:
@@ -68,19 +66,10 @@ func BenchmarkKeys(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pipe, _ := preprocess.New(preprocess.Options{})
 	var keys, hashes []uint32
 	for b.Loop() {
 		keys, hashes = keys[:0], hashes[:0]
-		for p := range crawl.All() {
-			d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r, err := j.Record(d)
-			if err != nil {
-				b.Fatal(err)
-			}
+		for _, r := range crawlRecords(b, j, crawl) {
 			keys = append(keys, j.Keys(r, nil)...)
 			c, _ := r.Content()
 			hashes = append(hashes, c[:min(len(c), j.Options().Keys)]...)
