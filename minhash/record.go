@@ -186,19 +186,9 @@ func (j *Judge) Keys(r *Record, t Template) []uint32 {
 	}
 	var tmpl [256]bool
 	if t != nil {
-		for i, b := range f.blocks {
-			tmpl[i] = t(b)
-		}
+		tmpl, _ = templateTags(f, t)
 	}
-	keys := make([]uint32, 0, j.st.o.Keys)
-	for i, tag := range f.tags {
-		if len(keys) == j.st.o.Keys {
-			break
-		}
-		if !tmpl[tag] {
-			keys = append(keys, f.keys[i])
-		}
-	}
+	keys := appendKept(make([]uint32, 0, j.st.o.Keys), f.keys, f, &tmpl, j.st.o.Keys)
 	if len(keys) == 0 {
 		keys = append(keys, f.keys[:min(len(f.keys), j.st.o.Keys)]...)
 	}

@@ -231,7 +231,9 @@ func (b *Builder) tagged() (s Sketch, tags, keys []uint32) {
 		}
 		return 0
 	})
-	s, tags, keys = make(Sketch, len(es)), make([]uint32, len(es)), make([]uint32, len(es))
+	n := len(es)
+	buf := make([]uint32, 2*n) // the sketch and its keys, kept together
+	s, tags, keys = Sketch(buf[:n:n]), make([]uint32, n), buf[n:]
 	for i, e := range es {
 		s[i], tags[i], keys[i] = e.hash, e.tag, e.key
 	}

@@ -126,26 +126,41 @@ func (st *store) content(f *feature, m *hostModel) sample {
 // blocks that are template. A sketch left with no hash is returned whole.
 func strip(f *feature, k int, template func(block uint32) bool) sample {
 	whole := sample{f.content, threshold(f.content, k)}
-	var tmpl [256]bool
-	any := false
+	tmpl, any := templateTags(f, template)
+	if !any {
+		return whole
+	}
+	c := appendKept(make(Sketch, 0, len(f.content)), f.content, f, &tmpl, len(f.content))
+	if len(c) == 0 {
+		return whole
+	}
+	return sample{c, whole.t}
+}
+
+// templateTags marks the blocks of f (by their index in f.blocks) that
+// template holds, and reports whether it holds any.
+func templateTags(f *feature, template func(block uint32) bool) (tmpl [256]bool, any bool) {
 	for i, b := range f.blocks {
 		if template(b) {
 			tmpl[i], any = true, true
 		}
 	}
-	if !any {
-		return whole
-	}
-	c := make(Sketch, 0, len(f.content))
-	for i, h := range f.content {
-		if !tmpl[f.tags[i]] {
-			c = append(c, h)
+	return tmpl, any
+}
+
+// appendKept appends to dst, up to limit values in all, vals[i] (vals
+// aligned with f.content) for each content hash whose block tmpl does not
+// mark.
+func appendKept(dst, vals []uint32, f *feature, tmpl *[256]bool, limit int) []uint32 {
+	for i, tag := range f.tags {
+		if len(dst) == limit {
+			break
+		}
+		if !tmpl[tag] {
+			dst = append(dst, vals[i])
 		}
 	}
-	if len(c) == 0 {
-		return whole
-	}
-	return sample{c, whole.t}
+	return dst
 }
 
 // page returns f's page sketch as a sample.
