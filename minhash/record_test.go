@@ -506,13 +506,8 @@ func startCPU(b *testing.B) func() {
 //
 //	go test ./minhash -run '^$' -bench Record -count 6
 func BenchmarkRecord(b *testing.B) {
-	const n = 10_000
-	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
-	if err != nil {
-		b.Fatal(err)
-	}
 	j, _ := minhash.NewJudge(minhash.Options{})
-	recs := crawlRecords(b, j, crawl)
+	recs := crawlRecords(b, j, 10_000)
 	for _, v := range []struct {
 		name    string
 		marshal func(*minhash.Record) []byte
@@ -588,15 +583,11 @@ func TestIndexKeys(t *testing.T) {
 	}
 }
 
-// crawlRecords returns j's records of the pages of crawl.
-func crawlRecords(tb testing.TB, j *minhash.Judge, crawl *synth.Crawl) []*minhash.Record {
-	pipe, _ := preprocess.New(preprocess.Options{})
+// crawlRecords returns j's records of the first n pages of the generated
+// crawl (seed 1).
+func crawlRecords(tb testing.TB, j *minhash.Judge, n int) []*minhash.Record {
 	var recs []*minhash.Record
-	for p := range crawl.All() {
-		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
-		if err != nil {
-			tb.Fatal(err)
-		}
+	for _, d := range detectortest.Crawl(tb, 1, n) {
 		r, err := j.Record(d)
 		if err != nil {
 			tb.Fatal(err)

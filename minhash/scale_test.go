@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/internal/detectortest"
-	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -62,14 +61,10 @@ func BenchmarkKeys(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	crawl, err := synth.New(synth.Options{Seed: 1, Pages: pages})
-	if err != nil {
-		b.Fatal(err)
-	}
 	var keys, hashes []uint32
 	for b.Loop() {
 		keys, hashes = keys[:0], hashes[:0]
-		for _, r := range crawlRecords(b, j, crawl) {
+		for _, r := range crawlRecords(b, j, pages) {
 			keys = append(keys, j.Keys(r, nil)...)
 			c, _ := r.Content()
 			hashes = append(hashes, c[:min(len(c), j.Options().Keys)]...)

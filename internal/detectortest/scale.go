@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/synth"
-	"github.com/neardup/neardup/preprocess"
 )
 
 // ScaleDetector is a detector Scale measures: it counts the kept pages it
@@ -35,11 +33,6 @@ type ScaleDetector interface {
 func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 	runtime.LockOSThread() // so that the thread's CPU time is this goroutine's
 	defer runtime.UnlockOSThread()
-	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
-	if err != nil {
-		b.Fatal(err)
-	}
-	pipe, _ := preprocess.New(preprocess.Options{})
 	det, err := newDet()
 	if err != nil {
 		b.Fatal(err)
@@ -47,11 +40,7 @@ func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 	cmps := make([]int32, 0, n)
 	var spent, cpu time.Duration
 	var tally Tally
-	for p := range crawl.All() {
-		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
-		if err != nil {
-			b.Fatal(err)
-		}
+	for p, d := range Crawl(b, 1, n) {
 		before := det.Comparisons()
 		c0, t0 := ThreadCPU(), time.Now()
 		ms, added, err := det.MatchOrAdd(d)

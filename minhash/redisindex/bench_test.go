@@ -13,11 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
-	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/preprocess"
 )
 
 // BenchmarkScale streams the first n pages of the generated crawl
@@ -80,11 +77,6 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	c, _ := client(b)
 	const prefix = "neardup" // the default: the key names' bytes are a production repository's
 	ctx := context.Background()
-	crawl, err := synth.New(synth.Options{Seed: 1, Pages: n})
-	if err != nil {
-		b.Fatal(err)
-	}
-	pipe, _ := preprocess.New(preprocess.Options{})
 	det, err := New(Options{Client: c, Prefix: prefix, Spread: spread, Minhash: o})
 	if err != nil {
 		b.Fatal(err)
@@ -96,11 +88,7 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	times := make([]time.Duration, 0, n)
 	cmps := make([]int64, 0, n)
 	var tally detectortest.Tally
-	for p := range crawl.All() {
-		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
-		if err != nil {
-			b.Fatal(err)
-		}
+	for p, d := range detectortest.Crawl(b, 1, n) {
 		c0, t0 := det.Comparisons(), time.Now()
 		ms, added, err := det.MatchOrAddContext(ctx, d)
 		times = append(times, time.Since(t0))

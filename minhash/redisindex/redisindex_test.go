@@ -14,9 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
-	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/preprocess"
 )
 
 // addr is the address of the redis-server TestMain starts, or "" when
@@ -357,17 +355,8 @@ func TestBucketsGrow(t *testing.T) {
 	grown, _ := New(Options{Client: c, Prefix: prefix + "-grown"})
 	grown.cfg += fmt.Sprint("|buckets=", minBuckets)
 	fixed, _ := New(Options{Client: c, Prefix: prefix + "-fixed"})
-	crawl, err := synth.New(synth.Options{Seed: 7, Pages: 1200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pipe, _ := preprocess.New(preprocess.Options{})
 	var kept []string
-	for p := range crawl.All() {
-		d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for p, d := range detectortest.Crawl(t, 7, 1200) {
 		gm, gadded, err := grown.MatchOrAdd(d)
 		if err != nil {
 			t.Fatal(err)
