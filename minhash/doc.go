@@ -22,9 +22,15 @@
 // page's analysed tokens (preprocess.Page.Tokens): of the whole page, and of
 // its content — the blocks its markup does not mark as navigation, header,
 // footer or sidebar and that are not mostly link text, and the link entries
-// of a table of contents, with the block each hash came from (a page with
-// fewer than 8 content tokens takes its lines of link text too, then its
-// whole text). The content of a
+// of a table of contents, with the block each hash came from. On a page
+// whose markup marks its main content (<main>, <article>, role=main, an
+// element of class or id content or main-content: preprocess.Block.Main),
+// only the blocks inside it are content: what a site puts around the text
+// it marks — a blog's list of recent posts, a wiki's sidebar — is left out
+// however it is marked up, so that it cannot outweigh a short post. A page
+// with fewer than 8 content tokens takes its lines of link text too (inside
+// its main content, when it marks one), then, when it marks none, its whole
+// text. The content of a
 // page is its content sketch less the blocks that are template: in the
 // content sketches of TemplatePages (3) kept pages of its host, or template
 // on two hosts (a generator's or a theme's text, so that a host's first

@@ -52,27 +52,42 @@ type textBlock struct {
 	key       uint32
 	furniture bool
 	linked    bool // a line of Content, furniture as mostly link text
+	main      bool // inside the page's marked main content
 	tokens    []string
 }
 
-// blocksOf returns the blocks of p with their analysed tokens. A page made
-// without Blocks (a Page built by hand) is read as one block per line.
-func blocksOf(p *preprocess.Page) []textBlock {
+// blocksOf returns the blocks of p with their analysed tokens, and whether
+// p's markup marks its main content. A page made without Blocks (a Page
+// built by hand) is read as one block per line.
+//
+// On a page that marks its main content (preprocess.Block.Main), the
+// blocks outside it are furniture: what a site puts around the text it
+// marks — a blog's list of recent posts, a wiki's sidebar — however the
+// markup names them.
+func blocksOf(p *preprocess.Page) ([]textBlock, bool) {
 	if len(p.Blocks) == 0 {
-		return linesOf(p)
+		return linesOf(p), false
 	}
 	blocks := make([]textBlock, 0, len(p.Blocks))
-	start := 0
+	start, hasMain := 0, false
 	for _, b := range p.Blocks {
 		end := min(b.End, len(p.Tokens))
 		toks := p.Tokens[start:max(start, end)]
 		start = max(start, end)
 		if len(toks) > 0 {
 			fb := isFurniture(b)
-			blocks = append(blocks, textBlock{furniture: fb, linked: fb && b.Kind == preprocess.Content, tokens: toks})
+			hasMain = hasMain || b.Main
+			blocks = append(blocks, textBlock{furniture: fb, linked: fb && b.Kind == preprocess.Content, main: b.Main, tokens: toks})
 		}
 	}
-	return blocks
+	if hasMain {
+		for i := range blocks {
+			if b := &blocks[i]; !b.main {
+				b.furniture, b.linked = true, false
+			}
+		}
+	}
+	return blocks, hasMain
 }
 
 // isFurniture reports whether a block is page furniture rather than the
@@ -118,7 +133,7 @@ func linesOf(p *preprocess.Page) []textBlock {
 }
 
 func featureOf(d *neardup.Document, o Options) (feature, error) {
-	blocks := blocksOf(d.Page)
+	blocks, hasMain := blocksOf(d.Page)
 	if len(blocks) == 0 {
 		return feature{}, fmt.Errorf("minhash: document %q has no text: %w", d.ID, neardup.ErrNoFeatures)
 	}
@@ -144,7 +159,7 @@ func featureOf(d *neardup.Document, o Options) (feature, error) {
 	f.page = pb.Sketch()
 	// Too little content: the page's lines mostly of link text count too,
 	// then (pass 1) the whole page.
-	for pass := 0; pass < 2 && cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens(); pass++ {
+	for pass := 0; pass < 2 && !(pass == 1 && hasMain) && cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens(); pass++ {
 		cb.Reset()
 		for i, blk := range blocks {
 			if pass == 0 && blk.furniture && !blk.linked {

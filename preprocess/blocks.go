@@ -25,6 +25,13 @@ type Block struct {
 	// Links is the share of the block's visible bytes (white space not
 	// counted) inside links (<a href>), from 0 to 1; 0 for plain text.
 	Links float32
+	// Main reports whether the block's text lies, at least in part, inside
+	// an element that marks the page's main content (<main>, <article>,
+	// role=main, or a class or id word such as content or main-content).
+	// A page whose markup marks its main content leaves the rest of its
+	// Content blocks outside it: on such a page they are usually a
+	// sidebar or a listing around the text. False for plain text.
+	Main bool
 }
 
 // BlockKind is what a page's markup says a block of text is. The zero value,
@@ -104,6 +111,7 @@ const (
 // lineInfo is what the markup said about one line of extracted text.
 type lineInfo struct {
 	kind    BlockKind
+	main    bool  // some of its text inside main content (openElem.main)
 	vis     int32 // visible bytes (white space not counted)
 	linkVis int32 // visible bytes inside <a href>
 	links   int32 // links with visible text
@@ -167,6 +175,9 @@ func (st *structure) visible(n int) {
 		l.kind = Content // text of the page and furniture on one line
 	}
 	l.vis += int32(n)
+	if len(st.stack) > 0 && st.stack[len(st.stack)-1].main {
+		l.main = true
+	}
 	if st.inLink {
 		l.linkVis += int32(n)
 		if st.newLink {

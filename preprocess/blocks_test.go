@@ -155,6 +155,47 @@ func TestBlockLinks(t *testing.T) {
 	}
 }
 
+// TestBlockMain checks Block.Main: true for text inside an element that
+// marks the main content, however it is marked, false for the text around
+// it (an ikiwiki blog's sidebar of recent posts is a plain div) and for
+// plain text.
+func TestBlockMain(t *testing.T) {
+	var p Pipeline
+	cases := []struct {
+		in   string
+		want []bool
+	}{
+		{`<div class="sidebar"><p>Recent posts</p></div><div id="content"><p>The post itself.</p></div>`, []bool{false, true}},
+		{`<main><p>Inside main</p></main><p>After main</p>`, []bool{true, false}},
+		{`<article><h1>Title</h1><p>Body</p></article><div>Related stories</div>`, []bool{true, true, false}},
+		{`<div role="main"><p>Role main</p></div><div>Outside</div>`, []bool{true, false}},
+		{`<div class="page-content">Page content <span>and more</span></div>`, []bool{true}},
+		{`<div><p>No main at all</p><p>Second</p></div>`, []bool{false, false}},
+	}
+	for _, c := range cases {
+		pg, err := p.ProcessHTML([]byte(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		for _, b := range pg.Blocks {
+			got = append(got, b.Main)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Main of the blocks of %q = %v, want %v", c.in, got, c.want)
+		}
+	}
+	pg, err := p.ProcessText([]byte("Plain text\n\nis never main"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range pg.Blocks {
+		if b.Main {
+			t.Errorf("plain text block %q has Main set", b.Text)
+		}
+	}
+}
+
 func TestBlocksPlainText(t *testing.T) {
 	var p Pipeline
 	pg, err := p.ProcessText([]byte("Navigation Home\n\n--- | ---\n\nThe text of the page."))

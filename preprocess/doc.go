@@ -75,8 +75,10 @@
 //  10. Terms: distinct tokens with counts, count descending then text
 //     ascending; Page.Top(n) gives the top-n keywords.
 //  11. Blocks: each line of the text holding a letter or digit, with the
-//     range of Tokens it holds and its BlockKind, so that a detector can
-//     weigh or skip page furniture without tokenising the text again.
+//     range of Tokens it holds, its BlockKind and whether it lies inside
+//     the element that marks the page's main content (Block.Main), so that
+//     a detector can weigh or skip page furniture without tokenising the
+//     text again.
 //
 // # Defaults
 //

@@ -537,7 +537,7 @@ func (s *scratch) blocks(pg *Page) []Block {
 		b := Block{Text: pg.Text[sp.start:sp.end], End: n}
 		if int(sp.line) < len(lines) {
 			l := lines[sp.line]
-			b.Kind = l.kind
+			b.Kind, b.Main = l.kind, l.main
 			if l.vis > 0 {
 				b.Links = float32(l.linkVis) / float32(l.vis)
 			}
