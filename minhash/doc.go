@@ -23,9 +23,10 @@
 // its content — the blocks its markup does not mark as navigation, header,
 // footer or sidebar and that are not mostly link text, and the link entries
 // of a table of contents, with the block each hash came from. On a page
-// whose markup marks its main content (<main>, <article>, role=main, an
-// element of class or id content or main-content: preprocess.Block.Main),
-// only the blocks inside it are content: what a site puts around the text
+// whose markup marks its main content (preprocess.Block.Main: <main>,
+// role=main or an id such as content; else an <article> or a class such as
+// entry-content that holds most of its text), only the blocks inside it
+// are content: what a site puts around the text
 // it marks — a blog's list of recent posts, a wiki's sidebar — is left out
 // however it is marked up, so that it cannot outweigh a short post. A page
 // with fewer than 8 content tokens takes its lines of link text too (inside

@@ -25,12 +25,15 @@ type Block struct {
 	// Links is the share of the block's visible bytes (white space not
 	// counted) inside links (<a href>), from 0 to 1; 0 for plain text.
 	Links float32
-	// Main reports whether the block's text lies, at least in part, inside
-	// an element that marks the page's main content (<main>, <article>,
-	// role=main, or a class or id word such as content or main-content).
-	// A page whose markup marks its main content leaves the rest of its
-	// Content blocks outside it: on such a page they are usually a
-	// sidebar or a listing around the text. False for plain text.
+	// Main reports whether the block's text lies, at least in part,
+	// inside the element the markup marks as the page's main content:
+	// <main>, role=main or an element whose id is a word such as content,
+	// main or main-content; on a page without such a mark, <article> or an
+	// element whose class is such a word, when what they mark holds at
+	// least half of the page's Content text (a class word may also name a
+	// small box of a component). On a page that marks its main content,
+	// the Content blocks outside it are usually a sidebar or a listing
+	// around the text. False on pages that mark none and for plain text.
 	Main bool
 }
 
@@ -108,13 +111,28 @@ const (
 	formWrapperBytes = 2048 // a form with more text wraps the page
 )
 
+// mainMark is how strongly the markup marks text as the page's main
+// content (Block.Main).
+type mainMark uint8
+
+const (
+	markNone mainMark = iota
+	// markWeak: inside <article> or an element whose class names main
+	// content (content, main-content, entry-content, ...): words a
+	// component may also use for a box of its own.
+	markWeak
+	// markStrong: inside <main>, role=main or an element whose id names
+	// main content (ids are unique to a page).
+	markStrong
+)
+
 // lineInfo is what the markup said about one line of extracted text.
 type lineInfo struct {
 	kind    BlockKind
-	main    bool  // some of its text inside main content (openElem.main)
-	vis     int32 // visible bytes (white space not counted)
-	linkVis int32 // visible bytes inside <a href>
-	links   int32 // links with visible text
+	mark    mainMark // the strongest main-content mark over its text
+	vis     int32    // visible bytes (white space not counted)
+	linkVis int32    // visible bytes inside <a href>
+	links   int32    // links with visible text
 }
 
 // openElem is an element on structure's stack.
@@ -122,6 +140,7 @@ type openElem struct {
 	a         atom.Atom
 	kind      BlockKind // the kind of text inside (own or inherited)
 	main      bool      // inside <main>, <article> or role=main
+	mark      mainMark  // the strongest main-content mark around it
 	section   bool      // inside article, section, main, aside or nav
 	list      bool      // ul, ol, dl or table: a candidate link list
 	form      bool      // a <form> or role=search that set kind Form itself
@@ -175,8 +194,8 @@ func (st *structure) visible(n int) {
 		l.kind = Content // text of the page and furniture on one line
 	}
 	l.vis += int32(n)
-	if len(st.stack) > 0 && st.stack[len(st.stack)-1].main {
-		l.main = true
+	if len(st.stack) > 0 {
+		l.mark = max(l.mark, st.stack[len(st.stack)-1].mark)
 	}
 	if st.inLink {
 		l.linkVis += int32(n)
@@ -199,20 +218,30 @@ func (st *structure) start(a atom.Atom, raw []byte, selfClosing bool) {
 		return
 	}
 	parent := st.top()
-	e := openElem{a: a, kind: parent.kind, main: parent.main, section: parent.section, firstLine: int32(len(st.lines))}
+	e := openElem{a: a, kind: parent.kind, main: parent.main, mark: parent.mark, section: parent.section, firstLine: int32(len(st.lines))}
 	own, main := elementKind(a, parent)
 	var class, id, role []byte
 	if len(raw) > 4 { // "<a b>": room for an attribute
 		class, id, role = tagAttrs(raw)
 	}
+	mark := markNone
+	if main {
+		mark = markWeak // <article>, or <main> (strong below)
+	}
 	if k, m := roleKind(role); m {
-		main = true
+		main, mark = true, markStrong
 	} else if k != Content {
 		own = k
 	}
-	if !main && own == Content && (mainName(class) || mainName(id)) {
-		main = true
+	if own == Content {
+		switch {
+		case a == atom.Main || mainName(id):
+			main, mark = true, markStrong
+		case mainName(class):
+			main, mark = true, max(mark, markWeak)
+		}
 	}
+	e.mark = max(e.mark, mark)
 	if own == Content && !main && a != atom.Body && a != atom.Html {
 		own = classKind(class)
 		if own == Content {

@@ -527,6 +527,7 @@ func (s *scratch) blocks(pg *Page) []Block {
 	}
 	blocks := make([]Block, len(s.spans))
 	lines := s.st.lines
+	main := mainLevel(lines)
 	k, n := 0, 0 // next raw token, tokens of pg.Tokens passed
 	for i, sp := range s.spans {
 		for ; k < int(sp.ids) && n < len(pg.Tokens); k++ {
@@ -537,7 +538,7 @@ func (s *scratch) blocks(pg *Page) []Block {
 		b := Block{Text: pg.Text[sp.start:sp.end], End: n}
 		if int(sp.line) < len(lines) {
 			l := lines[sp.line]
-			b.Kind, b.Main = l.kind, l.main
+			b.Kind, b.Main = l.kind, main != markNone && l.mark >= main
 			if l.vis > 0 {
 				b.Links = float32(l.linkVis) / float32(l.vis)
 			}
@@ -545,6 +546,28 @@ func (s *scratch) blocks(pg *Page) []Block {
 		blocks[i] = b
 	}
 	return blocks
+}
+
+// mainLevel returns the mark that makes a line main content (Block.Main):
+// markStrong when a line has it, else markWeak when the lines marked so
+// hold at least half of the page's Content text, else markNone.
+func mainLevel(lines []lineInfo) mainMark {
+	var weak, all int64
+	for _, l := range lines {
+		if l.mark == markStrong {
+			return markStrong
+		}
+		if l.kind == Content {
+			all += int64(l.vis)
+			if l.mark == markWeak {
+				weak += int64(l.vis)
+			}
+		}
+	}
+	if weak > 0 && 2*weak >= all {
+		return markWeak
+	}
+	return markNone
 }
 
 // termKey is a sort key of one term: count descending, then text ascending,
