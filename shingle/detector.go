@@ -23,7 +23,7 @@ const DefaultThreshold = 0.25
 // PaperThreshold is the threshold when Options.Threshold is zero and Form is
 // Equation or TableForm: the paper's 0.2 (§3.2, Fig. 6), from a nine-pattern
 // example; on pages of real length Eq. (1) needs a larger one (package
-// documentation, "Thresholds").
+// documentation, "Forms and thresholds").
 const PaperThreshold = 0.2
 
 // Options configures a Detector and Dedup. The zero value gives the defaults
@@ -42,7 +42,7 @@ type Options struct {
 	// lie in [0, 1]; 1 makes every two pages that share a pattern
 	// near-duplicates). With Equation and TableForm, values above 1 are
 	// meaningful: Eq. (1) grows with the square root of a page's pattern
-	// count (see the package documentation, "Thresholds"), so pages of a few
+	// count (see the package documentation, "Forms and thresholds"), so pages of a few
 	// hundred words need a larger threshold than the paper's short examples.
 	Threshold float64
 	// Form selects Eq. (1) divided by the two pages' total weights
