@@ -383,7 +383,7 @@ func TestJSONIDs(t *testing.T) {
 			t.Errorf("jsonID(%s) = %q, %v; want %q", raw, got, err, want)
 		}
 	}
-	for _, raw := range []string{`{"a":1}`, `[1]`, `true`, `false`, `1e100000`} {
+	for _, raw := range []string{`{"a":1}`, `[1]`, `true`, `false`, `1e100000`, strings.Repeat("9", 101)} {
 		if got, err := jsonID(json.RawMessage(raw)); err == nil {
 			t.Errorf("jsonID(%s) = %q, want an error", raw, got)
 		}

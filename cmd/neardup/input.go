@@ -522,6 +522,10 @@ func jsonItem(in input, it item, line []byte, off int64, o readOptions) item {
 // text would otherwise be as long as the exponent is large (1e1000000).
 const maxIDExponent = 1000
 
+// maxIDDigits bounds the length of a numeric JSON id, whose exact decimal
+// conversion costs more than linear time in it.
+const maxIDDigits = 100
+
 // jsonID is the id a JSON line's "id" value gives: a string as it is; a
 // number as its decimal text, exact and without an exponent (7, 7.0 and
 // 0.7e1 are all "7"; 12345678901234567891 stays whole; 2.50 is "2.5"), so
@@ -544,8 +548,12 @@ func jsonID(raw json.RawMessage) (string, error) {
 		kind := map[byte]string{'{': "an object", '[': "an array", 't': "a boolean", 'f': "a boolean"}[raw[0]]
 		return "", fmt.Errorf(`JSON "id" is %s: want a string or a number`, kind)
 	}
-	// A JSON number (json.Unmarshal checked its syntax).
+	// A JSON number (json.Unmarshal checked its syntax), of bounded length
+	// so that its exact conversion stays cheap.
 	num := string(raw)
+	if len(num) > maxIDDigits {
+		return "", fmt.Errorf(`JSON "id": a number of %d characters, more than %d`, len(num), maxIDDigits)
+	}
 	if i := strings.IndexAny(num, "eE"); i >= 0 {
 		if exp, err := strconv.Atoi(strings.TrimPrefix(num[i+1:], "+")); err != nil || exp > maxIDExponent || exp < -maxIDExponent {
 			return "", fmt.Errorf(`JSON "id" %s: exponent beyond ±%d`, num, maxIDExponent)
@@ -560,6 +568,7 @@ func jsonID(raw json.RawMessage) (string, error) {
 	}
 	// Enough decimals for the exact value (its denominator divides a power
 	// of ten of at most len(num)+maxIDExponent digits), trailing zeros cut.
+	// (maxIDDigits bounds len(num).)
 	return strings.TrimRight(r.FloatString(len(num)+maxIDExponent), "0"), nil
 }
 
