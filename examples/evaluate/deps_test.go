@@ -51,3 +51,17 @@ func TestDeps(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisMethodsNamed: the Redis methods are listed in every build;
+// without the redis build tag choosing one fails saying how to build it,
+// with it (and no -redis) saying that it needs a server.
+func TestRedisMethodsNamed(t *testing.T) {
+	dir := writeCorpus(t)
+	for _, m := range []string{"minhash-redis", "minhash-redis-spread"} {
+		var out, errs strings.Builder
+		err := run([]string{"-corpus", dir, "-methods", m}, &out, &errs)
+		if err == nil || !strings.Contains(err.Error(), "go run -tags redis ./examples/evaluate") && !strings.Contains(err.Error(), "needs -redis ADDR") {
+			t.Errorf("-methods %s: %v", m, err)
+		}
+	}
+}

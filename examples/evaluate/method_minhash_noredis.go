@@ -3,8 +3,8 @@
 package main
 
 import (
+	"errors"
 	"flag"
-	"fmt"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
@@ -15,7 +15,7 @@ import (
 func minhashFleetMethods(fs *flag.FlagSet, _ func(float64) minhash.Options, _ *float64) []method {
 	fs.String("redis", "", redisFlagDoc)
 	fleetMethod := func(name, doc string) method {
-		err := fmt.Errorf("%s %s", name, redisHint)
+		err := errors.New(redisHint) // evaluate names the method before it
 		return method{name: name, doc: doc,
 			new:   func() (neardup.Detector, error) { return nil, err },
 			fleet: func() (func() (neardup.Detector, error), error) { return nil, err }}
