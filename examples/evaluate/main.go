@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	trials := fs.Int("trials", 0, "evaluate each method on the first 1/N, 2/N, ... N/N of the manifest (the trials of Khan et al.'s Table 5)")
 	errorsOut := fs.Bool("errors", false, "list each false positive, false negative and wrong match (page, matched or kept pages, distances) on standard error")
 	holdout := fs.Bool("holdout", false, "with -sweep: -corpus is a comma-separated list of corpora; choose the threshold on all but one, for each, and print its F1 on the one left out")
-	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file")
+	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file (built with -tags plot)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
