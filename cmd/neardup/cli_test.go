@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,40 +258,71 @@ func terminal(b string) []string {
 	return lines
 }
 
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader in
+// different goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits until b holds s after its first n bytes, and returns the
+// length of b then; it fails the test after a minute.
+func waitFor(t *testing.T, b *lockedBuffer, n int, s string) int {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cur := b.String(); strings.Contains(cur[n:], s) {
+			return len(cur)
+		}
+	}
+	t.Errorf("standard error never showed %q:\n%q", s, b.String())
+	return len(b.String())
+}
+
 // TestProgressSeparateLines: on a terminal, a message written while the
 // progress bar is drawn starts a line of its own, and the bar never runs on
-// into it. The input comes slowly, so that the bar is drawn between pages
-// (the first line is longer than the 512 bytes the format is sniffed from).
-// Catches "…(79 pages/s)refused …".
+// into it. The input is written a line at a time, each once the bar has
+// been drawn after the page before (the first line is longer than the 512
+// bytes the format is sniffed from). Catches "…(79 pages/s)refused …".
 func TestProgressSeparateLines(t *testing.T) {
 	r, w := io.Pipe()
+	var log lockedBuffer
+	done := make(chan int)
 	go func() {
-		enc := json.NewEncoder(w)
-		enc.Encode(map[string]string{"id": "a", "text": strings.Repeat("a page of plain text about gardens and the sea ", 20)})
-		time.Sleep(700 * time.Millisecond) // the bar is drawn
-		enc.Encode(map[string]string{"id": "b", "html": ""})
-		time.Sleep(700 * time.Millisecond)
-		w.Write([]byte("{\"id\": \"c\", \"text\": cut short\n"))
-		time.Sleep(700 * time.Millisecond)
-		w.Close()
+		done <- cli(context.Background(), []string{"-progress", "bar", "-workers", "1", "-v", "-"}, r, io.Discard, &log)
 	}()
-	_, _, log := runCLI(t, r, "-progress", "bar", "-workers", "1", "-")
-	if i := strings.Index(log, "1 pages: 1 kept"); i < 0 || i > strings.Index(log, "refused b") {
-		t.Fatalf("no bar drawn before the first message:\n%q", log)
-	}
+	enc := json.NewEncoder(w)
+	enc.Encode(map[string]string{"id": "a", "text": strings.Repeat("a page of plain text about gardens and the sea ", 20)})
+	n := waitFor(t, &log, 0, "kept a\n")
+	n = waitFor(t, &log, n, "pages/s)") // the bar, drawn after the message
+	enc.Encode(map[string]string{"id": "b", "html": ""})
+	n = waitFor(t, &log, n, "refused b")
+	waitFor(t, &log, n, "pages/s)")
+	w.Write([]byte("{\"id\": \"c\", \"text\": cut short\n"))
+	w.Close()
+	<-done
 	msgs := 0
-	for _, l := range terminal(log) {
+	for _, l := range terminal(log.String()) {
 		bar := strings.Contains(l, "pages/s)")
-		msg := strings.Contains(l, "refused b") || strings.Contains(l, "error: ")
-		if msg {
+		if strings.Contains(l, "kept a") || strings.Contains(l, "refused b") || strings.Contains(l, "error: ") {
 			msgs++
-			if bar || !strings.HasPrefix(l, "refused") && !strings.HasPrefix(l, "error") {
+			if bar || !strings.HasPrefix(l, "kept") && !strings.HasPrefix(l, "refused") && !strings.HasPrefix(l, "error") {
 				t.Errorf("a message shares its line with the bar: %q", l)
 			}
 		}
 	}
-	if msgs != 2 {
-		t.Errorf("%d messages shown, want 2:\n%q", msgs, log)
+	if msgs != 3 {
+		t.Errorf("%d messages shown, want 3:\n%q", msgs, log.String())
 	}
 }
 
