@@ -28,8 +28,8 @@
 // candidates when |S_d − S_k| ≤ max(T_s, ⌊Relative·max(S_d, S_k)⌋), with
 // Relative = DefaultRelative = 0.6 unless Options.Relative says otherwise
 // (Absolute gives the paper's rule). A fixed T_s drops re-templated copies
-// of long pages, whose counts move with their length; at 0.6 the filter in
-// front of SimHash costs SimHash no recall on labelled crawls and still
+// of long pages, whose counts move with their length; at 0.6 the filter
+// combined with SimHash costs SimHash no recall on labelled crawls and still
 // removes some of its false positives. The rule is symmetric, so it
 // does not matter whether the copy or its original came first. The
 // measurements are in docs/DEPARTURES.md.
@@ -49,8 +49,12 @@
 // The sentence count is a cheap pre-filter, not a near-duplicate test: many
 // unrelated pages share a count, so with a large repository it returns a
 // large share of the pages of similar length (real page lengths pile up at
-// small counts). Put it first in a neardup.Cascade in front of a precise
-// stage (simhash in the paper). It also misses near-duplicates whose
+// small counts). Use it in a neardup.Cascade after a precise stage
+// (simhash; the paper runs the sentence filter first): both orders return
+// the same matches, but with simhash first its index finds the candidates,
+// where this filter first hands every kept page of a similar count to the
+// next stage, slower by orders of magnitude at a crawl's scale
+// (docs/BENCHMARKS.md, "Cascade"). It also misses near-duplicates whose
 // sentence splitting differs by more than the tolerance: a page wrapped in
 // a new site template, boilerplate with many short "sentences", an added or
 // removed section. Pages with no sentence terminator (lists, tables) give

@@ -33,7 +33,7 @@ const (
 	//
 	// It is a weighted L1 distance: 0 for equal vectors, symmetric, and it
 	// obeys the triangle inequality. Its values grow with page length (see
-	// the package documentation, "Thresholds").
+	// the package documentation, "Forms and thresholds").
 	Equation
 	// TableForm is the form that reproduces the paper's Table 4 (0.333,
 	// 0.082, 0.250): the absolute value of the signed sum per k group,

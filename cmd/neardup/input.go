@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -25,6 +27,14 @@ type item struct {
 	ContentType string // HTTP Content-Type (charset, media type); empty: sniffed
 	Body        []byte
 	Where       string // where the page starts: FILE, FILE:LINE or FILE@OFFSET
+	// Path, Offset and Line locate the page in its file for an error
+	// about it (an id used twice): the byte its record or line starts at
+	// (uncompressed when Gz), -1 for a file that is one page; its line
+	// in a JSONL file, or 0.
+	Path   string
+	Offset int64
+	Gz     bool
+	Line   int
 	// Err is why the page cannot be judged. An *inputError means the input
 	// itself is broken (the run fails); any other error refuses this page
 	// only.
@@ -54,7 +64,8 @@ var (
 
 // inputError is an input that could not be read: a missing or unreadable
 // file, an I/O error, truncated or corrupt data. Offset is the byte of the
-// file (as stored, before decompression) where the problem was found.
+// file (as stored, before decompression) where the problem was found, or
+// -1 when the problem is the file itself (missing, unreadable).
 type inputError struct {
 	Path   string
 	Offset int64
@@ -65,10 +76,18 @@ type inputError struct {
 }
 
 func (e *inputError) Error() string {
-	if e.Uncompressed {
+	switch {
+	case e.Offset < 0:
+		return fmt.Sprintf("%s: %v", e.Path, e.Err)
+	case e.Uncompressed:
 		return fmt.Sprintf("%s: uncompressed byte %d: %v", e.Path, e.Offset, e.Err)
 	}
 	return fmt.Sprintf("%s: byte %d: %v", e.Path, e.Offset, e.Err)
+}
+
+// pathError is an *inputError about the file path itself, at no offset.
+func pathError(path string, err error) *inputError {
+	return &inputError{Path: path, Offset: -1, Err: unwrapPath(err)}
 }
 
 func (e *inputError) Unwrap() error { return e.Err }
@@ -84,6 +103,7 @@ type source struct {
 	Path string // as named, or found in a folder; "-" is standard input
 	ID   string // the page's id when the file is one page
 	Size int64  // bytes as stored; -1 when unknown (standard input, a pipe)
+	Skip string // why a file of a folder is not read (not a page by its name)
 }
 
 // readOptions are what every input reader needs.
@@ -100,9 +120,13 @@ func hasMeta(path string) bool { return strings.ContainsAny(path, "*?[") }
 
 // expand turns the command's arguments into sources, in order: "-" is
 // standard input; a folder is walked in lexical order (every regular file
-// whose name does not start with a dot, but the files in skip); a path that
-// does not exist but is a pattern is expanded as filepath.Glob does. Every
-// path that is missing or cannot be opened is an error, all of them joined.
+// whose name does not start with a dot, but the files in skip; a file whose
+// name says it is not a page is a source with Skip set); a path that does
+// not exist but is a pattern is expanded as filepath.Glob does. A file's
+// id is its path as given or found (filepath.Clean, with forward
+// slashes), so that same-named files of two folders have distinct ids.
+// Every path that is missing or cannot be opened is an error, all of them
+// joined.
 func expand(args []string, skip map[string]bool) ([]source, error) {
 	var out []source
 	var errs []error
@@ -116,10 +140,10 @@ func expand(args []string, skip map[string]bool) ([]source, error) {
 			m, gerr := filepath.Glob(a)
 			switch {
 			case gerr != nil:
-				errs = append(errs, &inputError{Path: a, Err: gerr})
+				errs = append(errs, pathError(a, gerr))
 				continue
 			case len(m) == 0:
-				errs = append(errs, &inputError{Path: a, Err: errNoMatch})
+				errs = append(errs, pathError(a, errNoMatch))
 				continue
 			}
 			// As a shell does, a pattern matches hidden files only when it
@@ -128,7 +152,7 @@ func expand(args []string, skip map[string]bool) ([]source, error) {
 				m = slices.DeleteFunc(m, func(p string) bool { return strings.HasPrefix(filepath.Base(p), ".") })
 			}
 			if len(m) == 0 {
-				errs = append(errs, &inputError{Path: a, Err: errNoMatch})
+				errs = append(errs, pathError(a, errNoMatch))
 				continue
 			}
 			paths = m
@@ -145,27 +169,27 @@ func expand(args []string, skip map[string]bool) ([]source, error) {
 func expandPath(p string, skip map[string]bool) ([]source, []error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, []error{&inputError{Path: p, Err: unwrapPath(err)}}
+		return nil, []error{pathError(p, err)}
 	}
 	if !fi.IsDir() {
 		// Opened now, so that an unreadable file fails the run before any
 		// page is judged.
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, []error{&inputError{Path: p, Err: unwrapPath(err)}}
+			return nil, []error{pathError(p, err)}
 		}
 		f.Close()
 		size := int64(-1)
 		if fi.Mode().IsRegular() {
 			size = fi.Size()
 		}
-		return []source{{Path: p, ID: p, Size: size}}, nil
+		return []source{{Path: p, ID: filepath.ToSlash(filepath.Clean(p)), Size: size}}, nil
 	}
 	var out []source
 	var errs []error
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, &inputError{Path: path, Err: unwrapPath(err)})
+			errs = append(errs, pathError(path, err))
 			return nil
 		}
 		if path != p && strings.HasPrefix(d.Name(), ".") {
@@ -180,22 +204,43 @@ func expandPath(p string, skip map[string]bool) ([]source, []error) {
 		if abs, err := filepath.Abs(path); err == nil && skip[abs] {
 			return nil
 		}
-		fi, err := d.Info()
-		if err != nil {
-			errs = append(errs, &inputError{Path: path, Err: unwrapPath(err)})
+		id := filepath.ToSlash(filepath.Clean(path))
+		if !pageName(d.Name()) {
+			out = append(out, source{Path: path, ID: id, Skip: "not a page by its name (" + pageNames + ")"})
 			return nil
 		}
-		rel, err := filepath.Rel(p, path)
+		fi, err := d.Info()
 		if err != nil {
-			rel = path
+			errs = append(errs, pathError(path, err))
+			return nil
 		}
-		out = append(out, source{Path: path, ID: filepath.ToSlash(rel), Size: fi.Size()})
+		out = append(out, source{Path: path, ID: id, Size: fi.Size()})
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, &inputError{Path: p, Err: err})
+		errs = append(errs, pathError(p, err))
 	}
 	return out, errs
+}
+
+// pageNames says which files of a folder are read: pageName's rule.
+const pageNames = "a folder's files are read when named *.html, *.htm, *.xhtml, *.shtml, *.php, *.asp, *.aspx, *.jsp, *.txt, *.text, *.json, *.jsonl, *.ndjson or *.warc, each maybe .gz, or with no extension; name a file or a pattern to read any file"
+
+// pageName reports whether a file of a folder named name is read: its
+// extension (after a .gz one) names a page, a page format (JSON Lines,
+// WARC), or it has none (a page saved under its URL's last segment). Other
+// files (README.md, manifest.tsv, images, PDFs) are skipped: a folder of
+// pages often holds them beside the pages. A file named on the command line
+// or by a pattern is read whatever its name.
+func pageName(name string) bool {
+	name = strings.ToLower(name)
+	name = strings.TrimSuffix(name, ".gz")
+	switch filepath.Ext(name) {
+	case "", ".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp",
+		".txt", ".text", ".json", ".jsonl", ".ndjson", ".warc":
+		return true
+	}
+	return false
 }
 
 // unwrapPath drops the *fs.PathError around err: inputError names the path.
@@ -295,14 +340,21 @@ func readSource(src source, o readOptions, yield func(item) bool) bool {
 	} else {
 		file, err := os.Open(src.Path)
 		if err != nil {
-			return yield(item{ID: src.ID, Where: src.Path, Err: &inputError{Path: src.Path, Err: unwrapPath(err)}})
+			return yield(item{ID: src.ID, Where: src.Path, Err: pathError(src.Path, err)})
 		}
 		defer file.Close()
 		f = file
 	}
 	c := &counter{r: bufio.NewReaderSize(f, 64<<10), total: o.Read}
 	d := &decoded{path: src.Path, c: c, r: c}
-	if head, _ := c.r.Peek(2); gzipped(head) {
+	head, _ := c.r.Peek(2)
+	if len(head) == 1 && head[0] == gzipMagic[0] {
+		// The file ends inside gzip's magic number: a gzip file cut short.
+		c.r.Discard(1)
+		c.n++
+		return yield(item{ID: src.ID, Where: src.Path, Err: &inputError{Path: src.Path, Offset: 1, Err: fmt.Errorf("gzip member %w", errTruncated)}})
+	}
+	if gzipped(head) {
 		z, err := gzip.NewReader(c)
 		if err != nil {
 			return yield(item{ID: src.ID, Where: src.Path, Err: &inputError{Path: src.Path, Offset: c.n, Err: gzipError(err)}})
@@ -314,13 +366,14 @@ func readSource(src source, o readOptions, yield func(item) bool) bool {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return yield(item{ID: src.ID, Where: src.Path, Err: err})
 	}
+	in := input{src.Path, d.gz}
 	switch fm := sniff(head); fm {
 	case formatWARC:
-		return readWARC(input{src.Path, d.gz}, br, o, yield)
+		return readWARC(in, br, o, yield)
 	case formatJSONL:
-		return readJSONL(input{src.Path, d.gz}, br, o, yield)
+		return readJSONL(in, br, o, yield)
 	default:
-		it := item{ID: src.ID, Where: src.Path, ContentType: fm.contentType()}
+		it := item{ID: src.ID, Where: src.Path, Path: src.Path, Offset: -1, Gz: d.gz, ContentType: fm.contentType()}
 		if abs, err := filepath.Abs(src.Path); err == nil {
 			it.URL = o.URLs[abs]
 		}
@@ -367,7 +420,8 @@ func readJSONL(in input, r *bufio.Reader, o readOptions, yield func(item) bool) 
 		if err == io.EOF {
 			return true
 		}
-		it := item{ID: fmt.Sprintf("%s:%d", path, line), Where: fmt.Sprintf("%s:%d", path, line)}
+		it := item{ID: fmt.Sprintf("%s:%d", path, line), Where: fmt.Sprintf("%s:%d", path, line),
+			Path: path, Offset: start, Gz: in.gz, Line: line}
 		switch {
 		case errors.Is(err, errTooLarge):
 			it.Err = err
@@ -436,18 +490,14 @@ func jsonItem(in input, it item, line []byte, off int64, o readOptions) item {
 		it.Err = in.fail(off, fmt.Errorf("line %s: JSON %w: %v", it.Where[len(in.path)+1:], what, err))
 		return it
 	}
-	switch id := bytes.TrimSpace(p.ID); {
-	case len(id) == 0 || string(id) == "null":
-		if p.URL != "" {
-			it.ID = p.URL
-		}
-	case id[0] == '"':
-		var s string
-		if json.Unmarshal(id, &s) == nil && s != "" {
-			it.ID = s
-		}
-	default:
-		it.ID = string(id) // a number
+	switch id, err := jsonID(p.ID); {
+	case err != nil:
+		it.Err = err
+		return it
+	case id != "":
+		it.ID = id
+	case p.URL != "":
+		it.ID = p.URL
 	}
 	it.URL = p.URL
 	it.jsonLine = bytes.TrimRight(line, "\r\n")
@@ -466,6 +516,60 @@ func jsonItem(in input, it item, line []byte, off int64, o readOptions) item {
 		it.Body, it.Err = nil, errTooLarge
 	}
 	return it
+}
+
+// maxIDExponent bounds the exponent of a numeric JSON id, whose decimal
+// text would otherwise be as long as the exponent is large (1e1000000).
+const maxIDExponent = 1000
+
+// maxIDDigits bounds the length of a numeric JSON id, whose exact decimal
+// conversion costs more than linear time in it.
+const maxIDDigits = 100
+
+// jsonID is the id a JSON line's "id" value gives: a string as it is; a
+// number as its decimal text, exact and without an exponent (7, 7.0 and
+// 0.7e1 are all "7"; 12345678901234567891 stays whole; 2.50 is "2.5"), so
+// that an id names the same page however its writer formats numbers; ""
+// for null, an empty string or no "id" (the caller falls back to the url).
+// An object, an array or a boolean is an error: it names no page.
+func jsonID(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf(`JSON "id": %w`, err)
+		}
+		return s, nil
+	case '{', '[', 't', 'f':
+		kind := map[byte]string{'{': "an object", '[': "an array", 't': "a boolean", 'f': "a boolean"}[raw[0]]
+		return "", fmt.Errorf(`JSON "id" is %s: want a string or a number`, kind)
+	}
+	// A JSON number (json.Unmarshal checked its syntax), of bounded length
+	// so that its exact conversion stays cheap.
+	num := string(raw)
+	if len(num) > maxIDDigits {
+		return "", fmt.Errorf(`JSON "id": a number of %d characters, more than %d`, len(num), maxIDDigits)
+	}
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		if exp, err := strconv.Atoi(strings.TrimPrefix(num[i+1:], "+")); err != nil || exp > maxIDExponent || exp < -maxIDExponent {
+			return "", fmt.Errorf(`JSON "id" %s: exponent beyond ±%d`, num, maxIDExponent)
+		}
+	}
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return "", fmt.Errorf(`JSON "id" %s: not a number`, num)
+	}
+	if r.IsInt() {
+		return r.Num().String(), nil
+	}
+	// Enough decimals for the exact value (its denominator divides a power
+	// of ten of at most len(num)+maxIDExponent digits), trailing zeros cut.
+	// (maxIDDigits bounds len(num).)
+	return strings.TrimRight(r.FloatString(len(num)+maxIDExponent), "0"), nil
 }
 
 // readManifest reads a TSV file whose header names a "file" column and a

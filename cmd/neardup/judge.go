@@ -17,6 +17,12 @@ import (
 func inputs(srcs []source, o readOptions) iter.Seq[item] {
 	return func(yield func(item) bool) {
 		for _, s := range srcs {
+			if s.Skip != "" {
+				if !yield(item{ID: s.ID, Where: s.Path, Skip: s.Skip}) {
+					return
+				}
+				continue
+			}
 			if !readSource(s, o, yield) {
 				return
 			}
@@ -144,12 +150,12 @@ func (d *deduper) judge(p prepared) error {
 		return nil
 	case it.Err != nil && failed(it.Err):
 		d.failed++
-		fmt.Fprintf(d.log, "error: %v\n", it.Err)
+		fmt.Fprintf(d.log, "error: %s\n", plain(it.Err))
 		return nil
 	}
 	if first, ok := d.ids[it.ID]; ok {
 		d.failed++
-		fmt.Fprintf(d.log, "error: %s: %v: %q (first at %s)\n", it.Where, errReusedID, it.ID, first)
+		fmt.Fprintf(d.log, "error: %v\n", reusedID(it, first))
 		return nil
 	}
 	d.ids[it.ID] = it.Where
@@ -158,7 +164,7 @@ func (d *deduper) judge(p prepared) error {
 	}
 	if it.Err != nil {
 		d.refused++
-		fmt.Fprintf(d.log, "refused %s (%s): %v\n", it.ID, it.Where, it.Err)
+		fmt.Fprintf(d.log, "refused %s (%s): %s\n", it.ID, it.Where, plain(it.Err))
 		return nil
 	}
 	d.pages++
@@ -180,7 +186,7 @@ func (d *deduper) judge(p prepared) error {
 	switch {
 	case err != nil:
 		d.refused++
-		fmt.Fprintf(d.log, "refused %s (%s): %v\n", it.ID, it.Where, err)
+		fmt.Fprintf(d.log, "refused %s (%s): %s\n", it.ID, it.Where, plain(err))
 	case kept:
 		d.kept++
 		d.say("kept %s", it.ID)
@@ -192,6 +198,20 @@ func (d *deduper) judge(p prepared) error {
 		return d.emit.dup(m.ID, it.ID, m.Score, m.Measure.String())
 	}
 	return nil
+}
+
+// reusedID is the error of a page whose id an earlier page of the run
+// (first says where) has: where the page is (its file, the byte its line or
+// record starts at, its line) and its id.
+func reusedID(it item, first string) error {
+	err := fmt.Errorf("%w: %q (first at %s)", errReusedID, it.ID, first)
+	if it.Line > 0 {
+		err = fmt.Errorf("line %d: %w", it.Line, err)
+	}
+	if it.Path == "" { // not read from a file (cannot happen: every page is)
+		return fmt.Errorf("%s: %w", it.Where, err)
+	}
+	return &inputError{Path: it.Path, Offset: it.Offset, Uncompressed: it.Gz && it.Offset >= 0, Err: err}
 }
 
 // keep writes a kept or known page to the -out file.
@@ -215,6 +235,19 @@ func (d *deduper) counts() string {
 		s += fmt.Sprintf(", %d inputs failed", d.failed)
 	}
 	return s
+}
+
+// noPages says why a run of n sources judged no page.
+func (d *deduper) noPages(n int) string {
+	switch {
+	case n == 0:
+		return "the input holds no files"
+	case d.refused > 0:
+		return fmt.Sprintf("every page was refused (%d refused, %d skipped; the lines above say why)", d.refused, d.skip)
+	case d.skip > 0:
+		return fmt.Sprintf("%d files or records skipped, none a page (-v lists them)", d.skip)
+	}
+	return "the input is empty"
 }
 
 func (d *deduper) summary() string {

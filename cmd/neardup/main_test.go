@@ -271,7 +271,8 @@ func equalMaps(a, b map[string]string) bool {
 }
 
 // writePages writes pages as files of a folder (kept in order by name) and
-// as a JSONL file, and a manifest of their URLs.
+// as a JSONL file whose ids are the files' ids (their paths), and a
+// manifest of their URLs.
 func writePages(t *testing.T, pages []samplePage) (dir, jsonl, manifest string) {
 	root := t.TempDir()
 	dir = filepath.Join(root, "pages")
@@ -287,7 +288,7 @@ func writePages(t *testing.T, pages []samplePage) (dir, jsonl, manifest string) 
 			t.Fatal(err)
 		}
 		html := string(p.Body)
-		enc.Encode(map[string]any{"id": name, "url": p.URL, "html": html})
+		enc.Encode(map[string]any{"id": filepath.ToSlash(filepath.Join(dir, name)), "url": p.URL, "html": html})
 		fmt.Fprintf(&man, "%s\t%s\tpages/%s\n", p.ID, p.URL, name)
 	}
 	jsonl = filepath.Join(root, "pages.jsonl")
@@ -496,9 +497,9 @@ func TestInputFailures(t *testing.T) {
 		path string
 		want []string // in standard error
 	}{
-		{"missing", filepath.Join(dir, "mistyped.jsonl"), []string{"mistyped.jsonl: byte 0: no such file or directory"}},
-		{"no glob match", filepath.Join(dir, "nothing-*.warc"), []string{"nothing-*.warc: byte 0: no such file, and no file matches it as a pattern"}},
-		{"unreadable", loop, []string{"loop: byte 0: too many levels of symbolic links"}},
+		{"missing", filepath.Join(dir, "mistyped.jsonl"), []string{"/mistyped.jsonl: no such file or directory"}},
+		{"no glob match", filepath.Join(dir, "nothing-*.warc"), []string{"/nothing-*.warc: no such file, and no file matches it as a pattern"}},
+		{"unreadable", loop, []string{"/loop: too many levels of symbolic links"}},
 		{"WARC cut in a block", write("cut.warc", plainWARC[:cutAt]), []string{"cut.warc: byte ", "block truncated: Content-Length "}},
 		{"WARC cut in a header", write("cuthead.warc", plainWARC[:len(plainWARC)/2+bytes.Index(plainWARC[len(plainWARC)/2:], []byte("WARC/1.1"))+20]), []string{"cuthead.warc: byte ", "header truncated"}},
 		{"WARC without its end", write("noend.warc", plainWARC[:len(plainWARC)-4]), []string{"noend.warc: byte ", "record end truncated"}},
@@ -546,7 +547,8 @@ func TestInputFailures(t *testing.T) {
 	}
 }
 
-// TestReusedID: a JSONL id used twice fails the run, naming both lines.
+// TestReusedID: a JSONL id used twice fails the run, naming both lines and
+// the byte offset of the second.
 func TestReusedID(t *testing.T) {
 	jsonl := filepath.Join(t.TempDir(), "twice.jsonl")
 	if err := os.WriteFile(jsonl, []byte(`{"id":"a","text":"the first page about gardens"}`+"\n"+`{"id":"a","text":"another page about the sea"}`+"\n"), 0o600); err != nil {
@@ -556,7 +558,7 @@ func TestReusedID(t *testing.T) {
 	if err == nil {
 		t.Fatalf("no error:\n%s", log)
 	}
-	if want := fmt.Sprintf(`%s:2: id already used: "a" (first at %s:1)`, jsonl, jsonl); !strings.Contains(log, want) {
+	if want := fmt.Sprintf(`%s: byte 49: line 2: id already used: "a" (first at %s:1)`, jsonl, jsonl); !strings.Contains(log, want) {
 		t.Errorf("standard error lacks %q:\n%s", want, log)
 	}
 }
@@ -688,7 +690,8 @@ func TestGlobAndFolder(t *testing.T) {
 	for _, s := range srcs {
 		got = append(got, s.ID)
 	}
-	want := []string{"a.txt", "b.html", "sub/c.html.gz", filepath.Join(dir, "b.html")}
+	d := filepath.ToSlash(dir)
+	want := []string{d + "/a.txt", d + "/b.html", d + "/sub/c.html.gz", d + "/b.html"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}

@@ -5,8 +5,11 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"mime"
 	"os"
 	"path/filepath"
@@ -138,9 +141,17 @@ func createPageWriter(name string) (*pageWriter, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, "."+base+".tmp-")
 	if err != nil {
-		return nil, fmt.Errorf("-out: %w", err)
+		return nil, fmt.Errorf("-out %s: %w", name, err)
+	}
+	// As os.Create does, a file that exists keeps its permissions.
+	if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() {
+		if err := f.Chmod(fi.Mode().Perm()); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, fmt.Errorf("-out %s: %w", name, err)
+		}
 	}
 	lower := strings.ToLower(name)
 	return &pageWriter{name: name, f: f, buf: bufio.NewWriterSize(f, 1<<16),
@@ -230,4 +241,45 @@ func (p *pageWriter) abort() {
 		os.Remove(p.f.Name())
 		p.f = nil
 	}
+}
+
+// createTemp creates a new file in dir whose name starts with prefix, with
+// mode 0666 less the umask as os.Create gives (os.CreateTemp gives 0600),
+// so that a file the command writes is readable as other files are, by
+// another user too (an indexer) when the umask allows it.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("creating a temporary file in %s: %w", dir, fs.ErrExist)
+}
+
+// saveState saves p to the file name with neardup.SaveFile, which keeps
+// the permissions of a file it replaces; a new file gets mode 0666 less
+// the umask, as os.Create gives and as -out gets (SaveFile creates it 0644
+// less the umask).
+func saveState(name string, p io.WriterTo) error {
+	_, statErr := os.Stat(name)
+	if err := neardup.SaveFile(name, p); err != nil {
+		return err
+	}
+	if !errors.Is(statErr, fs.ErrNotExist) {
+		return nil
+	}
+	// The mode a new file gets here: a probe file made as os.Create makes one.
+	probe, err := createTemp(filepath.Dir(name), ".neardup-mode-")
+	if err != nil {
+		return err
+	}
+	fi, err := probe.Stat()
+	probe.Close()
+	os.Remove(probe.Name())
+	if err != nil {
+		return err
+	}
+	return os.Chmod(name, fi.Mode().Perm())
 }

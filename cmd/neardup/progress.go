@@ -84,6 +84,18 @@ func (p *progress) show(d *deduper) {
 	}
 }
 
+// Write writes b, whole lines of a message, to standard error below the
+// bar: it clears the bar first (the next tick draws it again), so that a
+// message never runs on from the bar's line. Messages and the bar are
+// written by the goroutine that judges the pages.
+func (p *progress) Write(b []byte) (int, error) {
+	if p.mode == "bar" && p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
+	}
+	return p.w.Write(b)
+}
+
 // finish clears the bar, so that the summary starts a clean line.
 func (p *progress) finish(*deduper) {
 	if p.mode == "bar" && p.width > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"net/http"
+	"strings"
 )
 
 // format is what an input holds, found from its first bytes.
@@ -48,18 +49,23 @@ const sniffLen = 512
 
 var utf8BOM = []byte("\xef\xbb\xbf")
 
+// gzipMagic starts every gzip member.
+const gzipMagic = "\x1f\x8b"
+
 // gzipped reports whether b starts with the gzip magic number.
-func gzipped(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+func gzipped(b []byte) bool { return len(b) >= 2 && b[0] == gzipMagic[0] && b[1] == gzipMagic[1] }
 
 // sniff tells the format of an (uncompressed) input from its first bytes:
-// "WARC/" starts a WARC file; a JSON object ('{' after white space and an
+// "WARC/" (or the first bytes of it, at the end of the input) starts a WARC file; a JSON object ('{' after white space and an
 // optional byte-order mark) starts JSON Lines; otherwise the input is one
 // page, HTML or text as net/http's content sniffing (the WHATWG algorithm)
 // says, or left to the preprocessor when it is neither (it refuses binary
 // data and decodes UTF-16).
 func sniff(b []byte) format {
 	b = bytes.TrimPrefix(b, utf8BOM)
-	if bytes.HasPrefix(b, []byte("WARC/")) {
+	// A file cut inside "WARC/" (a file holding "WA") is a WARC file cut
+	// short, not a page.
+	if bytes.HasPrefix(b, []byte("WARC/")) || len(b) >= 2 && len(b) < len("WARC/") && strings.HasPrefix("WARC/", string(b)) {
 		return formatWARC
 	}
 	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '{' {

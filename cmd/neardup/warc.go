@@ -63,7 +63,7 @@ func readWARC(in input, r *bufio.Reader, o readOptions, yield func(item) bool) b
 			return yield(item{ID: where, Where: where, Err: err})
 		}
 		it := warcItem(rec, o)
-		it.Where = where
+		it.Where, it.Path, it.Offset, it.Gz = where, in.path, start, in.gz
 		if it.ID == "" {
 			it.ID = where
 		}
@@ -148,11 +148,15 @@ func readRecord(r *bufio.Reader, off, limit int64) (start int64, rec *warcRecord
 	case err != nil:
 		return start, nil, n, err
 	}
-	// The record ends with CRLF CRLF; a missing end is a cut file.
-	ends := 0
-	for ends < 4 {
+	// The record ends with CRLF CRLF; a missing end, or one cut short at
+	// the end of the file, is a cut file. (An end of LF LF is read too, and
+	// another end is left to the next record's search for its start.)
+	var end []byte
+	atEOF := false
+	for len(end) < 4 {
 		b, err := r.ReadByte()
 		if err == io.EOF {
+			atEOF = true
 			break
 		}
 		if err != nil {
@@ -162,14 +166,20 @@ func readRecord(r *bufio.Reader, off, limit int64) (start int64, rec *warcRecord
 			r.UnreadByte()
 			break
 		}
-		ends++
+		end = append(end, b)
 		n++
 	}
-	if ends == 0 {
-		if _, err := r.Peek(1); err == io.EOF {
-			return start, nil, n, fmt.Errorf("record end %w: no CRLF CRLF after the block", errTruncated)
-		}
+	if !atEOF && len(end) == 4 {
+		_, err := r.Peek(1)
+		atEOF = err == io.EOF
+	}
+	switch {
+	case len(end) == 0 && atEOF:
+		return start, nil, n, fmt.Errorf("record end %w: no CRLF CRLF after the block", errTruncated)
+	case len(end) == 0:
 		return start, nil, n, fmt.Errorf("%w: the block is longer than its Content-Length %d", errMalformed, rec.Length)
+	case atEOF && string(end) != "\r\n\r\n" && string(end) != "\n\n":
+		return start, nil, n, fmt.Errorf("record end %w: %q after the block, not CRLF CRLF", errTruncated, end)
 	}
 	return start, rec, n, nil
 }

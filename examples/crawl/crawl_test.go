@@ -80,6 +80,20 @@ func crawlSite(t *testing.T, at time.Time) {
 		if len(copies) != 1 {
 			t.Errorf("%s: kept %v, want one of the four copies", orig, copies)
 		}
+		// The revision is at a distance from the other copies, which have
+		// the same text: its verdict, or theirs when it was kept, shows it.
+		// Catches a revision that edits only stop words (distance 0).
+		edited := "/edited/" + a.slug
+		for _, prefix := range []string{"/articles/", "/mirror/", "/print/", "/edited/"} {
+			v := got[prefix+a.slug]
+			if v.Kept || v.Err != nil {
+				continue
+			}
+			revised := prefix+a.slug == edited || strings.HasSuffix(v.DupOf, edited)
+			if s := v.Match.Score; revised && (s <= 0.05 || s >= 0.5) || !revised && s != 0 {
+				t.Errorf("%s%s: distance %v to %s, want above 0.05 and below 0.5 between a revision and its original, else 0", prefix, a.slug, s, v.DupOf)
+			}
+		}
 	}
 }
 

@@ -5,7 +5,9 @@
 //
 // By default it serves a small demonstration site on loopback and crawls it:
 // five articles on one template, a mirror of each on another template, and
-// copies that differ in a timestamp and an advertisement or in a few words.
+// copies that differ in a timestamp and an advertisement (distance 0: the
+// detector sets templates and ads aside) or in a revision of their text (an
+// added sentence and a cut one: a distance above 0, below the threshold).
 // The site's URLs name the host demoHost whatever port it listens on, so that
 // a page is the same page (the same ID, the same host) in every run.
 //
@@ -54,7 +56,7 @@ func run(args []string, out io.Writer) error {
 	start := flags.String("url", "", "crawl this site (same host only) instead of the built-in demonstration site")
 	maxPages := flags.Int("max", 200, "largest number of URLs to fetch")
 	workers := flags.Int("workers", 4, "concurrent fetchers")
-	maxBytes := flags.Int64("maxbytes", 4<<20, "largest page to read, in bytes")
+	maxBytes := flags.Int64("maxbytes", preprocess.DefaultMaxBytes, "largest page to read, in bytes")
 	timeout := flags.Duration("timeout", 10*time.Second, "per-request timeout")
 	state := flags.String("state", "", "keep the detector's state in this file: load it at the start, save it at the end and on interrupt, so that a second run skips the pages the first kept")
 	if err := flags.Parse(args); err != nil {

@@ -10,7 +10,8 @@ import (
 
 // The demonstration site: five original articles on one template, a mirror of
 // each on another site's template, and copies that differ only in a timestamp
-// and an advertisement, or in a few edited words. A crawl should keep the five
+// and an advertisement, or in a revision of their text (a correction added,
+// a sentence cut: content words the detector sees). A crawl should keep the five
 // originals (distinct pages on one template) and drop every copy.
 
 type article struct {
@@ -65,6 +66,9 @@ var articles = []article{
 		"Arbiters still settle disputes about clocks. A player who knocks the clock over, presses it with the wrong hand or forgets to press it at all may lose time or be warned, and modern regulations describe exactly what should happen when a flag falls in a position where the opponent cannot possibly checkmate.",
 	}},
 }
+
+// correction is the sentence a revised page adds.
+const correction = "Correction: an earlier version of this article gave a wrong date for one event; readers who wrote to the editors are thanked."
 
 const pageTmpl = `<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{{.Title}} - {{.Site}}</title>
@@ -147,10 +151,16 @@ func siteHandler(now func() time.Time) http.Handler {
 			Stamp: now().Add(37 * time.Hour).Format(time.RFC1123)}
 	})
 	serve("/edited/", func(a article, r *http.Request) pageData {
-		// A revision with a few words changed in one paragraph.
+		// A revision: a correction added to one paragraph and the last
+		// sentence of another cut, edits of content words that the
+		// detector sees (an edit of stop words only would leave the page's
+		// words, and its distance 0, as they were).
 		paras := append([]string(nil), a.paras...)
-		paras[1] = strings.Replace(paras[1], " the ", " this ", 2)
-		paras[2] = strings.Replace(paras[2], " and ", " and then ", 1)
+		paras[2] += " " + correction
+		last := len(paras) - 1
+		if i := strings.LastIndex(strings.TrimSuffix(paras[last], "."), ". "); i > 0 {
+			paras[last] = paras[last][:i+1]
+		}
 		return pageData{Site: "Tern Journal", Title: a.title, Path: r.URL.Path, Paras: paras, Nav: nav,
 			Footer: "Tern Journal, independent writing since 2009.", Stamp: now().Format(time.RFC1123)}
 	})

@@ -3,9 +3,12 @@
 // Usage:
 //
 //	go run ./examples/evaluate -corpus DIR [-methods minhash,simhash,cascade,shingle] [-tsv]
-//	go run ./examples/evaluate -corpus DIR -sweep METHOD [-plot FILE.svg]
+//	go run ./examples/evaluate -corpus DIR -sweep METHOD
+//	go run -tags plot ./examples/evaluate -corpus DIR -sweep METHOD -plot FILE.svg
 //	go run ./examples/evaluate -corpus DIR,DIR,... -sweep METHOD -holdout
-//	go run ./examples/evaluate -corpus DIR -methods ... -trials N [-plot FILE.png]
+//	go run ./examples/evaluate -corpus DIR -methods ... -trials N
+//	go run -tags plot ./examples/evaluate -corpus DIR -methods ... -trials N -plot FILE.png
+//	go run -tags redis ./examples/evaluate -corpus DIR -methods minhash,minhash-redis,minhash-redis-spread -redis ADDR
 //	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]
 //	go run ./examples/evaluate -corpus DIR -claims | -partitions
 //	go run ./examples/evaluate -corpus DIR -digests > FILE
@@ -39,6 +42,12 @@
 // preprocessing pipeline makes of it and the page's id, so that two versions
 // of the pipeline can be compared on a whole corpus with diff.
 //
+// Two build tags add what a table does not need, so that a plain go run
+// compiles neither: plot builds -plot (gonum.org/v1/plot), redis builds the
+// minhash-redis and minhash-redis-spread methods (package
+// minhash/redisindex and github.com/redis/go-redis). Without its tag, -plot
+// or either method fails at once, saying which tag to add.
+//
 // -synthetic N evaluates on the first N pages of a generated crawl
 // (internal/synth at its defaults and -seed: long-tail hosts with heavy
 // templates, 15 % near-duplicates) instead of -corpus; the pages are
@@ -47,6 +56,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	trials := fs.Int("trials", 0, "evaluate each method on the first 1/N, 2/N, ... N/N of the manifest (the trials of Khan et al.'s Table 5)")
 	errorsOut := fs.Bool("errors", false, "list each false positive, false negative and wrong match (page, matched or kept pages, distances) on standard error")
 	holdout := fs.Bool("holdout", false, "with -sweep: -corpus is a comma-separated list of corpora; choose the threshold on all but one, for each, and print its F1 on the one left out")
-	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file")
+	plotFile := fs.String("plot", "", "with -sweep or -trials: also draw F1 (and precision and recall for -sweep) into this .svg or .png file (built with -tags plot)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,6 +104,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *plotFile != "" && *sweepName == "" && *trials == 0 {
 		return fmt.Errorf("-plot needs -sweep or -trials")
+	}
+	if *plotFile != "" && !canPlot {
+		return errors.New(plotHint)
 	}
 	var pages source
 	if *synthetic != 0 {

@@ -2,15 +2,9 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"strings"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/minhash/redisindex"
 )
 
 // minhashMethods is the library's recommended detector (package minhash):
@@ -28,7 +22,6 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	rw := fs.Int("rw", 0, "minhash: tokens per shingle (0 = default)")
 	rh := fs.Float64("rh", minhash.DefaultHostPageDistance, "minhash: whole-page distance two pages of one host must also be below (1 = no such rule)")
 	rmax := fs.Int("rmax", 0, "minhash: pages an index key may be filed under before it stops being a key (0 = default, negative = no bound)")
-	redisAddr := fs.String("redis", "", "minhash-redis: the address of a Redis server to keep the repository in, or the comma-separated addresses of a Redis Cluster's nodes (keys under neardup-evaluate-<time>; use a scratch server)")
 	opts := func(c float64) minhash.Options {
 		return minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
 			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys, ShingleWidth: *rw, MaxPostings: *rmax, HostPageDistance: *rh}
@@ -43,31 +36,7 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	}
 	alias := m
 	alias.name, alias.doc = "recommended", "the minhash method under its earlier name"
-	// fleetMethod runs the method with its repository in Redis (-redis),
-	// spread over slots or not.
-	fleetMethod := func(name, doc string, spread bool) method {
-		return method{name: name, doc: doc, new: func() (neardup.Detector, error) {
-			// Only the fleet stream (evaluate's -methods) runs it, through several clients.
-			return nil, fmt.Errorf("%s runs only as evaluate's -methods (a repository in Redis through %d clients)", name, fleetClients)
-		}, fleet: func() (func() (neardup.Detector, error), error) {
-			if *redisAddr == "" {
-				return nil, fmt.Errorf("%s needs -redis ADDR", name)
-			}
-			prefix := fmt.Sprintf("neardup-evaluate-%d", time.Now().UnixNano())
-			return func() (neardup.Detector, error) {
-				var c redis.UniversalClient
-				cluster := strings.Contains(*redisAddr, ",")
-				if cluster {
-					c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(*redisAddr, ",")})
-				} else {
-					c = redis.NewClient(&redis.Options{Addr: *redisAddr})
-				}
-				return redisindex.New(redisindex.Options{Client: c, Prefix: prefix, Spread: spread, SingleSlot: cluster && !spread,
-					Minhash: opts(*rc), Timeout: time.Minute})
-			}, nil
-		}}
-	}
-	fleet := fleetMethod("minhash-redis", fmt.Sprintf("the minhash method with its repository in Redis (-redis ADDR), through %d clients at once", fleetClients), false)
-	spread := fleetMethod("minhash-redis-spread", "minhash-redis with the repository's keys spread over slots (leases, fencing, pending records)", true)
-	return []method{m, alias, fleet, spread}
+	// The methods with the repository in Redis: built only with the redis
+	// build tag (method_minhash_redis.go).
+	return append([]method{m, alias}, minhashFleetMethods(fs, opts, rc)...)
 }

@@ -1,48 +1,12 @@
 package main
 
-import (
-	"fmt"
-	"path/filepath"
-	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-)
-
 // series is one line of a plot: y over x.
 type series struct {
 	name string
 	x, y []float64
 }
 
-// savePlot draws the series as lines with points into file (.svg or .png,
-// by its extension).
-func savePlot(file, title, xlabel, ylabel string, ss []series) error {
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".svg", ".png":
-	default:
-		return fmt.Errorf("-plot %s: want a .svg or .png file", file)
-	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top = false
-	p.Legend.Left = true
-	p.Add(plotter.NewGrid())
-	var args []any
-	for _, s := range ss {
-		pts := make(plotter.XYs, len(s.x))
-		for i := range s.x {
-			pts[i].X, pts[i].Y = s.x[i], s.y[i]
-		}
-		args = append(args, s.name, pts)
-	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return err
-	}
-	return p.Save(6*vg.Inch, 4*vg.Inch, file)
-}
+// plotHint is how to build evaluate with -plot working: plotting pulls in
+// gonum.org/v1/plot, which a table does not need, so it is built only with
+// the plot build tag.
+const plotHint = "-plot needs the plot build tag: go run -tags plot ./examples/evaluate ..."

@@ -22,7 +22,7 @@ func snippets(pipe *preprocess.Pipeline) error {
 	var idx minhash.Index                              // files sketches under their smallest hashes
 	idx.Insert(7, idx.Keys(a))                         // the caller's uint32 ID
 	fmt.Println(idx.Candidates(idx.Keys(b), nil))      // [7]: compare only these
-	byPrint, _ := simhash.New(simhash.Options{})       // T_B = 8 bits
+	byPrint, _ := simhash.New(simhash.Options{})       // T_B = 8 bits, the package's default (the paper's example: 3)
 	bySentences, _ := sentence.New(sentence.Options{}) // T_s = 24, or 0.6 of the longer page
 	cascade, _ := neardup.NewCascade(byPrint, bySentences)
 	state := neardup.WithSettings(cascade, pipe.Settings()) // also record the preprocessing
