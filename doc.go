@@ -31,7 +31,7 @@
 //	minhash             MinHash sketches of page and content, template discounted (Broder 1997): the recommended detector
 //	simhash             64-bit SimHash fingerprints within T_B bits (Kumar & Govindarajulu §3.2b; Charikar 2002)
 //	simhash/hamming     exact index of 64-bit codes within k bits (Manku, Jain & Das Sarma 2007), no Detector
-//	sentence            sentence-count filter |S_d - S_k| <= T_s, a cascade's first stage (Kumar & Govindarajulu §3.2a)
+//	sentence            sentence-count filter |S_d - S_k| <= T_s, a cascade's filter stage (Kumar & Govindarajulu §3.2a)
 //	shingle             multiple k-shingle weighted dissimilarity (Khan, Ahmed & Almistarihi 2019)
 //	editdist            edit distance of the characters before each 。, for Chinese pages (An & Cheng)
 //	ssm                 similarity score of top-keyword tables within domain x size buckets (Zaheer, Narayana & Sreevani 2019)

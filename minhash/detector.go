@@ -33,9 +33,12 @@ const MaxSketchSize = 256
 // smaller.
 const JaccardDistance neardup.Measure = "minhash-jaccard"
 
-// Options configures a Detector. The zero value is the tuned default; the
-// fields are for research and for reproducing measurements, not for tuning
-// per site.
+// Options configures a Detector. The zero value is the tuned default; use
+// it unless a labelled sample of your own pages says otherwise.
+// ContentDistance is then the field to turn (lower for fewer false matches,
+// higher to find copies edited more; examples/evaluate -sweep minhash
+// measures it); the other fields are for research and for reproducing
+// measurements, not for tuning per site.
 type Options struct {
 	// ContentDistance: pages whose contents are closer than this are
 	// near-duplicates. Zero means DefaultContentDistance.
