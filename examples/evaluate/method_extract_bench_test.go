@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/corpus"
+	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -28,7 +29,8 @@ func cpuTime(tb testing.TB) time.Duration {
 // first), in pages per CPU-second of the process (run with -cpu 1 on a
 // shared machine: CPU time is less noisy than wall time); empty/page is
 // the share of pages the library extracts nothing from (the wrapper falls
-// back to the whole page for them).
+// back to the whole page for them). Then each method end to end, as
+// evaluate runs it (preprocessing and MatchOrAdd; empty/page counts errors).
 //
 //	go test -tags extractors -run '^$' -bench Extract -benchtime 3x -cpu 1 ./examples/evaluate
 func BenchmarkExtract(b *testing.B) {
@@ -61,6 +63,40 @@ func BenchmarkExtract(b *testing.B) {
 				d := &neardup.Document{ID: p.URL, Raw: p.Raw}
 				text, err := e.extract(p.Raw, pageURL(d))
 				return err == nil && strings.TrimSpace(text) != ""
+			})
+		})
+	}
+	// The methods end to end, as evaluate runs them: each page preprocessed,
+	// then offered to a fresh detector's MatchOrAdd, a new detector each pass.
+	methods := []struct {
+		name string
+		new  func() (neardup.MatchAdder, error)
+	}{{"minhash", func() (neardup.MatchAdder, error) { return minhash.New(minhash.Options{}) }}}
+	for _, e := range extractors() {
+		methods = append(methods, struct {
+			name string
+			new  func() (neardup.MatchAdder, error)
+		}{"minhash-" + e.name, func() (neardup.MatchAdder, error) { return newExtracted(e.extract) }})
+	}
+	for _, m := range methods {
+		b.Run(m.name, func(b *testing.B) {
+			var pipe preprocess.Pipeline
+			var det neardup.MatchAdder
+			i := 0
+			run(b, func(p corpus.Page) bool {
+				if i%len(pages) == 0 {
+					var err error
+					if det, err = m.new(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				i++
+				d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _, err = det.MatchOrAdd(d)
+				return err == nil
 			})
 		})
 	}
