@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup"
@@ -115,6 +116,54 @@ func TestExtractedFallback(t *testing.T) {
 			}
 			if ms, err := x.Match(again); err != nil || len(ms) == 0 || ms[0].ID != "a" {
 				t.Errorf("a second copy of the page: matches %v, %v; want a", ms, err)
+			}
+		})
+	}
+}
+
+// TestExtractedConcurrent offers sample pages to one detector per library
+// from several goroutines at once (run with -race): each offer must succeed,
+// and afterwards each page must match a kept page (itself or its near-
+// duplicate), which catches a lost Add.
+func TestExtractedConcurrent(t *testing.T) {
+	pages, _ := samplePages(t)
+	pages = pages[:16]
+	var pipe preprocess.Pipeline
+	docs := make([]*neardup.Document, len(pages))
+	for i, p := range pages {
+		d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[i] = d
+	}
+	for _, e := range extractors() {
+		t.Run(e.name, func(t *testing.T) {
+			x, err := newExtracted(e.extract)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const workers = 4
+			var wg sync.WaitGroup
+			errs := make(chan error, len(docs))
+			for w := range workers {
+				wg.Go(func() {
+					for i := w; i < len(docs); i += workers {
+						if _, _, err := x.MatchOrAdd(docs[i]); err != nil {
+							errs <- err
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			for _, d := range docs {
+				if ms, err := x.Match(d); err != nil || len(ms) == 0 {
+					t.Errorf("%s after the offers: matches %v, %v; want a kept page", d.ID, ms, err)
+				}
 			}
 		})
 	}
