@@ -60,7 +60,7 @@ type family func(fs *flag.FlagSet) []method
 
 // families lists every family, in the order -methods lists their methods.
 func families() []family {
-	return []family{minhashMethods, kumarMethods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}
+	return append([]family{minhashMethods, kumarMethods, shingleMethods, clusterMethods, editdistMethods, ssmMethods}, optionalFamilies()...)
 }
 
 // methodSet is the methods of every family, registered on one FlagSet.
