@@ -151,10 +151,10 @@ func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error)
 
 // ProcessReader reads a page from r, at most MaxBytes of it (more is an
 // error wrapping ErrTooLarge, after reading one byte past the limit), and
-// processes it as ProcessContent does.
+// processes it as ProcessContent does. It reads as ReadPage does.
 func (p *Pipeline) ProcessReader(r io.Reader, contentType string) (*Page, error) {
 	p.init()
-	raw, err := io.ReadAll(io.LimitReader(r, int64(p.cfg.MaxBytes)+1))
+	raw, err := ReadPage(r, p.cfg.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("preprocess: reading the page: %w", err)
 	}
