@@ -679,10 +679,16 @@ func detect(surfs []surface) Language {
 		switch sf.kind {
 		case kindWord:
 			words += n
-			if len(sf.text) > 2*maxFunctionLen || utf8.RuneCountInString(sf.text) < 2 {
+			var m uint32
+			switch l := len(sf.text); {
+			case sf.runes < 2:
 				continue
+			case l <= maxFunctionLen:
+				m = functionWords[sf.text] | suffixMask(sf.text)
+			case l <= 2*maxFunctionLen:
+				m = suffixMask(sf.text)
 			}
-			for m := functionWords[sf.text] | suffixMask(sf.text); m != 0; m &= m - 1 {
+			for ; m != 0; m &= m - 1 {
 				hits[bits.TrailingZeros32(m)] += n
 			}
 		case kindCJK:
