@@ -123,8 +123,11 @@ func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw [
 // and one byte more, so that an over-size page fails with an error wrapping
 // preprocess.ErrTooLarge without being read whole or processed. The bound is
 // a's Options().MaxBytes when a has that method (*preprocess.Pipeline does),
-// else preprocess.DefaultMaxBytes. An error reading body is returned wrapped
-// as it is (errors.Is works on it); body is not closed.
+// else preprocess.DefaultMaxBytes. It reads as preprocess.ReadPage does:
+// into one buffer when body tells its size (a *bytes.Reader, an *os.File),
+// else in chunks copied once, about twice the page at the peak, never
+// io.ReadAll's growth. An error reading body is returned wrapped as it is
+// (errors.Is works on it); body is not closed.
 func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body io.Reader) (*Document, error) {
 	if a == nil {
 		return nil, errorf("neardup: NewDocumentReader %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
@@ -136,7 +139,7 @@ func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body i
 	if o, ok := a.(interface{ Options() preprocess.Options }); ok && o.Options().MaxBytes > 0 {
 		limit = o.Options().MaxBytes
 	}
-	raw, err := io.ReadAll(io.LimitReader(body, int64(limit)+1))
+	raw, err := preprocess.ReadPage(body, limit)
 	if err != nil {
 		return nil, errorf("neardup: document %q: reading the body: %w", id, err)
 	}

@@ -108,6 +108,12 @@ func (o Options) resolve() (Options, error) {
 	if o.Keys < 1 || o.Keys > o.SketchSize {
 		return o, fmt.Errorf("minhash: Options.Keys = %d not in 1..SketchSize: %w", o.Keys, neardup.ErrInvalidOption)
 	}
+	if o.TemplatePages < 0 && o.TemplatePages != NoTemplates {
+		return o, fmt.Errorf("minhash: Options.TemplatePages = %d, want NoTemplates, 0 or more: %w", o.TemplatePages, neardup.ErrInvalidOption)
+	}
+	if o.MaxPostings < 0 && o.MaxPostings != NoLimit {
+		return o, fmt.Errorf("minhash: Options.MaxPostings = %d, want NoLimit, 0 or more: %w", o.MaxPostings, neardup.ErrInvalidOption)
+	}
 	return o, nil
 }
 

@@ -15,6 +15,16 @@ const (
 	DefaultMaxPostings = 256
 )
 
+// Named negative values of options, whose zero means their default.
+const (
+	// NoLimit, as IndexOptions.MaxPostings or Options.MaxPostings, files
+	// any number of sketches under a key: a key is never dropped.
+	NoLimit = -1
+	// NoTemplates, as Options.TemplatePages, turns the per-host template
+	// model off: no block counts as a host's template.
+	NoTemplates = -1
+)
+
 // IndexOptions configures an Index. The zero value selects the defaults.
 type IndexOptions struct {
 	// Keys is the number of a sketch's smallest hashes it is filed under
@@ -25,7 +35,8 @@ type IndexOptions struct {
 	// again), so that the hashes of text that many sets share — a site's
 	// template, boilerplate, a common phrase — cannot make every query
 	// compare with a growing part of the index. Zero means
-	// DefaultMaxPostings; negative means no bound.
+	// DefaultMaxPostings; NoLimit means no bound; other negative values
+	// are invalid.
 	MaxPostings int
 }
 
@@ -68,10 +79,14 @@ type node struct {
 }
 
 // NewIndex returns an empty Index. It returns an error wrapping
-// neardup.ErrInvalidOption for a negative Keys.
+// neardup.ErrInvalidOption for a negative Keys or a negative MaxPostings
+// other than NoLimit.
 func NewIndex(opts IndexOptions) (*Index, error) {
 	if opts.Keys < 0 {
 		return nil, fmt.Errorf("minhash: IndexOptions.Keys = %d < 0: %w", opts.Keys, neardup.ErrInvalidOption)
+	}
+	if opts.MaxPostings < 0 && opts.MaxPostings != NoLimit {
+		return nil, fmt.Errorf("minhash: IndexOptions.MaxPostings = %d, want NoLimit, 0 or more: %w", opts.MaxPostings, neardup.ErrInvalidOption)
 	}
 	x := &Index{}
 	x.init(opts)

@@ -178,8 +178,12 @@ func (j *Judge) content(r *Record, t Template) sample {
 // Options.Keys smallest hashes of its content, that is of its content
 // sketch less the hashes of template blocks (of the whole sketch when all
 // are). Two records with a key in common are candidates for Near. A record
-// parsed from its binary form has no index keys: Keys returns nil.
+// parsed from its binary form has no index keys: Keys returns nil, as it
+// does for a nil record or a nil or zero Judge.
 func (j *Judge) Keys(r *Record, t Template) []uint32 {
+	if j == nil || j.st == nil || r == nil {
+		return nil
+	}
 	f := &r.f
 	if len(f.keys) != len(f.content) {
 		return nil
@@ -197,8 +201,12 @@ func (j *Judge) Keys(r *Record, t Template) []uint32 {
 
 // Near reports whether the pages of records a and b are near-duplicates
 // under the Detector's rules, when at and bt are their hosts' templates,
-// and returns their distance (0 for one text).
+// and returns their distance (0 for one text). A nil record, or a nil or
+// zero Judge, gives distance 1 and false.
 func (j *Judge) Near(a *Record, at Template, b *Record, bt Template) (dist float64, near bool) {
+	if j == nil || j.st == nil || a == nil || b == nil {
+		return 1, false
+	}
 	if a.f.exact == b.f.exact {
 		return 0, true
 	}

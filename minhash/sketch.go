@@ -100,10 +100,13 @@ type Builder struct {
 type entry struct{ hash, tag, key uint32 }
 
 // NewBuilder returns a Builder of sketches of k hashes whose Add takes
-// tokens and sketches their w-token shingles (k ≥ 1, w ≥ 1; other values
-// are raised to 1). With w = 1 every token is an element.
+// tokens and sketches their w-token shingles. k is clamped to
+// 1..MaxSketchSize (a k below 1 is raised to 1, one above MaxSketchSize
+// lowered to it: K reports the k in effect) and w raised to 1, so that no
+// argument allocates beyond a sketch of MaxSketchSize hashes. With w = 1
+// every token is an element.
 func NewBuilder(k, w int) *Builder {
-	k, w = max(k, 1), max(w, 1)
+	k, w = min(max(k, 1), MaxSketchSize), max(w, 1)
 	return &Builder{k: k, w: w, heap: make([]entry, 0, k), in: newSet32(k)}
 }
 
@@ -240,7 +243,8 @@ func (b *Builder) tagged() (s Sketch, tags, keys []uint32) {
 	return s, tags, keys
 }
 
-// SketchOf returns the k-hash sketch of the w-token shingles of tokens.
+// SketchOf returns the k-hash sketch of the w-token shingles of tokens, k
+// and w clamped as NewBuilder clamps them (at most MaxSketchSize hashes).
 func SketchOf(tokens []string, k, w int) Sketch {
 	b := NewBuilder(k, w)
 	for _, t := range tokens {

@@ -75,7 +75,8 @@ type Charset struct {
 //
 // A declaration is checked against the page. A UTF-16 charset in contentType
 // is passed over when the page has no byte-order mark and does not look like
-// UTF-16. A multi-byte encoding that fails on much of the page gives way to
+// UTF-16, and a UTF-8 one when the page looks like UTF-16 (English in UTF-16
+// is valid UTF-8 with a NUL every other byte). A multi-byte encoding that fails on much of the page gives way to
 // detection. A single-byte one (ISO-8859-x, Windows-125x, KOI8, ...: every
 // byte decodes to something, so failures do not show) gives way, when it
 // comes from contentType, to a <meta> charset that names another encoding
@@ -113,6 +114,12 @@ func decode(raw []byte, contentType string, html, all bool) ([]byte, Charset, er
 		return nil, Charset{}, fmt.Errorf("%w: %s data", ErrNotText, f)
 	}
 	enc, cs := declared(raw, label, html)
+	if enc == textunicode.UTF8 && cs.Source != "bom" && controlShare(raw) > MaxControl && looksUTF16(raw) {
+		// UTF-16 without a mark under a UTF-8 header or <meta>: English
+		// in UTF-16 is valid UTF-8 with a NUL every other byte, which no
+		// UTF-8 text has. Detect instead.
+		enc, cs = nil, Charset{}
+	}
 	if enc == textunicode.UTF8 || enc == nil && !utf16ByZeros(raw) {
 		// The common case: UTF-8, declared or not, and valid.
 		body := bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
@@ -612,7 +619,7 @@ var candidates = [...]struct {
 	judge func(prev, r rune) (counts, hit bool)
 }{
 	{"gb18030", commonHan},
-	{"big5", commonHan},
+	{"big5", judgeBig5},
 	{"shift_jis", judgeJapanese},
 	{"euc-jp", judgeJapanese},
 	{"euc-kr", judgeKorean},
@@ -734,6 +741,34 @@ func commonHan(_, r rune) (bool, bool) {
 	}
 	return true, commonHanSet[r]
 }
+
+// judgeBig5 counts Han characters; a hit is a common character of
+// simplified or traditional Chinese (commonHanSet or commonHantSet). The
+// simplified list alone is true of only some three fifths of traditional
+// text, too little to tell a page of Big5 from the mojibake of a wrong
+// single-byte declaration; Korean or Japanese text read as Big5 gives
+// characters of any frequency, rarely common ones.
+func judgeBig5(_, r rune) (bool, bool) {
+	if !unicode.Is(unicode.Han, r) {
+		return r >= 0x80, false
+	}
+	return true, commonHanSet[r] || commonHantSet[r]
+}
+
+// commonHantSet holds commonHantChars.
+var commonHantSet = func() map[rune]bool {
+	m := make(map[rune]bool)
+	for _, r := range commonHantChars {
+		m[r] = true
+	}
+	return m
+}()
+
+// commonHantChars are those of the 600 most frequent Han characters of the
+// traditional Chinese manual pages of Debian's manpages-zh (zh_TW) that
+// commonHanChars lacks: with it they hold 94% of the Han characters of the
+// Debian Reference in traditional Chinese.
+const commonHantChars = "檔案數設選項列資示於引頁值標輸器訊則統冊號執預並配變錄組置序別碼料顯模間述除例返結格符參沒存譯啟換錯描給義寫單許串供型裝含讀連查內線編準稱鍵記套端呼傳轉須匹檢且整函縮請需修語壓伺庫域括退態注效況確詢務否允操視址控跋類刪報透區條狀送支權止欄誌援充網徑翻兩略印護獲儲按環核終介替境束軟規初載擴僅增論試限著助某宏維節訪題集議塊級另輯覽幫源釋複運導排索衝協屬尾具映忽斷簡詳素聯戶順測證隔句閉移遠緩憶壇埠範構根宣致殊超擇夠段製帶客碟遞待適依密際窗層份詞細較復考析驗決享據盤照額磁響零登圍尋臺歷般註停您陣隨驅禁覆敗強恢閱補約圖割斜秒搜硬郵互母專跳蓋概備槽短賴續迴速獨假插賦普哪隱鎖幾掛警籤游優價槓仍壞絕消省採免左飾守雜避右播嘗擬餘阻率味掉易典附達繼遵唯匯歸聲雙觸寒蟬布章虛瞭寬"
 
 // judgeJapanese counts every non-ASCII character; a hit is kana (not the
 // half-width forms, which bytes of other encodings read as Shift_JIS give) or

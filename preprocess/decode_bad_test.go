@@ -21,6 +21,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 	textunicode "golang.org/x/text/encoding/unicode"
 )
 
@@ -290,7 +291,9 @@ func TestDecodeUTF16WithoutBOM(t *testing.T) {
 					t.Errorf("%s, %q…, html %v: %v, %v, %q", name, trunc(text), html, cs, err, trunc(string(out)))
 					continue
 				}
-				for _, ct := range []string{"text/html", "text/html; charset=iso-8859-1"} {
+				// (A UTF-8 header, a server's default, on UTF-16 English was
+				// refused as control bytes.)
+				for _, ct := range []string{"text/html", "text/html; charset=iso-8859-1", "text/plain; charset=utf-8", "text/html; charset=UTF-8"} {
 					want, _ := p.ProcessContent([]byte(src), ct)
 					got, err := p.ProcessContent(raw, ct)
 					if err != nil || got.Text != want.Text {
@@ -362,6 +365,43 @@ func TestDecodeWrongHeaderSources(t *testing.T) {
 		_, cs, err := Decode(c.raw, c.ct, true)
 		if err != nil || cs.Name != c.name || cs.Source != c.from {
 			t.Errorf("Decode(%q…, %q) = %v, %v; want %s from %s", trunc(string(c.raw[:min(60, len(c.raw))])), c.ct, cs, err, c.name, c.from)
+		}
+	}
+}
+
+// A page of traditional Chinese in Big5 under a wrong <meta
+// charset="iso-8859-1"> decodes as Big5, as its UTF-8 twin reads: the
+// simplified list of common characters alone made it Windows-1252 mojibake
+// (a third of its tokens, language en).
+func TestDecodeBig5UnderLatin1Meta(t *testing.T) {
+	src, err := os.ReadFile("testdata/debian-reference-index.zh-tw.latin1-meta.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := encoding.ReplaceUnsupported(traditionalchinese.Big5.NewEncoder()).Bytes(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := traditionalchinese.Big5.NewDecoder().Bytes(raw) // src as Big5 keeps it
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Pipeline
+	want, err := p.Process(twin)
+	if err != nil || want.Language != Chinese || len(want.Tokens) < 300 {
+		t.Fatalf("UTF-8 twin: %v, language %s, %d tokens", err, want.Language, len(want.Tokens))
+	}
+	for _, ct := range []string{"", "text/html", "text/html; charset=iso-8859-1"} {
+		got, err := p.ProcessContent(raw, ct)
+		if err != nil || got.Text != want.Text || got.Language != Chinese || !slices.Equal(got.Tokens, want.Tokens) {
+			n := 0
+			if got != nil {
+				n = len(got.Tokens)
+			}
+			t.Errorf("Big5 under %q: %v, %d tokens, want %d", ct, err, n, len(want.Tokens))
+		}
+		if _, cs, err := Decode(raw, ct, true); err != nil || cs.Name != "big5" {
+			t.Errorf("Decode(Big5 page, %q) = %v, %v; want big5", ct, cs, err)
 		}
 	}
 }

@@ -61,10 +61,13 @@
 //     fast path); Han/Kana and Hangul runs become overlapping character
 //     bigrams (a lone character a unigram); a script change ends a token.
 //  7. Language: Options.Language, or DetectLanguage: mostly Han/Kana gives
-//     zh or ja, Hangul ko; otherwise English unless another snowball language
-//     (fr, es, ru, sv, no, hu) has clearly more stop-word hits.
+//     zh or ja, Hangul ko; otherwise the language of SupportedLanguages
+//     whose function words the page uses clearly more than any other's, or
+//     Undetermined (too few words, code, two related languages alike),
+//     whose words get English's stop list and stemmer.
 //  8. Stop words (IsStopWord): the language's snowball list (English adds
-//     contraction fragments and a few modals), plus Options.ExtraStopWords;
+//     contraction fragments and a few modals) or, for a language snowball
+//     does not stem, its function words, plus Options.ExtraStopWords;
 //     CJK unigrams of function characters (的 了 是 在 和 ...) and bigrams
 //     made only of them. Latin words in zh/ja/ko pages use the English list.
 //     Words shorter than MinTokenLen runes or longer than MaxTokenLen bytes

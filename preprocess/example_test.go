@@ -12,7 +12,7 @@ func Example() {
 	page, err := p.Process([]byte(`<html><head><title>Crawling</title>
 <script>track()</script></head><body>
 <h1>Web crawling</h1>
-<p>A crawler downloads web pages, e.g. news pages. Crawlers revisit pages daily!</p>
+<p>A crawler downloads web pages, e.g. news pages. Crawlers revisit the pages that they have seen daily!</p>
 </body></html>`))
 	if err != nil {
 		fmt.Println(err)
@@ -28,8 +28,8 @@ func Example() {
 	// en
 	// - Web crawling
 	// - A crawler downloads web pages, e.g. news pages.
-	// - Crawlers revisit pages daily!
-	// web crawl crawler download web page news page crawler revisit page daili
+	// - Crawlers revisit the pages that they have seen daily!
+	// web crawl crawler download web page news page crawler revisit page seen daili
 	// [{page 3} {crawler 2} {web 2}]
 }
 

@@ -11,7 +11,9 @@ import (
 )
 
 // Languages the pipeline knows. The first seven have a snowball stemmer and
-// stop list; zh, ja and ko are analysed as CJK character bigrams.
+// stop list; zh, ja and ko are analysed as CJK character bigrams; the others
+// (German to Greek) have a stop list of their function words and no
+// stemmer.
 const (
 	English   Language = "en"
 	French    Language = "fr"
@@ -23,6 +25,36 @@ const (
 	Chinese   Language = "zh"
 	Japanese  Language = "ja"
 	Korean    Language = "ko"
+
+	German     Language = "de"
+	Dutch      Language = "nl"
+	Italian    Language = "it"
+	Portuguese Language = "pt"
+	Catalan    Language = "ca"
+	Romanian   Language = "ro"
+	Danish     Language = "da"
+	Finnish    Language = "fi"
+	Polish     Language = "pl"
+	Czech      Language = "cs"
+	Turkish    Language = "tr"
+	Indonesian Language = "id"
+	Vietnamese Language = "vi"
+	Ukrainian  Language = "uk"
+	Serbian    Language = "sr"
+	Bulgarian  Language = "bg"
+	Greek      Language = "el"
+
+	// Undetermined ("und", BCP 47's tag for an undetermined language) is
+	// what DetectLanguage returns, and Page.Language holds, when no
+	// language is clear enough: too few words, hardly any function words
+	// (names, numbers, code, tables), or two languages about as likely.
+	// The words of an Undetermined page are analysed as the Latin words of
+	// a CJK page are, with English's stop list and stemmer: such pages are
+	// most often English, and two releases of one page that fall on either
+	// side of the threshold (an API index, a page of constants) then keep
+	// the same tokens. A page confidently in another language is never
+	// given English's rules. Options.Language does not take it.
+	Undetermined Language = "und"
 )
 
 // snowballLangs lists the languages with a snowball stemmer, in the order
@@ -32,7 +64,9 @@ var snowballLangs = [...]Language{English, French, Spanish, Russian, Swedish, No
 // SupportedLanguages returns the languages Options.Language accepts, in a
 // fixed order. The slice is new on every call.
 func SupportedLanguages() []Language {
-	return []Language{English, French, Spanish, Russian, Swedish, Norwegian, Hungarian, Chinese, Japanese, Korean}
+	return []Language{English, French, Spanish, Russian, Swedish, Norwegian, Hungarian, Chinese, Japanese, Korean,
+		German, Dutch, Italian, Portuguese, Catalan, Romanian, Danish, Finnish, Polish, Czech, Turkish,
+		Indonesian, Vietnamese, Ukrainian, Serbian, Bulgarian, Greek}
 }
 
 func isSupported(l Language) bool {
@@ -56,10 +90,11 @@ func snowballIndex(l Language) int {
 
 // wordLanguage is the language whose stop list and stemmer apply to the
 // non-CJK words of a page in language l: Latin-script words in Chinese,
-// Japanese or Korean pages are nearly always English (commands, names).
+// Japanese or Korean pages are nearly always English (commands, names), and
+// so are the words of an Undetermined page (see Undetermined).
 func wordLanguage(l Language) Language {
 	switch l {
-	case Chinese, Japanese, Korean:
+	case Chinese, Japanese, Korean, Undetermined:
 		return English
 	}
 	return l
@@ -87,7 +122,9 @@ func stemFunc(i int) func(string, bool) string {
 }
 
 // IsStopWord reports whether the lower-cased word w is a stop word of
-// language l. For CJK languages w is a character unigram or bigram: a
+// language l: snowball's list for the seven languages it stems, the
+// function words DetectLanguage counts for the other languages of
+// SupportedLanguages; English's for Undetermined. For CJK languages w is a character unigram or bigram: a
 // unigram is a stop word when it is a function character (的 了 是 在 和 ...,
 // or a Japanese particle), a bigram when both its characters are; for words
 // in Latin script IsStopWord(zh, w) == IsStopWord(en, w).
@@ -111,6 +148,9 @@ func IsStopWord(l Language, w string) bool {
 		return norwegian.IsStopWord(w)
 	case Hungarian:
 		return hungarian.IsStopWord(w)
+	}
+	if i := detectIndex(l); i >= 0 {
+		return functionWords[w]&(1<<i) != 0
 	}
 	return false
 }

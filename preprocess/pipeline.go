@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math/bits"
 	"mime"
 	"slices"
 	"strings"
@@ -78,7 +79,7 @@ func (p *Pipeline) Options() Options {
 // change to this package makes the same page under the same Options give
 // other text, sentences, tokens or terms, so that saved features (a
 // detector's snapshot) record what made them; see Settings.
-const Version = 1
+const Version = 2
 
 // Settings returns a canonical description of what gives p's pages their
 // features: Version and the options that change a page's tokens or terms
@@ -150,10 +151,10 @@ func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error)
 
 // ProcessReader reads a page from r, at most MaxBytes of it (more is an
 // error wrapping ErrTooLarge, after reading one byte past the limit), and
-// processes it as ProcessContent does.
+// processes it as ProcessContent does. It reads as ReadPage does.
 func (p *Pipeline) ProcessReader(r io.Reader, contentType string) (*Page, error) {
 	p.init()
-	raw, err := io.ReadAll(io.LimitReader(r, int64(p.cfg.MaxBytes)+1))
+	raw, err := ReadPage(r, p.cfg.MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("preprocess: reading the page: %w", err)
 	}
@@ -675,22 +676,43 @@ func hasAlnum(s string) bool {
 	return false
 }
 
+// Thresholds of detect's confidence: the most likely language must have
+// at least minDetectHits function words, and at least
+// max(minDetectLead, hits/detectLeadDiv) more than the next one.
+const (
+	minDetectHits  = 4
+	minDetectLead  = 3
+	detectLeadDiv  = 12
+	maxFunctionLen = 16 // bytes: no function word is longer (suffixMask reads words of twice that)
+)
+
 // detect chooses the language of a page from its distinct raw tokens: CJK
 // when Han/Kana/Hangul characters are at least half as many as other words
 // (then ja when Kana is at least a fifth of Han+Kana, ko when Hangul
-// dominates, else zh); otherwise English unless another snowball language has
-// at least three stop-word hits and half again as many as English.
-// One-letter words are ignored: they are stop words in too many languages.
+// dominates, else zh); otherwise the language of detectLangs whose function
+// words occur most often, when it leads clearly (see minDetectHits), else
+// Undetermined. One-letter words are not counted: they are function words
+// in too many languages.
 func detect(surfs []surface) Language {
-	var words, cjk, kana, hangul, en int
+	var words, cjk, kana, hangul int
+	var hits [len(detectLangs)]int
 	for i := range surfs {
 		sf := &surfs[i]
 		n := int(sf.count)
 		switch sf.kind {
 		case kindWord:
 			words += n
-			if len(sf.text) > 1 && isEnglishStop(sf.text) {
-				en += n
+			var m uint32
+			switch l := len(sf.text); {
+			case sf.runes < 2:
+				continue
+			case l <= maxFunctionLen:
+				m = functionWords[sf.text] | suffixMask(sf.text)
+			case l <= 2*maxFunctionLen:
+				m = suffixMask(sf.text)
+			}
+			for ; m != 0; m &= m - 1 {
+				hits[bits.TrailingZeros32(m)] += n
 			}
 		case kindCJK:
 			r, _ := utf8.DecodeRuneInString(sf.text)
@@ -714,32 +736,31 @@ func detect(surfs []surface) Language {
 		}
 		return Chinese
 	}
-	if words == 0 || 6*en >= words {
-		return English
-	}
-	var hits [len(snowballLangs)]int
-	for i := range surfs {
-		sf := &surfs[i]
-		if sf.kind != kindWord || len(sf.text) > 16 || utf8.RuneCountInString(sf.text) < 2 {
-			continue
-		}
-		for li := 1; li < len(snowballLangs); li++ {
-			if IsStopWord(snowballLangs[li], sf.text) {
-				hits[li] += int(sf.count)
-			}
-		}
-	}
-	best := 0
+	best, second := 0, -1
 	for li := 1; li < len(hits); li++ {
-		if hits[li] >= 3 && 2*hits[li] >= 3*en && hits[li] > hits[best] {
-			best = li
+		switch {
+		case hits[li] > hits[best]:
+			best, second = li, best
+		case second < 0 || hits[li] > hits[second]:
+			second = li
 		}
 	}
-	return snowballLangs[best]
+	h := hits[best]
+	if h < minDetectHits || h-hits[second] < max(minDetectLead, h/detectLeadDiv) {
+		return Undetermined
+	}
+	return detectLangs[best].lang
 }
 
 // DetectLanguage returns the language Process would analyse text as when
-// Options.Language is "" (see Pipeline for the rule).
+// Options.Language is "": zh, ja or ko for text mostly in Han, Kana or
+// Hangul; otherwise the language of SupportedLanguages whose function words
+// (articles, prepositions, conjunctions, pronouns, auxiliary verbs) the
+// text uses most, when it uses them clearly more than those of any other
+// language, and Undetermined when it does not (too few words, a text of
+// names, numbers or code, or two related languages about as likely), so
+// that a page is not stemmed with another language's rules.
+// docs/BENCHMARKS.md gives its accuracy per language.
 func DetectLanguage(text string) Language {
 	s := newScratch()
 	s.collect(text, DefaultMaxTerms, 0, 0)

@@ -8,7 +8,7 @@ func TestSettings(t *testing.T) {
 	if zero.Settings() != def.Settings() {
 		t.Errorf("MaxBytes and StemCacheSize changed Settings: %q, %q", zero.Settings(), def.Settings())
 	}
-	want := "preprocess v1 language=detect stopwords=true stem=true extra=[] mintokenlen=2 maxtokenlen=64 maxtokens=262144"
+	want := "preprocess v2 language=detect stopwords=true stem=true extra=[] mintokenlen=2 maxtokenlen=64 maxtokens=262144"
 	if got := zero.Settings(); got != want {
 		t.Errorf("Settings() = %q, want %q", got, want)
 	}

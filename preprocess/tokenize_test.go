@@ -99,24 +99,39 @@ func TestPipelineStopAndStem(t *testing.T) {
 }
 
 func TestDetectLanguage(t *testing.T) {
-	cases := []struct {
-		text string
-		want Language
-	}{
-		{"通过使用虚拟系统，我们能在单个机器上同时运行多个系统。参见 Debian wiki 的系统虚拟化。", Chinese},
-		{"操作系统级的容器虚拟化，加上内核级的支持，比如 LXC (Linux Containers), Docker, systemd-nspawn(1)", Chinese},
-		{"日本語のテキストは、ひらがなとカタカナと漢字で書かれています。", Japanese},
-		{"한국어 텍스트는 한글로 씁니다.", Korean},
-		{"The quick brown fox jumps over the lazy dog and runs into the forest.", English},
-		{"Le chat est sur la table et il dort dans la maison avec les enfants.", French},
-		{"El perro está en la casa y los niños juegan con él en el jardín.", Spanish},
-		{"Я не знаю, что он делает в этом доме, но мы его видим.", Russian},
-		{"Det är en bok som jag har läst och den är mycket bra.", Swedish},
-		{"12345 67890", English},
-		{"", English},
+	type tc struct {
+		text      string
+		want, alt Language // alt: also right (a short text may be Undetermined)
+	}
+	cases := []tc{
+		{"通过使用虚拟系统，我们能在单个机器上同时运行多个系统。参见 Debian wiki 的系统虚拟化。", Chinese, ""},
+		{"操作系统级的容器虚拟化，加上内核级的支持，比如 LXC (Linux Containers), Docker, systemd-nspawn(1)", Chinese, ""},
+		{"日本語のテキストは、ひらがなとカタカナと漢字で書かれています。", Japanese, ""},
+		{"한국어 텍스트는 한글로 씁니다.", Korean, ""},
+		{"The quick brown fox jumps over the lazy dog and runs into the forest.", English, ""},
+		{"Le chat est sur la table et il dort dans la maison avec les enfants.", French, ""},
+		{"El perro está en la casa y los niños juegan con él en el jardín.", Spanish, ""},
+		{"Я не знаю, что он делает в этом доме, но мы его видим.", Russian, ""},
+		{"Det är en bok som jag har läst och den är mycket bra.", Swedish, ""},
+		// Cyrillic pages of languages other than Russian were English.
+		{"Ця програма дозволяє переглянути вміст файлу, але вона не змінює його, якщо ви не вкажете інший параметр.", Ukrainian, ""},
+		{"Тази програма показва съдържанието на файла, но не го променя, ако не зададете друг параметър.", Bulgarian, Undetermined},
+		{"Ovo je slobodan softver koji se može koristiti i menjati, ali bez ikakve garancije.", Undetermined, ""},
+		{"Dette program viser indholdet af filen, men det ændrer ikke noget, hvis du ikke beder om det.", Danish, Undetermined},
+		{"Dieses Programm zeigt den Inhalt der Datei an, aber es ändert nichts, wenn Sie es nicht wollen.", German, ""},
+		// A Javadoc class hierarchy page, which was Norwegian ("for", "java" ...).
+		{"org.yaml.snakeyaml.events Class Hierarchy (SnakeYAML 1.33 API) JavaScript is disabled on your browser. " +
+			"Skip navigation links Overview Package Class Use Tree Deprecated Index Help SEARCH: Hierarchy For Package " +
+			"org.yaml.snakeyaml.events Package Hierarchies: All Packages Class Hierarchy java.lang. Object " +
+			"org.yaml.snakeyaml.events. Event org.yaml.snakeyaml.events. CollectionEndEvent org.yaml.snakeyaml.events. " +
+			"MappingEndEvent Enum Hierarchy java.lang. Object java.lang. Enum <E> (implements java.lang. Comparable <T>, " +
+			"java.lang.constant.Constable, java.io. Serializable ) org.yaml.snakeyaml.events. Event.ID Copyright © 2008–2023. " +
+			"All rights reserved.", English, Undetermined},
+		{"12345 67890", Undetermined, ""},
+		{"", Undetermined, ""},
 	}
 	for _, c := range cases {
-		if got := DetectLanguage(c.text); got != c.want {
+		if got := DetectLanguage(c.text); got != c.want && (c.alt == "" || got != c.alt) {
 			t.Errorf("DetectLanguage(%q) = %q, want %q", c.text, got, c.want)
 		}
 	}
@@ -190,7 +205,8 @@ func TestNewInvalidOptions(t *testing.T) {
 	bad := []Options{
 		{MaxBytes: -1},
 		{Language: "english"},
-		{Language: "de"},
+		{Language: "xx"},
+		{Language: Undetermined},
 		{MinTokenLen: -1},
 		{MaxTokenLen: -2},
 		{MaxTokens: -1},

@@ -131,15 +131,18 @@ func TestShortDocuments(t *testing.T) {
 	}
 }
 
-func TestDissimilarityNaN(t *testing.T) {
+// TestDissimilarityInvalid: nil vectors, vectors of different M and an
+// unknown Form give +Inf (never NaN, which compares false both ways).
+func TestDissimilarityInvalid(t *testing.T) {
 	a, _ := NewVector([]string{"a"}, 3)
 	b, _ := NewVector([]string{"a"}, 4)
 	for _, c := range []struct {
 		x, y *Vector
 		f    Form
-	}{{a, b, Equation}, {nil, a, Equation}, {a, a, Form(9)}, {a, b, Normalized}, {a, nil, Normalized}} {
-		if got := Dissimilarity(c.x, c.y, c.f); !math.IsNaN(got) {
-			t.Errorf("Dissimilarity(%p, %p, %v) = %v, want NaN", c.x, c.y, c.f, got)
+	}{{a, b, Equation}, {nil, a, Equation}, {nil, nil, Equation}, {nil, nil, TableForm}, {nil, nil, Normalized},
+		{a, a, Form(9)}, {a, b, Normalized}, {a, nil, Normalized}} {
+		if got := Dissimilarity(c.x, c.y, c.f); !math.IsInf(got, 1) {
+			t.Errorf("Dissimilarity(%p, %p, %v) = %v, want +Inf", c.x, c.y, c.f, got)
 		}
 	}
 }

@@ -69,15 +69,16 @@ func (f Form) String() string {
 }
 
 // Dissimilarity returns the weighted dissimilarity of a and b in form f.
-// It is 0 for identical vectors and symmetric. It returns NaN, which is never
-// below a threshold, when a or b is nil, when they were built with different
-// M, or when f is not a Form of this package.
+// It is 0 for identical vectors and symmetric. It returns +Inf, which is
+// never below a threshold, when a or b is nil (Dissimilarity(nil, nil)
+// too), when they were built with different M, or when f is not a Form of
+// this package; never NaN.
 //
 // Equation and Normalized cost one merge of the two sorted vectors,
 // O(a.Len() + b.Len()), TableForm O(M); none allocates.
 func Dissimilarity(a, b *Vector, f Form) float64 {
 	if a == nil || b == nil || a.m != b.m {
-		return math.NaN()
+		return math.Inf(1)
 	}
 	if (a.sampled() || b.sampled()) && f != TableForm {
 		return estimate(a, b, f)
@@ -90,7 +91,7 @@ func Dissimilarity(a, b *Vector, f Form) float64 {
 	case Normalized:
 		return normalized(a, b)
 	}
-	return math.NaN()
+	return math.Inf(1)
 }
 
 // equation computes Eq. (1) as Ta + Tb − 2·Σ_{shared p} min(sa(p), sb(p)),
@@ -256,7 +257,7 @@ func estimate(a, b *Vector, f Form) float64 {
 		}
 	}
 	if sa+sb == 0 {
-		return math.NaN() // cannot happen: a sample holds the pattern at its cut
+		return math.Inf(1) // cannot happen: a sample holds the pattern at its cut
 	}
 	d := max(0, (sa+sb-2*shared)/(sa+sb))
 	if f == Equation {

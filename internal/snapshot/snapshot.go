@@ -347,22 +347,40 @@ func (sr *Reader) Raw(n int) []byte {
 	return b
 }
 
-// Uvarint reads an unsigned varint.
+// Uvarint reads an unsigned varint. Only the canonical encoding, the
+// shortest (as Writer.Uvarint writes it), is accepted: a varint with
+// trailing zero groups (0x80 0x00 for 0), or one that overflows 64 bits,
+// fails with ErrCorrupt, so that one value has one encoding and a
+// snapshot that reads is the one a writer would write.
 func (sr *Reader) Uvarint() uint64 {
-	x, err := binary.ReadUvarint(sr)
-	if err != nil {
-		sr.fail(err)
-		return 0
+	var x uint64
+	for i, shift := 0, uint(0); i < binary.MaxVarintLen64; i, shift = i+1, shift+7 {
+		b, err := sr.ReadByte()
+		if err != nil {
+			return 0 // ReadByte recorded it
+		}
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				break // overflow
+			}
+			if b == 0 && i > 0 {
+				sr.Fail("non-canonical varint (%d bytes, a trailing zero group) at byte %d", i+1, sr.n-1)
+				return 0
+			}
+			return x | uint64(b)<<shift
+		}
+		x |= uint64(b&0x7f) << shift
 	}
-	return x
+	sr.Fail("varint overflows 64 bits at byte %d", sr.n)
+	return 0
 }
 
-// Varint reads a signed varint.
+// Varint reads a signed (zig-zag) varint, canonical as Uvarint requires.
 func (sr *Reader) Varint() int64 {
-	x, err := binary.ReadVarint(sr)
-	if err != nil {
-		sr.fail(err)
-		return 0
+	ux := sr.Uvarint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
 	return x
 }

@@ -2,7 +2,9 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"strings"
 	"testing"
@@ -168,8 +170,76 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		sr.Text()
-		sr.Float32()
-		sr.Close() // errors are fine; panics and huge allocations are not
+		text, x := sr.Text(), sr.Float32()
+		if _, err := sr.Close(); err != nil {
+			return // errors are fine; panics and huge allocations are not
+		}
+		// What reads is what a writer writes: one encoding per value.
+		var again bytes.Buffer
+		sw := NewWriter(&again, "k", []Param{{"a", "b"}})
+		sw.Text(text)
+		sw.Float32(x)
+		sw.Close()
+		if !bytes.Equal(again.Bytes(), data[:again.Len()]) {
+			t.Fatalf("read %q %v from %x, which writes back as %x", text, x, data, again.Bytes())
+		}
 	})
+}
+
+// TestCanonicalVarints: an overlong varint (trailing zero groups) is
+// ErrCorrupt even under a valid checksum, in the header and in the body,
+// signed and unsigned; canonical varints up to 64 bits still read, and a
+// tenth byte beyond 64 bits is ErrCorrupt.
+func TestCanonicalVarints(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		raw    []byte
+		signed bool
+	}{
+		{"0 in two bytes", []byte{0x80, 0x00}, false},
+		{"3 in three bytes", []byte{0x83, 0x80, 0x00}, false},
+		{"300 in three bytes", []byte{0xac, 0x82, 0x00}, false},
+		{"signed -1 in two bytes", []byte{0x81, 0x00}, true},
+		{"over 64 bits", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, false},
+		{"eleven bytes", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, false},
+	} {
+		snap := write(t, "k", nil, func(sw *Writer) { sw.Raw(c.raw) }) // Raw keeps the checksum right
+		sr, err := NewReader(bytes.NewReader(snap), "k", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.signed {
+			sr.Varint()
+		} else {
+			sr.Uvarint()
+		}
+		if _, err := sr.Close(); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s (%x): Close = %v, want ErrCorrupt", c.name, c.raw, err)
+		}
+	}
+	// The header's version 1 written as 0x81 0x00, checksum recomputed.
+	good := write(t, "k", nil, func(sw *Writer) {})
+	head := append([]byte(Magic), 0x81, 0x00)
+	bad := append(head, good[len(Magic)+1:len(good)-4]...)
+	bad = binary.LittleEndian.AppendUint32(bad, crc32.ChecksumIEEE(bad))
+	if _, err := NewReader(bytes.NewReader(bad), "k", nil); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("overlong version: NewReader = %v, want ErrCorrupt", err)
+	}
+	snap := write(t, "k", nil, func(sw *Writer) {
+		sw.Uvarint(0)
+		sw.Uvarint(math.MaxUint64)
+		sw.Varint(math.MinInt64)
+		sw.Varint(math.MaxInt64)
+		sw.Varint(-1)
+	})
+	sr, err := NewReader(bytes.NewReader(snap), "k", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b, c, d, e := sr.Uvarint(), sr.Uvarint(), sr.Varint(), sr.Varint(), sr.Varint(); a != 0 || b != math.MaxUint64 || c != math.MinInt64 || d != math.MaxInt64 || e != -1 {
+		t.Errorf("canonical varints read as %d %d %d %d %d", a, b, c, d, e)
+	}
+	if _, err := sr.Close(); err != nil {
+		t.Errorf("canonical varints: %v", err)
+	}
 }
