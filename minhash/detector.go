@@ -57,7 +57,7 @@ type Options struct {
 	HostPageDistance float64
 	// TemplatePages is the number of kept pages of a host a block must be
 	// in to count as the host's template; zero means DefaultTemplatePages,
-	// negative turns the per-host template model off.
+	// NoTemplates turns the per-host template model off.
 	TemplatePages int
 	// SketchSize and PageSketchSize are the hashes kept of a page's content
 	// and of the whole page (1..MaxSketchSize); zero means the defaults.
@@ -66,7 +66,7 @@ type Options struct {
 	// DefaultShingleWidth.
 	ShingleWidth int
 	// Keys and MaxPostings configure the candidate index (IndexOptions);
-	// zero means the defaults.
+	// zero means the defaults, MaxPostings NoLimit no bound.
 	Keys, MaxPostings int
 }
 

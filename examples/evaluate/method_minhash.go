@@ -21,7 +21,7 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	rkeys := fs.Int("rkeys", 0, "minhash: index keys per page (0 = default)")
 	rw := fs.Int("rw", 0, "minhash: tokens per shingle (0 = default)")
 	rh := fs.Float64("rh", minhash.DefaultHostPageDistance, "minhash: whole-page distance two pages of one host must also be below (1 = no such rule)")
-	rmax := fs.Int("rmax", 0, "minhash: pages an index key may be filed under before it stops being a key (0 = default, negative = no bound)")
+	rmax := fs.Int("rmax", 0, "minhash: pages an index key may be filed under before it stops being a key (0 = default, -1 = no bound)")
 	opts := func(c float64) minhash.Options {
 		return minhash.Options{ContentDistance: c, PageDistance: *rp, ContentGuard: *rg, TemplatePages: *rt,
 			SketchSize: *rk, PageSketchSize: *rpk, Keys: *rkeys, ShingleWidth: *rw, MaxPostings: *rmax, HostPageDistance: *rh}
