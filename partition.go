@@ -188,7 +188,13 @@ func (pd *Partitioned) MatchOrAddContext(ctx context.Context, d *Document) ([]Ma
 
 // matchOrAdd is MatchOrAdd under pd.addMu.
 func (pd *Partitioned) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
+	if err := checkDoc("Partitioned.MatchOrAdd", d); err != nil {
+		return nil, false, err
+	}
 	ms, err := pd.match(ctx, d)
+	if err == nil && OwnPage(d.ID, ms) {
+		return nil, true, nil // its own page: see MatchAdder
+	}
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}

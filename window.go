@@ -203,8 +203,14 @@ func (w *Window) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, er
 	if err := w.evict(ctx); err != nil {
 		return nil, false, err
 	}
+	if err := checkDoc("Window.MatchOrAdd", d); err != nil {
+		return nil, false, err
+	}
 	ms, err := matchWith(ctx, w.inner, d)
-	if ms = w.live(ms); err != nil || len(ms) > 0 {
+	if ms = w.live(ms); err == nil && OwnPage(d.ID, ms) {
+		return nil, true, nil // its own page: see MatchAdder
+	}
+	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
 	if err := addWith(ctx, w.inner, d); err != nil {
