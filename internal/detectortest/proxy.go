@@ -13,7 +13,7 @@ import (
 )
 
 // DropProxy forwards loopback connections to a redis-server and drops the
-// reply of every third distinct EVAL or EVALSHA command it forwards,
+// reply of every third (or DropEvery) distinct EVAL or EVALSHA command it forwards,
 // closing the client's connection instead, so that the go-redis client
 // retries the command after the server ran it. A command re-sent with the
 // same bytes (a retry) is answered.
@@ -22,6 +22,7 @@ type DropProxy struct {
 	target string
 
 	mu      sync.Mutex
+	every   int                 // drop the reply of every every-th command (3 unless set)
 	evals   int                 // distinct EVAL/EVALSHA commands seen
 	dropped map[[32]byte]bool   // the commands whose reply was dropped
 	retried int                 // commands seen again after their reply was dropped
@@ -37,11 +38,20 @@ func StartDropProxy(t testing.TB, target string) *DropProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &DropProxy{ln: ln, target: target, dropped: map[[32]byte]bool{}, conns: map[net.Conn]func(){}}
+	p := &DropProxy{ln: ln, target: target, every: 3, dropped: map[[32]byte]bool{}, conns: map[net.Conn]func(){}}
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
 	return p
+}
+
+// DropEvery makes the proxy drop the reply of every n-th distinct script
+// command from now on (every third until it is called); n < 1 drops
+// none.
+func (p *DropProxy) DropEvery(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.every = n
 }
 
 // Addr returns the proxy's address.
@@ -129,7 +139,7 @@ func (p *DropProxy) decide(raw []byte) bool {
 		return false
 	}
 	p.evals++
-	if p.evals%3 == 0 {
+	if p.every > 0 && p.evals%p.every == 0 {
 		p.dropped[sum] = true
 		return true
 	}

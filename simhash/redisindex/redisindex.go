@@ -338,16 +338,21 @@ func matches(res []any) ([]neardup.Match, error) {
 }
 
 // wrap wraps an error of the client: a repository made with another T_B
-// as neardup.ErrInvalidOption, every other one as ErrRedis.
+// as neardup.ErrInvalidOption, data the scripts found corrupt as
+// neardup.ErrCorrupt, every other one as ErrRedis.
 func wrap(op, id string, err error) error {
-	if strings.Contains(err.Error(), "NEARDUP_K") {
-		msg := err.Error()
-		if _, m, ok := strings.Cut(msg, "NEARDUP_K "); ok {
-			msg = m
+	for _, c := range []struct {
+		code string
+		err  error
+	}{{"NEARDUP_K", neardup.ErrInvalidOption}, {"NEARDUP_CORRUPT", neardup.ErrCorrupt}} {
+		if _, msg, ok := strings.Cut(err.Error(), c.code+" "); ok {
+			return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), msg, c.err)
 		}
-		return fmt.Errorf("redisindex: %s %q: %s: %w", op, id, msg, neardup.ErrInvalidOption)
 	}
-	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
+	if errors.Is(err, neardup.ErrCorrupt) {
+		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
+	}
+	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)
 }
 
 // spreadErr returns the error of a spread call: the document's own errors
@@ -358,7 +363,7 @@ func spreadErr(op, id string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, neardup.ErrDuplicateID), errors.Is(err, neardup.ErrUnknownID):
-		return fmt.Errorf("redisindex: %s %q: %w", op, id, err)
+		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
 	}
 	return wrap(op, id, err)
 }
@@ -426,6 +431,9 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
+	if err := detector.CheckID("redisindex", "Add", d.ID); err != nil {
+		return err
+	}
 	if det.spread {
 		_, _, err := det.spreadWrite(ctx, d, fp, modeAdd)
 		return spreadErr("Add", d.ID, err)
@@ -435,7 +443,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	case err != nil:
 		return wrap("Add", d.ID, err)
 	case n == 0:
-		return fmt.Errorf("redisindex: Add %q: %w", d.ID, neardup.ErrDuplicateID)
+		return fmt.Errorf("redisindex: Add %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	}
 	return nil
 }
@@ -460,6 +468,9 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := detector.CheckID("redisindex", "MatchOrAdd", d.ID); err != nil {
+		return nil, false, err
+	}
 	if det.spread {
 		ms, kept, err := det.spreadWrite(ctx, d, fp, modeMatchOrAdd)
 		return ms, kept, spreadErr("MatchOrAdd", d.ID, err)
@@ -469,7 +480,7 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 		return nil, false, wrap("MatchOrAdd", d.ID, err)
 	}
 	if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
-		return nil, false, fmt.Errorf("redisindex: MatchOrAdd %q: %w", d.ID, neardup.ErrDuplicateID)
+		return nil, false, fmt.Errorf("redisindex: MatchOrAdd %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	}
 	ms, err := matches(res)
 	return ms, err == nil && len(ms) == 0, err
@@ -493,6 +504,9 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	}
 	fp, err := simhash.Of(d)
 	if err != nil {
+		return nil, false, err
+	}
+	if err := detector.CheckID("redisindex", "Replace", d.ID); err != nil {
 		return nil, false, err
 	}
 	if det.spread {
@@ -527,7 +541,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	case err != nil:
 		return wrap("Remove", id, err)
 	case n == 0:
-		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 	}
 	return nil
 }
@@ -554,7 +568,7 @@ func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint
 		return 0, false, wrap("Lookup", id, err)
 	}
 	if len(entry) != entrySize {
-		return 0, false, fmt.Errorf("redisindex: Lookup %q: entry of %d bytes: %w", id, len(entry), ErrRedis)
+		return 0, false, fmt.Errorf("redisindex: Lookup %s: entry of %d bytes: %w", detector.QuoteID(id), len(entry), neardup.ErrCorrupt)
 	}
 	return simhash.Fingerprint(binary.BigEndian.Uint64(entry)), true, nil
 }

@@ -307,6 +307,14 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		// any more), with a context of its own: a call cut off by its
 		// context still cleans up when Redis answers. After a commit or a
 		// match the call returns at once and this runs on.
+		if err != nil {
+			// A lease whose reply was lost is the attempt's too, unmarked:
+			// give back every key the token may hold, so that the call's
+			// next attempt (or the caller's retry) does not wait for it.
+			for i := range held {
+				held[i] = true
+			}
+		}
 		finish := func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
@@ -352,6 +360,9 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		}
 		if mode == modeReplace {
 			ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == d.ID })
+		}
+		if mode == modeMatchOrAdd && neardup.OwnPage(d.ID, ms) {
+			return nil, true, nil // its own page, committed: nothing changes
 		}
 		if len(ms) > 0 {
 			if mode == modeReplace {
@@ -530,7 +541,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string) error {
 		return err
 	}
 	if len(e) != entrySize {
-		return fmt.Errorf("%w: entry of %d bytes", ErrRedis, len(e))
+		return fmt.Errorf("%w: entry of %d bytes", neardup.ErrCorrupt, len(e))
 	}
 	det.clean(ctx, e)
 	return nil
