@@ -261,12 +261,19 @@ func newCall() string {
 }
 
 // wrap wraps an error of the client: a repository made with other options
-// as neardup.ErrInvalidOption, every other one as ErrRedis.
+// as neardup.ErrInvalidOption, data the scripts or the client found corrupt
+// as neardup.ErrCorrupt, every other one as ErrRedis.
 func wrap(op, id string, err error) error {
 	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CFG "); ok {
-		return fmt.Errorf("redisindex: %s %q: %s: %w", op, id, m, neardup.ErrInvalidOption)
+		return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), m, neardup.ErrInvalidOption)
 	}
-	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
+	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CORRUPT "); ok {
+		return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), m, neardup.ErrCorrupt)
+	}
+	if errors.Is(err, neardup.ErrCorrupt) {
+		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
+	}
+	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)
 }
 
 func u32s(vs []uint32) string {
@@ -311,11 +318,11 @@ func checkLengths(id string, r *minhash.Record) error {
 func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
 	f, ok := splitEntry(e)
 	if !ok {
-		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", ErrRedis, len(e))
+		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", neardup.ErrCorrupt, len(e))
 	}
 	r, err := det.judge.ParseRecord([]byte(f.rec))
 	if err != nil {
-		return "", nil, fmt.Errorf("redisindex: entry of %q: %w: %w", f.id, ErrRedis, err)
+		return "", nil, fmt.Errorf("redisindex: entry of %s: %w", detector.QuoteID(f.id), err) // wraps neardup.ErrCorrupt
 	}
 	return f.id, r, nil
 }
@@ -474,7 +481,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		return nil, true, nil
 	}
 	if len(res) != 8 {
-		return nil, false, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
+		return nil, false, fmt.Errorf("redisindex: %s %s: %w: reply of %d values", op, detector.QuoteID(d.ID), ErrRedis, len(res))
 	}
 	seen, _ := res[0].(int64)
 	own, _ := res[5].(int64)
@@ -500,7 +507,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		}
 	}
 	if len(res) != 6 {
-		return nil, false, fmt.Errorf("redisindex: %s %q: %w: candidates reply of %d values", op, d.ID, ErrRedis, len(res))
+		return nil, false, fmt.Errorf("redisindex: %s %s: %w: candidates reply of %d values", op, detector.QuoteID(d.ID), ErrRedis, len(res))
 	}
 	es, _ := res[0].([]any)
 	hosts, _ := res[1].([]any)
@@ -508,7 +515,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	handles, _ := res[3].([]any)
 	if v, _ := res[4].(string); v != theme.version() && len(es) > 0 {
 		if _, ok := res[5].([]any); !ok {
-			return nil, false, fmt.Errorf("redisindex: %s %q: %w: theme set of version %s not sent", op, d.ID, ErrRedis, v)
+			return nil, false, fmt.Errorf("redisindex: %s %s: %w: theme set of version %s not sent", op, detector.QuoteID(d.ID), ErrRedis, v)
 		}
 		theme = &themeSet{v, set(res[5])}
 		det.theme.Store(theme)
@@ -652,6 +659,19 @@ func (det *Detector) record(d *neardup.Document) (*minhash.Record, error) {
 	return det.judge.Record(d)
 }
 
+// writable returns d's record, or the error of a document the method
+// cannot judge or keep (its ID empty or over neardup.MaxIDLen bytes).
+func (det *Detector) writable(op string, d *neardup.Document) (*minhash.Record, error) {
+	r, err := det.record(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := detector.CheckID("redisindex", op, d.ID); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // MatchContext is Match with a context.
 func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	r, err := det.record(d)
@@ -694,7 +714,7 @@ func (det *Detector) Add(d *neardup.Document) error {
 
 // AddContext is Add with a context.
 func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
-	r, err := det.record(d)
+	r, err := det.writable("Add", d)
 	if err != nil {
 		return err
 	}
@@ -742,7 +762,7 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 }
 
 func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Document, replacing bool) ([]neardup.Match, bool, error) {
-	r, err := det.record(d)
+	r, err := det.writable(op, d)
 	if err != nil {
 		return nil, false, err
 	}
@@ -754,6 +774,9 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 		rd, added, err := det.readPage(ctx, op, d, r, replacing, call)
 		if err != nil || added {
 			return nil, added, err
+		}
+		if !replacing && neardup.OwnPage(d.ID, rd.matches) {
+			return nil, true, nil // its own page: nothing changes (neardup.MatchAdder)
 		}
 		if len(rd.matches) > 0 {
 			if replacing && rd.own != 0 {
@@ -770,7 +793,7 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 			return nil, added, err
 		}
 	}
-	return nil, false, fmt.Errorf("redisindex: %s %q: %w (%d attempts)", op, d.ID, ErrContended, maxAttempts)
+	return nil, false, fmt.Errorf("redisindex: %s %s: %w (%d attempts)", op, detector.QuoteID(d.ID), ErrContended, maxAttempts)
 }
 
 // remember records the first verdict of a page not kept (m, the kept page
@@ -807,17 +830,17 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 		return false, wrap(op, d.ID, err)
 	}
 	if len(res) == 0 {
-		return false, fmt.Errorf("redisindex: %s %q: %w: empty reply", op, d.ID, ErrRedis)
+		return false, fmt.Errorf("redisindex: %s %s: %w: empty reply", op, detector.QuoteID(d.ID), ErrRedis)
 	}
 	switch res[0] {
 	case "added":
 		return true, nil
 	case "dup":
-		return false, fmt.Errorf("redisindex: %s %q: %w", op, d.ID, neardup.ErrDuplicateID)
+		return false, fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	case "conflict":
 		return false, nil
 	}
-	return false, fmt.Errorf("redisindex: %s %q: %w: reply %v", op, d.ID, ErrRedis, res)
+	return false, fmt.Errorf("redisindex: %s %s: %w: reply %v", op, detector.QuoteID(d.ID), ErrRedis, res)
 }
 
 // Remove forgets id.
@@ -834,8 +857,11 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	}
 	if det.opts.Spread {
 		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) || err == nil && len(h) != 8 {
-			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
+		}
+		if err == nil && len(h) != 8 {
+			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
 		}
 		if err != nil {
 			return wrap("Remove", id, err)
@@ -847,7 +873,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	case err != nil:
 		return wrap("Remove", id, err)
 	case n == 0:
-		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 	}
 	return nil
 }
@@ -859,8 +885,11 @@ func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 	}
 	if det.opts.Spread {
 		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) || err == nil && len(h) != 8 {
+		if errors.Is(err, redis.Nil) {
 			return false, nil
+		}
+		if err == nil && len(h) != 8 {
+			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
 		}
 		if err != nil {
 			return false, wrap("Contains", id, err)

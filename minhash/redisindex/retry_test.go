@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -88,6 +89,39 @@ func TestDroppedReplies(t *testing.T) {
 					t.Errorf("Remove %s: %v", id, err)
 				}
 			}
+		})
+	}
+}
+
+// A call whose reply is lost and that the client does not re-send fails;
+// the crawler's own retry, a new call, is told its page is kept, never
+// that it duplicates itself (detectortest.LostReplies), on one slot and
+// spread.
+func TestLostReplies(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			c, prefix := client(t)
+			p := detectortest.StartDropProxy(t, addr)
+			if spread {
+				p.DropEvery(100) // a spread write sends 40 to 50 scripts
+			}
+			flakyClient := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: -1})
+			t.Cleanup(func() { flakyClient.Close() })
+			o := Options{Client: flakyClient, Prefix: prefix, Spread: spread, LeaseTTL: 200 * time.Millisecond}
+			flaky, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Client = c
+			direct, _ := New(o)
+			detectortest.LostReplies(t, detectortest.LostSpec{
+				Flaky:  flaky,
+				Direct: direct,
+				Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+					return det.(*Detector).Contains(context.Background(), id)
+				},
+				Seed: 37,
+			})
 		})
 	}
 }
