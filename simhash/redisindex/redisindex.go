@@ -170,6 +170,19 @@ type Options struct {
 	// call. It excludes SingleSlot; every process sharing a Prefix must
 	// agree on it: the keys differ. It also works on one server.
 	Spread bool
+	// ReplicaAck is how many replicas must have a write call's changes
+	// before the call answers: after each write script the client sends
+	// Redis WAIT on the connection that ran it. Zero (the default) waits
+	// for none, and a failover can then lose what the primary acknowledged
+	// and had not yet sent (docs/fleet.md gives the window and the cost).
+	// It needs a *redis.Client or a *redis.ClusterClient, and is not
+	// served with Spread.
+	ReplicaAck int
+	// ReplicaTimeout bounds that wait; zero means DefaultReplicaTimeout.
+	// A call whose changes fewer replicas acknowledged in time returns an
+	// error wrapping ErrNotReplicated: they are on the primary, and may be
+	// lost by a failover.
+	ReplicaTimeout time.Duration
 	// LeaseTTL is how long a write call of a Spread repository may hold a
 	// block key before another call may take it over (a call that died
 	// holds its keys this long); zero means DefaultLeaseTTL. A call that
@@ -248,6 +261,25 @@ func New(o Options) (*Detector, error) {
 		}
 		if o.LeaseTTL == 0 {
 			o.LeaseTTL = DefaultLeaseTTL
+		}
+	}
+	if o.ReplicaAck < 0 || o.ReplicaTimeout < 0 {
+		return nil, fmt.Errorf("redisindex: New: negative ReplicaAck or ReplicaTimeout: %w", neardup.ErrInvalidOption)
+	}
+	if o.ReplicaAck > 0 {
+		switch o.Client.(type) {
+		case *redis.Client, *redis.ClusterClient:
+		default:
+			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
+		}
+		if o.Spread {
+			return nil, fmt.Errorf("redisindex: New: ReplicaAck with Spread: %w", neardup.ErrInvalidOption)
+		}
+		if o.ReplicaTimeout == 0 {
+			o.ReplicaTimeout = DefaultReplicaTimeout
+		}
+		if o.ReplicaTimeout < time.Millisecond { // WAIT 0 would wait for ever
+			return nil, fmt.Errorf("redisindex: New: ReplicaTimeout %v below a millisecond: %w", o.ReplicaTimeout, neardup.ErrInvalidOption)
 		}
 	}
 	if o.LeaseTTL < 0 || o.LeaseTTL > 0 && o.LeaseTTL < time.Millisecond {
@@ -438,7 +470,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 		_, _, err := det.spreadWrite(ctx, d, fp, modeAdd)
 		return spreadErr("Add", d.ID, err)
 	}
-	n, err := addScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
+	n, err := det.run(ctx, addScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Add", d.ID, err)
@@ -475,7 +507,7 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 		ms, kept, err := det.spreadWrite(ctx, d, fp, modeMatchOrAdd)
 		return ms, kept, spreadErr("MatchOrAdd", d.ID, err)
 	}
-	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
+	res, err := det.run(ctx, matchOrAddScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("MatchOrAdd", d.ID, err)
 	}
@@ -513,7 +545,7 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 		ms, kept, err := det.spreadWrite(ctx, d, fp, modeReplace)
 		return ms, kept, spreadErr("Replace", d.ID, err)
 	}
-	res, err := replaceScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
+	res, err := det.run(ctx, replaceScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("Replace", d.ID, err)
 	}
@@ -536,7 +568,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.spread {
 		return spreadErr("Remove", id, det.spreadRemove(ctx, id))
 	}
-	n, err := removeScript.Run(ctx, det.client, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
+	n, err := det.run(ctx, removeScript, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Remove", id, err)
