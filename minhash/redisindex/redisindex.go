@@ -128,6 +128,20 @@ type Options struct {
 	// call's ID for the client's retries; zero means DefaultCallTTL. A call
 	// whose context has a later deadline keeps it until then and a second.
 	CallTTL time.Duration
+	// ReplicaAck is how many replicas must have a write's changes before
+	// the call goes on: after each script that may write (a read that may
+	// keep its page, a commit, a Remove; with Spread each filing of a new
+	// page and its commit, so that no page is committed before its filings
+	// are on the replicas) the client sends Redis WAIT on the connection
+	// that ran it. Zero (the default) waits for none, and a failover can
+	// then lose what the primary acknowledged and had not yet sent
+	// (docs/fleet.md gives the window and the cost).
+	ReplicaAck int
+	// ReplicaTimeout bounds each wait; zero means DefaultReplicaTimeout. A
+	// call whose changes fewer replicas acknowledged in time returns an
+	// error wrapping ErrNotReplicated: they are on the primary, and may be
+	// lost by a failover.
+	ReplicaTimeout time.Duration
 }
 
 // Detector is a minhash near-duplicate detector whose kept pages live in
@@ -200,6 +214,22 @@ func New(o Options) (*Detector, error) {
 	}
 	if o.LeaseTTL == 0 {
 		o.LeaseTTL = DefaultLeaseTTL
+	}
+	if o.ReplicaAck < 0 || o.ReplicaTimeout < 0 {
+		return nil, fmt.Errorf("redisindex: New: negative ReplicaAck or ReplicaTimeout: %w", neardup.ErrInvalidOption)
+	}
+	if o.ReplicaAck > 0 {
+		switch o.Client.(type) {
+		case *redis.Client, *redis.ClusterClient:
+		default:
+			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
+		}
+		if o.ReplicaTimeout == 0 {
+			o.ReplicaTimeout = DefaultReplicaTimeout
+		}
+		if o.ReplicaTimeout < time.Millisecond { // WAIT 0 would wait for ever
+			return nil, fmt.Errorf("redisindex: New: ReplicaTimeout %v below a millisecond: %w", o.ReplicaTimeout, neardup.ErrInvalidOption)
+		}
 	}
 	if o.LeaseTTL < 10*time.Millisecond {
 		return nil, fmt.Errorf("redisindex: New: LeaseTTL %v below 10 ms: %w", o.LeaseTTL, neardup.ErrInvalidOption)
@@ -465,7 +495,13 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	theme := det.theme.Load()
 	a := det.writeArgs(ctx, call, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
 		u32s(r.IndexKeys()), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
-	res, err := readScript.Run(ctx, det.client, det.keys(), a...).Slice()
+	var run *redis.Cmd
+	if call != "" { // it may keep the page
+		run = det.run(ctx, readScript, det.keys(), a...)
+	} else {
+		run = readScript.Run(ctx, det.client, det.keys(), a...)
+	}
+	res, err := run.Slice()
 	if err != nil {
 		return nil, false, wrap(op, d.ID, err)
 	}
@@ -825,7 +861,7 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 		rep = 1
 	}
 	a := det.writeArgs(ctx, call, seen, e, rep)
-	res, err := commitScript.Run(ctx, det.client, det.keys(), a...).Slice()
+	res, err := det.run(ctx, commitScript, det.keys(), a...).Slice()
 	if err != nil {
 		return false, wrap(op, d.ID, err)
 	}
@@ -868,7 +904,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 		}
 		return det.spreadRemove(ctx, id, binary.BigEndian.Uint64([]byte(h)), newCall())
 	}
-	n, err := removeScript.Run(ctx, det.client, det.keys(), det.writeArgs(ctx, newCall(), id)...).Int()
+	n, err := det.run(ctx, removeScript, det.keys(), det.writeArgs(ctx, newCall(), id)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Remove", id, err)

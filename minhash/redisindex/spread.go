@@ -756,7 +756,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
 	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
-		return sc.Run(ctx, det.client, keys, args...).Result()
+		return det.run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
 	}
 	// The record, and the intent to count its blocks, due when the leases
 	// expire: on the host's shard that is past the deadline on the

@@ -27,7 +27,7 @@ func TestReplicaAck(t *testing.T) {
 	if addr == "" {
 		detectortest.Unavailable(t, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis()
+	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0")
 	if primary == "" {
 		t.Fatal(why)
 	}
@@ -117,7 +117,7 @@ func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
 		detectortest.Unavailable(b, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis()
+	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0")
 	if primary == "" {
 		b.Fatal(why)
 	}
