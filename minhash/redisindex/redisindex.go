@@ -34,8 +34,13 @@
 //
 // Retries: the write scripts carry a random call ID and record their
 // result under it (Prefix:m3:c:<id>, for Options.CallTTL), so a call the
-// client re-sends after a lost reply is answered, not run again: a page is
-// never told it is a near-duplicate of itself.
+// client re-sends after a lost reply is answered, not run again. A call
+// that failed may or may not have kept its page; call it again: a page
+// kept under its own ID with its text is answered "added" with no matches
+// (neardup.MatchAdder), so a page is never told it is a near-duplicate of
+// itself. Bad stored data (a posting or ID naming no record, a record cut
+// short or in no state) is an error wrapping neardup.ErrCorrupt, never a
+// verdict. Options.ReplicaAck makes each write wait for replicas.
 //
 // On Redis Cluster, pass a *redis.ClusterClient and set either
 // Options.SingleSlot — the prefix becomes a hash tag, every key of the

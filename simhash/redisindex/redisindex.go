@@ -35,13 +35,18 @@
 // writes records its result under that ID (Prefix:2:c:<id>, expiring after
 // Options.CallTTL or the call's deadline and a second, whichever is later);
 // a re-sent call finds the record and returns the recorded result without
-// running again. So a retried MatchOrAdd is never told its page is a
-// near-duplicate of itself, and a retried Add or Remove never returns
-// ErrDuplicateID or ErrUnknownID for its own success. A MatchOrAdd that
-// found matches writes nothing and records nothing: re-run, it answers
-// from the repository as it is then. A call that returns an error (its
-// context done, the retries spent) may or may not have run; Match or
-// Lookup tells which.
+// running again. So a retried Add or Remove never returns ErrDuplicateID
+// or ErrUnknownID for its own success. A MatchOrAdd that found matches
+// writes nothing and records nothing: re-run, it answers from the
+// repository as it is then. A call that returns an error (its context
+// done, the retries spent) may or may not have run; call it again: a
+// MatchOrAdd or Replace of a page kept under its own ID (the same
+// fingerprint) is answered "added" with no matches and changes nothing
+// (neardup.MatchAdder), so no page is ever told it duplicates itself.
+//
+// Bad stored data (a handle with no ID, a block key cut short, an entry of
+// another size) is an error wrapping neardup.ErrCorrupt, never a verdict.
+// Options.ReplicaAck makes each write wait for replicas (Redis WAIT).
 //
 // On Redis Cluster, set Options.SingleSlot and pass a *redis.ClusterClient:
 // the prefix becomes a hash tag, so every key of the repository falls in one
