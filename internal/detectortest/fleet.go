@@ -263,3 +263,64 @@ func LostReplies(t *testing.T, s LostSpec) {
 		}
 	}
 }
+
+// FaultSpec describes the repository under test for Faults.
+type FaultSpec struct {
+	// Faulty is a detector whose connections go through a DropProxy set to
+	// DropRate, with its client's own retries (go-redis re-sends a command
+	// whose reply was lost).
+	Faulty FleetDetector
+	// Direct reaches the same repository without faults.
+	Direct FleetDetector
+	// Kept reports whether det's repository keeps id.
+	Kept func(det FleetDetector, id string) (bool, error)
+	// Tries bounds the calls of a page (a crawler's retries).
+	Tries int
+	// Seed seeds the groups.
+	Seed uint64
+}
+
+// Faults offers the pages of 20 near-duplicate groups of 3 through Faulty
+// with MatchOrAdd, each page until a call answers, and fails t when one
+// does not within s.Tries calls. It returns how many calls each page took
+// (a histogram: tries[n] pages answered at call n). Then, through Direct,
+// each group keeps exactly one page, and every page reported added is kept.
+func Faults(t *testing.T, s FaultSpec) (tries []int) {
+	t.Helper()
+	groups := Groups(t, nil, GroupSpec{Seed: s.Seed, Groups: 20, Members: 3, Sentences: func(int) int { return 12 }})
+	tries = make([]int, s.Tries+1)
+	added := map[string]bool{}
+	ctx := context.Background()
+	for _, g := range groups {
+		for _, d := range g {
+			for try := 1; ; try++ {
+				ms, ok, err := s.Faulty.MatchOrAddContext(ctx, d)
+				if err == nil {
+					NotSelf(t, 0, d, ms)
+					if ok {
+						added[d.ID] = true
+					}
+					tries[try]++
+					break
+				}
+				if try == s.Tries {
+					t.Errorf("MatchOrAdd(%s): no answer in %d calls, the last %v", d.ID, try, err)
+					tries[0]++
+					break
+				}
+			}
+		}
+	}
+	for gi, g := range groups {
+		ms, err := s.Direct.Match(g[0])
+		if err != nil || len(ms) != 1 {
+			t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
+		}
+	}
+	for id := range added {
+		if ok, err := s.Kept(s.Direct, id); err != nil || !ok {
+			t.Errorf("%s was reported added and is not kept (%v)", id, err)
+		}
+	}
+	return tries
+}

@@ -429,7 +429,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id stri
 		xs, vs, handle_ *redis.StringCmd
 	)
 	hostKeys := s.hostKeys(r.Host())
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.Get(ctx, s.cfg())
 		if len(fields) > 0 {
 			hc = p.HMGet(ctx, hostKeys[0], fields...)
@@ -516,7 +516,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 		return nil, nil
 	}
 	cmds := make([]*redis.StringCmd, len(handles))
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, h := range handles {
 			cmds[i] = p.Get(ctx, det.spread.record(h))
 		}
@@ -540,7 +540,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 // skip's).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64) ([]string, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range keys {
 			cmds[i] = p.HGet(ctx, det.spread.keyBucket(k), u32s([]uint32{k}))
 		}
@@ -571,7 +571,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
 	hosts := map[string]*redis.StringSliceCmd{}
 	theme := map[uint32]*redis.SliceCmd{}
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		for h, bs := range blocks {
 			hosts[h] = p.SMembers(ctx, det.spread.host(h)+":T")
 			for _, b := range bs {
@@ -859,6 +859,42 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 // noScript reports whether err is the server's answer to a script it does
 // not have (a pipeline sends scripts by their hash).
 func noScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }
+
+// readPipelined runs the reads fn queues in one pipeline and then, up to
+// eight rounds while ctx lasts, the reads whose reply was lost again in a
+// pipeline of their own: a lost reply (a broken connection) fails the
+// command it answered and those after it, while those before keep their
+// replies, so under faults a long pipeline costs a few more round trips
+// instead of failing whole each time go-redis re-sends it. Only for
+// commands that may be sent twice (reads). It returns the first error of
+// the commands but a missing key's.
+func (det *Detector) readPipelined(ctx context.Context, fn func(p redis.Pipeliner) error) ([]redis.Cmder, error) {
+	cmds, _ := det.client.Pipelined(ctx, fn)
+	for range 8 {
+		var lost []redis.Cmder
+		for _, c := range cmds {
+			var reply redis.Error // an error the server answered: not lost
+			if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !errors.As(e, &reply) {
+				lost = append(lost, c)
+			}
+		}
+		if len(lost) == 0 || ctx.Err() != nil {
+			break
+		}
+		det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, c := range lost {
+				p.Process(ctx, c)
+			}
+			return nil
+		})
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
+			return cmds, e
+		}
+	}
+	return cmds, nil
+}
 
 // pipeErr returns the first error of a pipeline's commands but a missing
 // key's and a missing script's (err is the pipeline's).
