@@ -96,7 +96,8 @@ func replicaAck(t *testing.T, spread bool) {
 }
 
 // BenchmarkReplicaAck measures MatchOrAdd of new pages (each kept) on a
-// loopback primary with one replica, with ReplicaAck 0 and 1, on one slot:
+// loopback primary with one replica, with ReplicaAck 0 and 1, on one slot
+// and spread:
 // the cost of waiting for the replica. Reports p50 and p99 in µs.
 func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
@@ -113,15 +114,19 @@ func BenchmarkReplicaAck(b *testing.B) {
 	defer c.Close()
 	const pages = 2000
 	groups := detectortest.Groups(b, nil, detectortest.GroupSpec{Seed: 40, Groups: pages, Members: 2, Sentences: func(int) int { return 12 }})
-	for _, ack := range []int{0, 1} {
-		b.Run(fmt.Sprint("ack=", ack), func(b *testing.B) {
+	for _, mode := range []struct {
+		spread bool
+		ack    int
+	}{{false, 0}, {false, 1}, {true, 0}, {true, 1}} {
+		spread, ack := mode.spread, mode.ack
+		b.Run(fmt.Sprintf("spread=%v/ack=%d", spread, ack), func(b *testing.B) {
 			lat := make([]time.Duration, 0, b.N)
 			n := 0
 			var det *Detector
 			for b.Loop() {
 				if n%pages == 0 { // a fresh repository: every page new
 					var err error
-					det, err = New(Options{Client: c, Prefix: fmt.Sprintf("bench-ack%d-%d-%d", ack, n, time.Now().UnixNano()), ReplicaAck: ack})
+					det, err = New(Options{Client: c, Prefix: fmt.Sprintf("bench-ack%d-%d-%d", ack, n, time.Now().UnixNano()), Spread: spread, ReplicaAck: ack})
 					if err != nil {
 						b.Fatal(err)
 					}

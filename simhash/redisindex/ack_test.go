@@ -22,8 +22,14 @@ import (
 // page). Without ReplicaAck the call answers with the replica stopped, and
 // a failover to that replica (the primary killed, the replica promoted)
 // loses the page it acknowledged, while the page of the call that failed
-// was never reported added.
+// was never reported added. On one slot and spread.
 func TestReplicaAck(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) { replicaAck(t, spread) })
+	}
+}
+
+func replicaAck(t *testing.T, spread bool) {
 	if addr == "" {
 		detectortest.Unavailable(t, "redis-server", noServer)
 	}
@@ -39,7 +45,7 @@ func TestReplicaAck(t *testing.T) {
 	rc := redis.NewClient(&redis.Options{Addr: replica})
 	defer rc.Close()
 	ctx := context.Background()
-	o := Options{Client: pc, Prefix: "ack", MaxDistance: 6, ReplicaAck: 1, ReplicaTimeout: 300 * time.Millisecond}
+	o := Options{Client: pc, Prefix: "ack", MaxDistance: 6, Spread: spread, ReplicaAck: 1, ReplicaTimeout: 300 * time.Millisecond}
 	acked, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -47,8 +53,9 @@ func TestReplicaAck(t *testing.T) {
 	o.ReplicaAck = 0
 	plain, _ := New(o)
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 38, Groups: 12, Members: 2})
+	fromReplica, _ := New(Options{Client: rc, Prefix: "ack", MaxDistance: 6, Spread: spread})
 	onReplica := func(id string) bool {
-		ok, err := rc.HExists(ctx, acked.prefix+":ids", id).Result()
+		_, ok, err := fromReplica.Lookup(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,10 +105,13 @@ func TestReplicaAck(t *testing.T) {
 	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := New(Options{Client: rc, Prefix: "ack", MaxDistance: 6})
+	after := fromReplica
 	for _, gr := range g[:11] {
 		if _, ok, err := after.Lookup(ctx, gr[0].ID); err != nil || !ok {
 			t.Errorf("after the failover %s, acknowledged with ReplicaAck, is lost (%v)", gr[0].ID, err)
+		}
+		if ms, err := after.Match(gr[1]); err != nil || len(ms) != 1 || ms[0].ID != gr[0].ID {
+			t.Errorf("after the failover %s is matched by %v (%v), want %s", gr[1].ID, ms, err, gr[0].ID)
 		}
 	}
 	// Without ReplicaAck the page may or may not survive: on loopback a
@@ -111,8 +121,8 @@ func TestReplicaAck(t *testing.T) {
 }
 
 // BenchmarkReplicaAck measures MatchOrAdd of new pages (each a write) on a
-// loopback primary with one replica, with ReplicaAck 0 and 1: the cost of
-// waiting for the replica. Reports p50 and p99 in µs.
+// loopback primary with one replica, with ReplicaAck 0 and 1, on one slot
+// and spread: the cost of waiting for the replica. Reports p50 and p99 in µs.
 func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
 		detectortest.Unavailable(b, "redis-server", noServer)
@@ -128,15 +138,19 @@ func BenchmarkReplicaAck(b *testing.B) {
 	defer c.Close()
 	const pages = 2000
 	groups := detectortest.Groups(b, nil, detectortest.GroupSpec{Seed: 39, Groups: pages, Members: 2, Sentences: func(int) int { return 12 }})
-	for _, ack := range []int{0, 1} {
-		b.Run(fmt.Sprint("ack=", ack), func(b *testing.B) {
+	for _, mode := range []struct {
+		spread bool
+		ack    int
+	}{{false, 0}, {false, 1}, {true, 0}, {true, 1}} {
+		spread, ack := mode.spread, mode.ack
+		b.Run(fmt.Sprintf("spread=%v/ack=%d", spread, ack), func(b *testing.B) {
 			lat := make([]time.Duration, 0, b.N)
 			n := 0
 			var det *Detector
 			for b.Loop() {
 				if n%pages == 0 { // a fresh repository: every page new
 					var err error
-					det, err = New(Options{Client: c, Prefix: fmt.Sprintf("bench-ack%d-%d-%d", ack, n, time.Now().UnixNano()), MaxDistance: 3, ReplicaAck: ack})
+					det, err = New(Options{Client: c, Prefix: fmt.Sprintf("bench-ack%d-%d-%d", ack, n, time.Now().UnixNano()), MaxDistance: 3, Spread: spread, ReplicaAck: ack})
 					if err != nil {
 						b.Fatal(err)
 					}

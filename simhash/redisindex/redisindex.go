@@ -180,8 +180,9 @@ type Options struct {
 	// Redis WAIT on the connection that ran it. Zero (the default) waits
 	// for none, and a failover can then lose what the primary acknowledged
 	// and had not yet sent (docs/fleet.md gives the window and the cost).
-	// It needs a *redis.Client or a *redis.ClusterClient, and is not
-	// served with Spread.
+	// With Spread the appends of a new page and its commit wait, so that
+	// no page is committed before its entries are on the replicas. It
+	// needs a *redis.Client or a *redis.ClusterClient.
 	ReplicaAck int
 	// ReplicaTimeout bounds that wait; zero means DefaultReplicaTimeout.
 	// A call whose changes fewer replicas acknowledged in time returns an
@@ -276,9 +277,6 @@ func New(o Options) (*Detector, error) {
 		case *redis.Client, *redis.ClusterClient:
 		default:
 			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
-		}
-		if o.Spread {
-			return nil, fmt.Errorf("redisindex: New: ReplicaAck with Spread: %w", neardup.ErrInvalidOption)
 		}
 		if o.ReplicaTimeout == 0 {
 			o.ReplicaTimeout = DefaultReplicaTimeout

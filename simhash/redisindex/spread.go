@@ -400,7 +400,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 				args = append(args, x.entry)
 			}
 		}
-		n, err := appendScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"}, args...).Int()
+		n, err := det.run(ctx, appendScript, []string{keys[i], keys[i] + ":l"}, args...).Int() // on the replicas before the commit, with ReplicaAck
 		return n != 0, err
 	})
 	if err != nil {
@@ -413,7 +413,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		dead = true
 		return nil, false, errDied
 	}
-	res, err := commitScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
+	res, err := det.run(ctx, commitScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
 		d.ID, h, entry, token, det.recordTTL(ctx).Milliseconds(), replace).Text()
 	switch {
 	case err != nil:
@@ -532,7 +532,7 @@ func (det *Detector) clean(ctx context.Context, entry string) {
 func (det *Detector) spreadRemove(ctx context.Context, id string) error {
 	b := bucketOf(id)
 	call := newCall()
-	e, err := spreadRemoveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
+	e, err := det.run(ctx, spreadRemoveScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
 		id, det.recordTTL(ctx).Milliseconds()).Text()
 	if errors.Is(err, redis.Nil) {
 		return neardup.ErrUnknownID
