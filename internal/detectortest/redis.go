@@ -139,17 +139,20 @@ func Stop(t testing.TB, addr string) (signal func(syscall.Signal)) {
 }
 
 // StartReplica starts a redis-server replicating the one at primary (as
-// StartRedis does, with args) and waits until its link to the primary is
-// up. It fails t when it cannot.
+// StartRedis does, with args, in a directory of the test's own for the
+// copy it loads) and waits until its link to the primary is up and the
+// primary counts it online (WAIT counts only online replicas). It fails t
+// when it cannot.
 func StartReplica(t testing.TB, primary string, args ...string) (addr string, stop func()) {
 	t.Helper()
 	host, port, _ := strings.Cut(primary, ":")
-	addr, stop, why := StartRedis(append([]string{"--replicaof", host, port}, args...)...)
+	addr, stop, why := StartRedis(append([]string{"--replicaof", host, port, "--dir", t.TempDir()}, args...)...)
 	if addr == "" {
 		t.Fatalf("replica of %s: %s", primary, why)
 	}
 	for range 250 {
-		if strings.Contains(command(addr, "INFO replication"), "master_link_status:up") {
+		if strings.Contains(command(addr, "INFO replication"), "master_link_status:up") &&
+			strings.Contains(command(primary, "INFO replication"), ",state=online,") {
 			return addr, stop
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -32,7 +32,7 @@ func replicaAck(t *testing.T, spread bool) {
 	if addr == "" {
 		detectortest.Unavailable(t, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0")
+	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
 	if primary == "" {
 		t.Fatal(why)
 	}
@@ -44,11 +44,13 @@ func replicaAck(t *testing.T, spread bool) {
 	rc := redis.NewClient(&redis.Options{Addr: replica})
 	defer rc.Close()
 	ctx := context.Background()
-	o := Options{Client: pc, Prefix: "ack", Spread: spread, ReplicaAck: 1, ReplicaTimeout: 300 * time.Millisecond}
+	o := Options{Client: pc, Prefix: "ack", Spread: spread, ReplicaAck: 1, ReplicaTimeout: 5 * time.Second}
 	det, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.ReplicaTimeout = 300 * time.Millisecond // for the calls made with the replica stopped
+	impatient, _ := New(o)
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 39, Groups: 10, Members: 2})
 	var added []int
 	for i, gr := range g[:8] {
@@ -59,7 +61,7 @@ func replicaAck(t *testing.T, spread bool) {
 	}
 	signal := detectortest.Stop(t, replica)
 	d := g[8][0]
-	if _, ok, err := det.MatchOrAdd(d); ok || !errors.Is(err, ErrNotReplicated) {
+	if _, ok, err := impatient.MatchOrAdd(d); ok || !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", ok, err)
 	}
 	signal(syscall.SIGCONT)
@@ -68,7 +70,7 @@ func replicaAck(t *testing.T, spread bool) {
 	}
 	added = append(added, 8)
 	signal = detectortest.Stop(t, replica)
-	if _, ok, err := det.MatchOrAdd(g[9][0]); ok || !errors.Is(err, ErrNotReplicated) {
+	if _, ok, err := impatient.MatchOrAdd(g[9][0]); ok || !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", ok, err)
 	}
 	detectortest.Kill(t, primary)
@@ -103,7 +105,7 @@ func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
 		detectortest.Unavailable(b, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0")
+	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", b.TempDir())
 	if primary == "" {
 		b.Fatal(why)
 	}

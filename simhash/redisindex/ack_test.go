@@ -33,7 +33,7 @@ func replicaAck(t *testing.T, spread bool) {
 	if addr == "" {
 		detectortest.Unavailable(t, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0")
+	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
 	if primary == "" {
 		t.Fatal(why)
 	}
@@ -45,11 +45,13 @@ func replicaAck(t *testing.T, spread bool) {
 	rc := redis.NewClient(&redis.Options{Addr: replica})
 	defer rc.Close()
 	ctx := context.Background()
-	o := Options{Client: pc, Prefix: "ack", MaxDistance: 6, Spread: spread, ReplicaAck: 1, ReplicaTimeout: 300 * time.Millisecond}
+	o := Options{Client: pc, Prefix: "ack", MaxDistance: 6, Spread: spread, ReplicaAck: 1, ReplicaTimeout: 5 * time.Second}
 	acked, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.ReplicaTimeout = 300 * time.Millisecond // for the calls made with the replica stopped
+	impatient, _ := New(o)
 	o.ReplicaAck = 0
 	plain, _ := New(o)
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 38, Groups: 12, Members: 2})
@@ -71,7 +73,7 @@ func replicaAck(t *testing.T, spread bool) {
 	}
 	signal := detectortest.Stop(t, replica)
 	d := g[10][0]
-	if _, added, err := acked.MatchOrAdd(d); added || !errors.Is(err, ErrNotReplicated) || !errors.Is(err, ErrRedis) {
+	if _, added, err := impatient.MatchOrAdd(d); added || !errors.Is(err, ErrNotReplicated) || !errors.Is(err, ErrRedis) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", added, err)
 	}
 	lost := g[11][0]
@@ -97,7 +99,7 @@ func replicaAck(t *testing.T, spread bool) {
 		t.Fatalf("MatchOrAdd(gone) = %v, %v", added, err)
 	}
 	refused := g[10][1]
-	if _, _, err := acked.Replace(&neardup.Document{ID: "refused", Page: refused.Page}); !errors.Is(err, ErrNotReplicated) {
+	if _, _, err := impatient.Replace(&neardup.Document{ID: "refused", Page: refused.Page}); !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("Replace with the replica stopped: %v, want ErrNotReplicated", err)
 	}
 	detectortest.Kill(t, primary)
@@ -127,7 +129,7 @@ func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
 		detectortest.Unavailable(b, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0")
+	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", b.TempDir())
 	if primary == "" {
 		b.Fatal(why)
 	}
