@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
@@ -268,7 +269,7 @@ func (w *Window) remove(ctx context.Context, id string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.byID[id]; !ok {
-		return errorf("neardup: Window: Remove %q: %w", id, ErrUnknownID)
+		return errorf("neardup: Window: Remove %s: %w", docid.Quote(id), ErrUnknownID)
 	}
 	if err := w.forget(ctx, id); err != nil {
 		return err
@@ -389,7 +390,7 @@ func (w *Window) Restore(r io.Reader) (install func(), n int64, err error) {
 		id := sr.Text()
 		t := sr.Int(math.MinInt64, math.MaxInt64)
 		if _, dup := byID[id]; dup && sr.Err() == nil {
-			sr.Fail("ID %q twice", id)
+			sr.Fail("ID %s twice", docid.Quote(id))
 		}
 		seq := uint64(len(order)) + 1
 		byID[id] = windowEntry{seq: seq, added: time.Unix(0, t)}

@@ -524,11 +524,11 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 			break
 		}
 		if _, dup := ids[id]; dup {
-			sr.Fail("ID %q kept twice", id)
+			sr.Fail("ID %s kept twice", QuoteID(id))
 			break
 		}
 		if err := store.Insert(h, f); err != nil {
-			sr.Fail("ID %q: %v", id, err)
+			sr.Fail("ID %s: %v", QuoteID(id), err)
 			break
 		}
 		ids[id] = h
