@@ -276,9 +276,9 @@ type Remover interface {
 // matches, so a Replace retried after a lost reply or an error whose write
 // landed answers as the call it retries did: kept = true and no matches for
 // a page that call kept (unless a near-duplicate was kept meanwhile by a
-// plain Add, which checks nothing). The in-process detectors (and
-// simhash/redisindex on one slot, simhash/pgindex) change nothing when the
-// page kept under d.ID is d's page at distance 0.
+// plain Add, which checks nothing). The in-process detectors,
+// simhash/redisindex and simhash/pgindex change nothing when the page kept
+// under d.ID is d's page at distance 0.
 type Replacer interface {
 	Replace(d *Document) (matches []Match, kept bool, err error)
 }

@@ -263,6 +263,20 @@ func (det *Detector) spreadWrite(ctx context.Context, d *neardup.Document, fp si
 	if err := det.checkK(ctx, true); err != nil {
 		return nil, false, err
 	}
+	if mode != modeAdd {
+		// Its own page, committed (an ID's entry is written by the
+		// commit): kept, nothing to change, no lease to take.
+		entry, err := det.client.(redis.Cmdable).HGet(ctx, det.bucketKey(bucketOf(d.ID), "ids"), d.ID).Bytes()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, false, err
+		case len(entry) != entrySize:
+			return nil, false, fmt.Errorf("%w: the entry of the ID is %d bytes", neardup.ErrCorrupt, len(entry))
+		case simhash.Fingerprint(binary.BigEndian.Uint64(entry)) == fp:
+			return nil, true, nil
+		}
+	}
 	keys := det.spreadBlockKeys(fp)
 	slices.Sort(keys)
 	call := newCall()
