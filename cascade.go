@@ -203,7 +203,13 @@ func (c *Cascade) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, 
 
 // matchOrAdd is MatchOrAdd under c.mu.
 func (c *Cascade) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
+	if err := checkDoc("Cascade.MatchOrAdd", d); err != nil {
+		return nil, false, err
+	}
 	ms, err := c.match(ctx, d)
+	if err == nil && OwnPage(d.ID, ms) {
+		return nil, true, nil // its own page: see MatchAdder
+	}
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}

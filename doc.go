@@ -60,9 +60,12 @@
 // lower is closer) and the Measure it is in. Detectors are safe for
 // concurrent use unless their documentation says otherwise. MatchOrAdd and
 // Replace are one step each: two concurrent near-duplicates are never both
-// kept. Errors wrap sentinel values (ErrNilDocument, ErrNoFeatures,
-// ErrInvalidOption, ErrDuplicateID, ErrUnknownID, the snapshot errors and
-// preprocess's errors) tested with errors.Is.
+// kept, and a page offered again under its own kept ID is answered
+// "added" (MatchAdder), never a near-duplicate of itself. IDs are 1 to
+// MaxIDLen bytes. Errors wrap sentinel values (ErrNilDocument,
+// ErrNoFeatures, ErrInvalidOption, ErrInvalidID, ErrDuplicateID,
+// ErrUnknownID, the snapshot errors and preprocess's errors) tested with
+// errors.Is.
 //
 // # A crawler
 //

@@ -153,7 +153,8 @@ func ExampleSaveFile() {
 	if err := neardup.LoadFile(state, neardup.WithSettings(&second, pipe.Settings())); err != nil {
 		fmt.Println(err)
 	}
-	matches, added, _ := second.MatchOrAdd(page)
+	mirror := &neardup.Document{ID: "https://mirror.example/", Page: page.Page} // the page under another URL
+	matches, added, _ := second.MatchOrAdd(mirror)
 	fmt.Println("kept:", added, "matches:", matches)
 
 	unstemmed, _ := preprocess.New(preprocess.Options{NoStem: true})

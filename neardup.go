@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/sentinel"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -26,7 +27,19 @@ var (
 	ErrDuplicateID = sentinel.DuplicateID
 	// ErrUnknownID reports a Remove or lookup of an ID that is not kept.
 	ErrUnknownID = sentinel.UnknownID
+	// ErrInvalidID reports a document ID that no detector keeps: the empty
+	// ID, or one longer than MaxIDLen bytes. Add, MatchOrAdd and Replace
+	// refuse it before they look at the repository; error messages quote at
+	// most a prefix of an ID.
+	ErrInvalidID = docid.ErrInvalid
 )
+
+// MaxIDLen is the longest document ID, in bytes, that a detector keeps, the
+// same for every detector and fleet backend: a URL of 2,048 bytes, the
+// longest most crawlers and sitemaps accept, fits, and so does a
+// PostgreSQL primary key. A longer ID (or the empty ID) is refused with an
+// error wrapping ErrInvalidID; hash a longer key to make an ID of it.
+const MaxIDLen = docid.MaxLen
 
 // errorf is fmt.Errorf for this package's messages, which begin "neardup: ":
 // a wrapped error whose text begins so too (a sentinel of this package, an
@@ -230,9 +243,14 @@ func (m Match) String() string {
 
 // Detector keeps documents and finds the kept ones that a new document nearly
 // duplicates. Implementations in this module are safe for concurrent use.
+//
+// Document IDs: a kept ID is 1 to MaxIDLen bytes; Add, MatchOrAdd and Replace
+// refuse any other with an error wrapping ErrInvalidID. Match and Verify do
+// not read the ID.
 type Detector interface {
 	// Match returns the kept documents that d nearly duplicates, best first.
-	// It returns no matches and a nil error when there are none.
+	// It returns no matches and a nil error when there are none. A query of
+	// a kept page finds the page itself, under its own ID, at distance 0.
 	Match(d *Document) ([]Match, error)
 	// Add keeps d for later comparisons. Adding an ID twice is an error
 	// wrapping ErrDuplicateID.
@@ -257,7 +275,13 @@ type Remover interface {
 // forgets what is kept under d.ID (if anything) and keeps d, unless d nearly
 // duplicates another kept document, in which case it returns those matches
 // and d.ID is no longer kept. It is one step, like MatchOrAdd, so no two
-// near-duplicates are ever kept.
+// near-duplicates are ever kept. The page kept under d.ID is never among its
+// matches, so a Replace retried after a lost reply or an error whose write
+// landed answers as the call it retries did: kept = true and no matches for
+// a page that call kept (unless a near-duplicate was kept meanwhile by a
+// plain Add, which checks nothing). The in-process detectors,
+// simhash/redisindex and simhash/pgindex change nothing when the page kept
+// under d.ID is d's page at distance 0.
 type Replacer interface {
 	Replace(d *Document) (matches []Match, kept bool, err error)
 }
@@ -266,6 +290,48 @@ type Replacer interface {
 // returns the matches of d, and when there are none it keeps d, with no other
 // Add in between. Two concurrent near-duplicate pages can therefore never both
 // be kept.
+//
+// Its own page: when d.ID is already kept and the page kept under it is d's
+// page (at distance 0 in the detector's measure: the same text, fingerprint
+// or features), MatchOrAdd changes nothing and returns no matches and added
+// = true, whatever else d matches. So a page is never told it duplicates
+// itself, and a call retried after a lost reply, a timeout or any error
+// whose write landed hears what the first call would have said: "kept",
+// never "near-duplicate of <its own ID>". This holds in process and through
+// every fleet backend, without the call records the backends keep for
+// their own re-sends.
+//
+// A kept ID with another page (the page changed since it was kept): the
+// matches of d are returned, the page kept under d.ID among them when it is
+// near d, with added = false; when d matches nothing, MatchOrAdd returns an
+// error wrapping ErrDuplicateID. Neither keeps d: a page fetched again
+// under its kept ID is Replace's (Replacer).
 type MatchAdder interface {
 	MatchOrAdd(d *Document) (matches []Match, added bool, err error)
+}
+
+// checkDoc returns Check's error, or one wrapping ErrInvalidID when d's ID
+// cannot be kept, for the compositions' MatchOrAdd (their stages check
+// Add themselves).
+func checkDoc(op string, d *Document) error {
+	if err := Check(d); err != nil {
+		return err
+	}
+	if err := docid.Check(d.ID); err != nil {
+		return errorf("neardup: %s %s: %w", op, docid.Quote(d.ID), err)
+	}
+	return nil
+}
+
+// OwnPage reports whether ms, the matches of a document with ID id, hold the
+// page kept under id itself: a match under id at distance 0. A MatchAdder
+// built from other detectors (Cascade, Window, Partitioned, or a caller's
+// own) answers "added" when it does (see MatchAdder).
+func OwnPage(id string, ms []Match) bool {
+	for _, m := range ms {
+		if m.ID == id && m.Score == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
@@ -87,7 +88,7 @@ func (pd *Partitioned) partition(d *Document) ([]int, error) {
 		return nil, err
 	}
 	if len(parts) == 0 {
-		return nil, errorf("neardup: document %q: partitioner returned no part: %w", d.ID, ErrNoFeatures)
+		return nil, errorf("neardup: document %s: partitioner returned no part: %w", docid.Quote(d.ID), ErrNoFeatures)
 	}
 	return parts, nil
 }
@@ -155,7 +156,7 @@ func (pd *Partitioned) add(ctx context.Context, d *Document) error {
 	_, dup := pd.home[d.ID]
 	pd.mu.RUnlock()
 	if dup {
-		return errorf("neardup: document %q: %w", d.ID, ErrDuplicateID)
+		return errorf("neardup: document %s: %w", docid.Quote(d.ID), ErrDuplicateID)
 	}
 	det, err := pd.part(parts[0], true)
 	if err != nil {
@@ -188,7 +189,13 @@ func (pd *Partitioned) MatchOrAddContext(ctx context.Context, d *Document) ([]Ma
 
 // matchOrAdd is MatchOrAdd under pd.addMu.
 func (pd *Partitioned) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
+	if err := checkDoc("Partitioned.MatchOrAdd", d); err != nil {
+		return nil, false, err
+	}
 	ms, err := pd.match(ctx, d)
+	if err == nil && OwnPage(d.ID, ms) {
+		return nil, true, nil // its own page: see MatchAdder
+	}
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
@@ -226,7 +233,7 @@ func (pd *Partitioned) remove(ctx context.Context, id string) error {
 	defer pd.mu.Unlock()
 	i, ok := pd.home[id]
 	if !ok {
-		return errorf("neardup: document %q: %w", id, ErrUnknownID)
+		return errorf("neardup: document %s: %w", docid.Quote(id), ErrUnknownID)
 	}
 	r, ok := pd.parts[i].(Remover)
 	if !ok {
@@ -342,7 +349,7 @@ func (pd *Partitioned) Restore(r io.Reader) (install func(), n int64, err error)
 		for j := uint64(0); sr.Err() == nil && j < nids; j++ {
 			id := sr.Text()
 			if _, dup := home[id]; dup {
-				sr.Fail("ID %q in two parts", id)
+				sr.Fail("ID %s in two parts", docid.Quote(id))
 			}
 			home[id] = part
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
@@ -203,8 +204,14 @@ func (w *Window) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, er
 	if err := w.evict(ctx); err != nil {
 		return nil, false, err
 	}
+	if err := checkDoc("Window.MatchOrAdd", d); err != nil {
+		return nil, false, err
+	}
 	ms, err := matchWith(ctx, w.inner, d)
-	if ms = w.live(ms); err != nil || len(ms) > 0 {
+	if ms = w.live(ms); err == nil && OwnPage(d.ID, ms) {
+		return nil, true, nil // its own page: see MatchAdder
+	}
+	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
 	if err := addWith(ctx, w.inner, d); err != nil {
@@ -262,7 +269,7 @@ func (w *Window) remove(ctx context.Context, id string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, ok := w.byID[id]; !ok {
-		return errorf("neardup: Window: Remove %q: %w", id, ErrUnknownID)
+		return errorf("neardup: Window: Remove %s: %w", docid.Quote(id), ErrUnknownID)
 	}
 	if err := w.forget(ctx, id); err != nil {
 		return err
@@ -383,7 +390,7 @@ func (w *Window) Restore(r io.Reader) (install func(), n int64, err error) {
 		id := sr.Text()
 		t := sr.Int(math.MinInt64, math.MaxInt64)
 		if _, dup := byID[id]; dup && sr.Err() == nil {
-			sr.Fail("ID %q twice", id)
+			sr.Fail("ID %s twice", docid.Quote(id))
 		}
 		seq := uint64(len(order)) + 1
 		byID[id] = windowEntry{seq: seq, added: time.Unix(0, t)}

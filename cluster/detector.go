@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 )
 
 // DefaultFitAt is the repository size at which a Detector first clusters
@@ -375,10 +376,16 @@ func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, a
 	if err != nil {
 		return nil, false, err
 	}
+	if err := detector.CheckID("cluster", "MatchOrAdd", d.ID); err != nil {
+		return nil, false, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	probes := s.probes(words)
 	ms, err := s.match(d, probes)
+	if err == nil && neardup.OwnPage(d.ID, ms) {
+		return nil, true, nil // its own page (neardup.MatchAdder)
+	}
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
@@ -396,6 +403,9 @@ func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
+		return nil, false, err
+	}
+	if err := detector.CheckID("cluster", "Replace", d.ID); err != nil {
 		return nil, false, err
 	}
 	s.mu.Lock()

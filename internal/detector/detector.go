@@ -16,10 +16,16 @@
 //     last one removed, or the next unused one, so the Core's table of IDs
 //     by handle stays as large as the repository; Remove is one
 //     Store.Delete.
+//   - IDs: Add, MatchOrAdd and Replace refuse the empty ID and IDs over
+//     neardup.MaxIDLen bytes (neardup.ErrInvalidID).
+//   - Its own page: MatchOrAdd and Replace of a kept ID whose kept feature
+//     is at distance 0 from the document's (Store.Score) change nothing and
+//     return no matches and added = true (see neardup.MatchAdder).
 //   - Errors: the document's own errors (neardup.ErrNilDocument,
-//     neardup.ErrNoFeatures) from Extract; neardup.ErrDuplicateID and
-//     neardup.ErrUnknownID from the ID map; each wrapped with the method's name
-//     and the ID.
+//     neardup.ErrNoFeatures) from Extract; neardup.ErrInvalidID,
+//     neardup.ErrDuplicateID and neardup.ErrUnknownID from the ID map; each
+//     wrapped with the method's name and the ID (at most its first 64
+//     bytes: QuoteID).
 package detector
 
 import (
@@ -31,6 +37,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
@@ -151,6 +158,21 @@ func NewCore[F any](cfg Config[F]) *Core[F] {
 		store:   cfg.NewStore(),
 		ids:     make(map[string]Handle),
 	}
+}
+
+// QuoteID returns id quoted for an error message: whole when it is at most
+// 64 bytes, else its first 64 bytes and "…", so that a long ID does not
+// flood a log.
+func QuoteID(id string) string { return docid.Quote(id) }
+
+// CheckID returns nil when id may be kept (1 to neardup.MaxIDLen bytes),
+// else an error wrapping neardup.ErrInvalidID, prefixed "<name>: <op> <id>"
+// with the ID quoted by QuoteID.
+func CheckID(name, op, id string) error {
+	if err := docid.Check(id); err != nil {
+		return fmt.Errorf("%s: %s %s: %w", name, op, QuoteID(id), err)
+	}
+	return nil
 }
 
 // Feature checks d and returns its feature.
@@ -279,15 +301,18 @@ func (c *Core[F]) AddFeature(id string, f F) error {
 }
 
 func (c *Core[F]) add(id string, f F) error {
+	if err := CheckID(c.name, "Add", id); err != nil {
+		return err
+	}
 	if _, ok := c.ids[id]; ok {
-		return fmt.Errorf("%s: Add %q: %w", c.name, id, neardup.ErrDuplicateID)
+		return fmt.Errorf("%s: Add %s: %w", c.name, QuoteID(id), neardup.ErrDuplicateID)
 	}
 	h := Handle(len(c.names))
 	if n := len(c.free); n > 0 {
 		h = c.free[n-1]
 	}
 	if err := c.store.Insert(h, f); err != nil {
-		return fmt.Errorf("%s: Add %q: %w", c.name, id, err)
+		return fmt.Errorf("%s: Add %s: %w", c.name, QuoteID(id), err)
 	}
 	if n := len(c.free); n > 0 {
 		c.free = c.free[:n-1]
@@ -300,14 +325,24 @@ func (c *Core[F]) add(id string, f F) error {
 }
 
 // MatchOrAdd returns the matches of d; when there are none it keeps d, with no
-// other change in between, and reports added = true.
+// other change in between, and reports added = true. When d.ID is kept with
+// d's own page (distance 0) it changes nothing and reports added = true;
+// when it is kept with another page, the matches are returned, or, when
+// there are none, an error wrapping neardup.ErrDuplicateID
+// (neardup.MatchAdder).
 func (c *Core[F]) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := CheckID(c.name, "MatchOrAdd", d.ID); err != nil {
+		return nil, false, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.own(d.ID, f) {
+		return nil, true, nil
+	}
 	if ms := c.match(f); len(ms) > 0 {
 		c.reject(f, ms[0])
 		return ms, false, nil
@@ -316,6 +351,17 @@ func (c *Core[F]) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, adde
 		return nil, false, err
 	}
 	return nil, true, nil
+}
+
+// own reports whether id is kept with a feature at distance 0 from f: a
+// page offered again under its own ID (c.mu held).
+func (c *Core[F]) own(id string, f F) bool {
+	h, ok := c.ids[id]
+	if !ok {
+		return false
+	}
+	dist, near := c.store.Score(f, h)
+	return near && dist == 0
 }
 
 // reject tells a Rejecter store the first match of a document not kept
@@ -332,14 +378,22 @@ func (c *Core[F]) reject(f F, m neardup.Match) {
 // it forgets what is kept under d.ID (if anything), then keeps d unless d
 // nearly duplicates another kept document, in which case it returns those
 // matches and d.ID is no longer kept. No two near-duplicates are ever kept,
-// whatever mix of MatchOrAdd, Replace and Remove runs at once.
+// whatever mix of MatchOrAdd, Replace and Remove runs at once. When d.ID is
+// kept with d's own page (distance 0) it changes nothing and reports kept =
+// true.
 func (c *Core[F]) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := CheckID(c.name, "Replace", d.ID); err != nil {
+		return nil, false, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.own(d.ID, f) {
+		return nil, true, nil
+	}
 	if _, ok := c.ids[d.ID]; ok {
 		if err := c.remove(d.ID); err != nil {
 			return nil, false, err
@@ -366,10 +420,10 @@ func (c *Core[F]) Remove(id string) error {
 func (c *Core[F]) remove(id string) error {
 	h, ok := c.ids[id]
 	if !ok {
-		return fmt.Errorf("%s: Remove %q: %w", c.name, id, neardup.ErrUnknownID)
+		return fmt.Errorf("%s: Remove %s: %w", c.name, QuoteID(id), neardup.ErrUnknownID)
 	}
 	if err := c.store.Delete(h); err != nil {
-		return fmt.Errorf("%s: Remove %q: %w", c.name, id, err)
+		return fmt.Errorf("%s: Remove %s: %w", c.name, QuoteID(id), err)
 	}
 	delete(c.ids, id)
 	c.names[h] = ""
@@ -470,11 +524,11 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 			break
 		}
 		if _, dup := ids[id]; dup {
-			sr.Fail("ID %q kept twice", id)
+			sr.Fail("ID %s kept twice", QuoteID(id))
 			break
 		}
 		if err := store.Insert(h, f); err != nil {
-			sr.Fail("ID %q: %v", id, err)
+			sr.Fail("ID %s: %v", QuoteID(id), err)
 			break
 		}
 		ids[id] = h

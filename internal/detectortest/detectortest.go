@@ -8,7 +8,15 @@
 //     neardup.ErrNilDocument; a document without features wraps
 //     neardup.ErrNoFeatures; a second Add of an ID wraps
 //     neardup.ErrDuplicateID; Remove of an unknown ID wraps
-//     neardup.ErrUnknownID; none of them panics.
+//     neardup.ErrUnknownID; Add, MatchOrAdd and Replace of the empty ID or
+//     of one over neardup.MaxIDLen bytes wrap neardup.ErrInvalidID, quote
+//     no more than a prefix of it and keep nothing, and an ID of exactly
+//     MaxIDLen bytes is kept and matched; none of them panics.
+//   - own: a page offered again under its own kept ID (a retry) hears
+//     "added" (MatchOrAdd) or "kept" (Replace) with no matches, however
+//     often, also once a near-duplicate was kept by a plain Add, and
+//     nothing changes; its ID with another page that matches nothing is
+//     neardup.ErrDuplicateID (neardup.MatchAdder).
 //   - groups: with the first document of every group kept, every other
 //     document matches its group's first and nothing else; a kept document
 //     matches itself at distance 0; matches are sorted by Score, each has a
@@ -44,6 +52,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -95,6 +104,7 @@ func Run(t *testing.T, s Suite) {
 	}
 	t.Run("errors", func(t *testing.T) { testErrors(t, s) })
 	t.Run("groups", func(t *testing.T) { testGroups(t, s, mustNew(t, s)) })
+	t.Run("own", func(t *testing.T) { testOwn(t, s) })
 	t.Run("verify", func(t *testing.T) { testVerify(t, s) })
 	t.Run("remove", func(t *testing.T) { testRemove(t, s) })
 	t.Run("replace", func(t *testing.T) { testReplace(t, s) })
@@ -169,6 +179,115 @@ func testErrors(t *testing.T, s Suite) {
 			t.Errorf("Remove(unknown): err = %v, want ErrUnknownID", err)
 		}
 	}
+	testIDs(t, s)
+}
+
+// testIDs checks that the empty ID and IDs over neardup.MaxIDLen bytes are
+// refused by every writing method, with a short message, and that an ID of
+// MaxIDLen bytes is kept.
+func testIDs(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	page := s.Groups[0][1]
+	long := strings.Repeat("L", neardup.MaxIDLen+1)
+	for _, id := range []string{"", long} {
+		d := copyDoc(page, id)
+		what := fmt.Sprintf("ID of %d bytes", len(id))
+		refused := func(op string, err error) {
+			t.Helper()
+			if !errors.Is(err, neardup.ErrInvalidID) {
+				t.Errorf("%s(%s): err = %v, want ErrInvalidID", op, what, err)
+			} else if n := len(err.Error()); n > 300 {
+				t.Errorf("%s(%s): error message of %d bytes, want a prefix of the ID only", op, what, n)
+			}
+		}
+		refused("Add", det.Add(d))
+		if ma, ok := det.(neardup.MatchAdder); ok {
+			_, added, err := ma.MatchOrAdd(d)
+			refused("MatchOrAdd", err)
+			if added {
+				t.Errorf("MatchOrAdd(%s) added it", what)
+			}
+		}
+		if rp, ok := det.(neardup.Replacer); ok {
+			_, kept, err := rp.Replace(d)
+			refused("Replace", err)
+			if kept {
+				t.Errorf("Replace(%s) kept it", what)
+			}
+		}
+	}
+	if ms, err := det.Match(page); err != nil || len(ms) != 0 {
+		t.Errorf("after refusing the IDs, Match = %v, %v; want nothing kept", ms, err)
+	}
+	// With a kept page that the refused IDs' page matches: still refused.
+	if err := det.Add(s.Groups[0][0]); err != nil {
+		t.Fatal(err)
+	}
+	if ma, ok := det.(neardup.MatchAdder); ok {
+		if _, _, err := ma.MatchOrAdd(copyDoc(page, "")); !errors.Is(err, neardup.ErrInvalidID) {
+			t.Errorf("MatchOrAdd(empty ID, a near-duplicate of a kept page): err = %v, want ErrInvalidID", err)
+		}
+	}
+	longest := copyDoc(s.Groups[1][0], strings.Repeat("M", neardup.MaxIDLen))
+	if err := det.Add(longest); err != nil {
+		t.Fatalf("Add(ID of MaxIDLen bytes): %v", err)
+	}
+	if ms, err := det.Match(s.Groups[1][1]); err != nil || len(ms) != 1 || ms[0].ID != longest.ID {
+		t.Errorf("Match of a near-duplicate of the page kept under the longest ID = %d matches, %v", len(ms), err)
+	}
+}
+
+// testOwn offers kept pages again under their own IDs, as a crawler retrying
+// a call whose reply it lost does: see neardup.MatchAdder.
+func testOwn(t *testing.T, s Suite) {
+	det := mustNew(t, s)
+	ma, ok := det.(neardup.MatchAdder)
+	if !ok {
+		t.Skip("not a MatchAdder")
+	}
+	a, b := s.Groups[0], s.Groups[1]
+	if ms, added, err := ma.MatchOrAdd(a[0]); err != nil || !added || len(ms) != 0 {
+		t.Fatalf("MatchOrAdd(%q) = %v, %v, %v; want added", a[0].ID, ms, added, err)
+	}
+	again := func(what string) {
+		t.Helper()
+		for _, d := range []*neardup.Document{a[0], copyDoc(a[0], a[0].ID)} {
+			if ms, added, err := ma.MatchOrAdd(d); err != nil || !added || len(ms) != 0 {
+				t.Errorf("%s: MatchOrAdd(%q) again = %v, %v, %v; want added, no matches", what, d.ID, ms, added, err)
+			}
+		}
+		if ms, err := det.Match(a[0]); err != nil || len(ms) == 0 || ms[0].ID != a[0].ID || ms[0].Score != 0 {
+			t.Errorf("%s: Match(%q) = %v, %v; want itself first, at 0", what, a[0].ID, ms, err)
+		}
+	}
+	again("kept once")
+	if l, ok := det.(lener); ok && l.Len() != 1 {
+		t.Errorf("Len after offering a kept page again = %d, want 1", l.Len())
+	}
+	if rp, ok := det.(neardup.Replacer); ok {
+		if ms, kept, err := rp.Replace(a[0]); err != nil || !kept || len(ms) != 0 {
+			t.Errorf("Replace(%q) with its own page = %v, %v, %v; want kept, no matches", a[0].ID, ms, kept, err)
+		}
+		again("after Replace")
+	}
+	// A near-duplicate under another ID is a near-duplicate, not added.
+	if ms, added, err := ma.MatchOrAdd(a[1]); err != nil || added || len(ms) != 1 || ms[0].ID != a[0].ID {
+		t.Errorf("MatchOrAdd(%q) = %v, %v, %v; want a match of %q", a[1].ID, ms, added, err, a[0].ID)
+	}
+	// The kept ID with another page that matches nothing: ErrDuplicateID,
+	// and that page is not kept.
+	if ms, added, err := ma.MatchOrAdd(copyDoc(b[0], a[0].ID)); added || !errors.Is(err, neardup.ErrDuplicateID) {
+		t.Errorf("MatchOrAdd(%q with another page) = %v, %v, %v; want ErrDuplicateID", a[0].ID, ms, added, err)
+	}
+	if ms, err := det.Match(b[1]); err != nil || len(ms) != 0 {
+		t.Errorf("Match(%q) = %v, %v; want nothing kept", b[1].ID, ms, err)
+	}
+	// A near-duplicate kept by a plain Add (which checks nothing) changes
+	// nothing for the kept page offered again.
+	if err := det.Add(a[1]); err != nil {
+		t.Fatalf("Add(%q): %v", a[1].ID, err)
+	}
+	again("with a near-duplicate added")
 }
 
 // checkMatches checks the invariants every result has.

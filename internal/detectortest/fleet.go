@@ -191,3 +191,136 @@ func NotSelf(t *testing.T, w int, doc *neardup.Document, ms []neardup.Match) {
 		}
 	}
 }
+
+// LostSpec describes the repository under test for LostReplies.
+type LostSpec struct {
+	// Flaky is a detector whose lost replies are errors: a client that
+	// does not retry, through a DropProxy, which drops the reply of a
+	// script call after the server ran it (every third, or fewer for a
+	// protocol of many calls, so that one in about two calls fails).
+	Flaky FleetDetector
+	// Direct reaches the same repository without faults.
+	Direct FleetDetector
+	// Kept reports whether det's repository keeps id.
+	Kept func(det FleetDetector, id string) (bool, error)
+	// Seed seeds the groups.
+	Seed uint64
+}
+
+// LostReplies checks neardup.MatchAdder's "own page" outcome through a
+// backend, as a crawler whose call failed after its write landed sees it:
+// Flaky offers the first page of each of 12 groups with MatchOrAdd until a
+// call answers (at most 10 calls each), then once more, then (when Flaky is
+// a neardup.ContextReplacer) with Replace until one answers. Every answer
+// is "added" (or "kept") with no matches: never a near-duplicate of itself,
+// whether the failed call before it kept the page or not. Some calls must
+// fail. Then, through Direct, each group keeps its page and only it.
+func LostReplies(t *testing.T, s LostSpec) {
+	t.Helper()
+	groups := Groups(t, nil, GroupSpec{Seed: s.Seed, Groups: 12, Members: 2})
+	ctx := context.Background()
+	failed := 0
+	offer := func(op string, d *neardup.Document, call func() ([]neardup.Match, bool, error)) {
+		t.Helper()
+		for try := 1; ; try++ {
+			ms, ok, err := call()
+			if err != nil {
+				failed++
+				if try == 10 {
+					t.Errorf("%s(%s): %d calls failed, the last with %v", op, d.ID, try, err)
+					return
+				}
+				continue
+			}
+			NotSelf(t, 0, d, ms)
+			if !ok || len(ms) != 0 {
+				t.Errorf("%s(%s) after %d failed calls = %v, %v; want its own page: kept, no matches", op, d.ID, try-1, ms, ok)
+			}
+			return
+		}
+	}
+	rp, replacer := s.Flaky.(neardup.ContextReplacer)
+	for _, g := range groups {
+		d := g[0]
+		ma := func() ([]neardup.Match, bool, error) { return s.Flaky.MatchOrAddContext(ctx, d) }
+		offer("MatchOrAdd", d, ma)
+		offer("MatchOrAdd", d, ma)
+		if replacer {
+			offer("Replace", d, func() ([]neardup.Match, bool, error) { return rp.ReplaceContext(ctx, d) })
+		}
+	}
+	t.Logf("%d calls failed after a lost reply", failed)
+	if failed == 0 {
+		t.Error("no call failed: the replies were not dropped")
+	}
+	for gi, g := range groups {
+		if ok, err := s.Kept(s.Direct, g[0].ID); err != nil || !ok {
+			t.Errorf("group %d: %s is not kept (%v)", gi, g[0].ID, err)
+		}
+		ms, err := s.Direct.Match(g[1])
+		if err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
+			t.Errorf("group %d: Match(%s) = %v, %v; want %s only", gi, g[1].ID, ms, err, g[0].ID)
+		}
+	}
+}
+
+// FaultSpec describes the repository under test for Faults.
+type FaultSpec struct {
+	// Faulty is a detector whose connections go through a DropProxy set to
+	// DropRate, with its client's own retries (go-redis re-sends a command
+	// whose reply was lost).
+	Faulty FleetDetector
+	// Direct reaches the same repository without faults.
+	Direct FleetDetector
+	// Kept reports whether det's repository keeps id.
+	Kept func(det FleetDetector, id string) (bool, error)
+	// Tries bounds the calls of a page (a crawler's retries).
+	Tries int
+	// Seed seeds the groups.
+	Seed uint64
+}
+
+// Faults offers the pages of 20 near-duplicate groups of 3 through Faulty
+// with MatchOrAdd, each page until a call answers, and fails t when one
+// does not within s.Tries calls. It returns how many calls each page took
+// (a histogram: tries[n] pages answered at call n). Then, through Direct,
+// each group keeps exactly one page, and every page reported added is kept.
+func Faults(t *testing.T, s FaultSpec) (tries []int) {
+	t.Helper()
+	groups := Groups(t, nil, GroupSpec{Seed: s.Seed, Groups: 20, Members: 3, Sentences: func(int) int { return 12 }})
+	tries = make([]int, s.Tries+1)
+	added := map[string]bool{}
+	ctx := context.Background()
+	for _, g := range groups {
+		for _, d := range g {
+			for try := 1; ; try++ {
+				ms, ok, err := s.Faulty.MatchOrAddContext(ctx, d)
+				if err == nil {
+					NotSelf(t, 0, d, ms)
+					if ok {
+						added[d.ID] = true
+					}
+					tries[try]++
+					break
+				}
+				if try == s.Tries {
+					t.Errorf("MatchOrAdd(%s): no answer in %d calls, the last %v", d.ID, try, err)
+					tries[0]++
+					break
+				}
+			}
+		}
+	}
+	for gi, g := range groups {
+		ms, err := s.Direct.Match(g[0])
+		if err != nil || len(ms) != 1 {
+			t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
+		}
+	}
+	for id := range added {
+		if ok, err := s.Kept(s.Direct, id); err != nil || !ok {
+			t.Errorf("%s was reported added and is not kept (%v)", id, err)
+		}
+	}
+	return tries
+}

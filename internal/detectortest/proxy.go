@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 // DropProxy forwards loopback connections to a redis-server and drops the
-// reply of every third distinct EVAL or EVALSHA command it forwards,
+// reply of every third (or DropEvery) distinct EVAL or EVALSHA command it forwards,
 // closing the client's connection instead, so that the go-redis client
 // retries the command after the server ran it. A command re-sent with the
 // same bytes (a retry) is answered.
@@ -22,6 +23,9 @@ type DropProxy struct {
 	target string
 
 	mu      sync.Mutex
+	every   int     // drop the reply of every every-th command (3 unless set)
+	rate    float64 // with DropRate: drop any command's reply with this probability
+	rng     *rand.Rand
 	evals   int                 // distinct EVAL/EVALSHA commands seen
 	dropped map[[32]byte]bool   // the commands whose reply was dropped
 	retried int                 // commands seen again after their reply was dropped
@@ -37,11 +41,30 @@ func StartDropProxy(t testing.TB, target string) *DropProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &DropProxy{ln: ln, target: target, dropped: map[[32]byte]bool{}, conns: map[net.Conn]func(){}}
+	p := &DropProxy{ln: ln, target: target, every: 3, dropped: map[[32]byte]bool{}, conns: map[net.Conn]func(){}}
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
 	return p
+}
+
+// DropEvery makes the proxy drop the reply of every n-th distinct script
+// command from now on (every third until it is called); n < 1 drops
+// none.
+func (p *DropProxy) DropEvery(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.every = n
+}
+
+// DropRate makes the proxy drop the reply of every command it forwards (any
+// command, a re-sent one too) with probability p, drawn from a generator
+// seeded with seed, instead of every n-th script's: a fault rate per
+// request.
+func (p *DropProxy) DropRate(rate float64, seed uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rate, p.rng = rate, rand.New(rand.NewPCG(seed, 0x64726f70))
 }
 
 // Addr returns the proxy's address.
@@ -118,6 +141,17 @@ func (p *DropProxy) accept() {
 
 // decide reports whether the reply to the command raw is to be dropped.
 func (p *DropProxy) decide(raw []byte) bool {
+	p.mu.Lock()
+	if p.rng != nil {
+		defer p.mu.Unlock()
+		p.evals++
+		if p.rng.Float64() < p.rate {
+			p.dropped[sha256.Sum256(append(raw, byte(p.evals), byte(p.evals>>8), byte(p.evals>>16)))] = true
+			return true
+		}
+		return false
+	}
+	p.mu.Unlock()
 	if !isEval(raw) {
 		return false
 	}
@@ -129,7 +163,7 @@ func (p *DropProxy) decide(raw []byte) bool {
 		return false
 	}
 	p.evals++
-	if p.evals%3 == 0 {
+	if p.every > 0 && p.evals%p.every == 0 {
 		p.dropped[sum] = true
 		return true
 	}

@@ -111,19 +111,55 @@ func NodeTimeout(t testing.TB, addrs []string, d time.Duration) {
 // reports.
 func Kill(t testing.TB, addr string) {
 	t.Helper()
+	Stop(t, addr)(syscall.SIGKILL)
+}
+
+// Stop stops the redis-server at addr (SIGSTOP), found by the process ID it
+// reports, and returns what sends it a signal later: SIGCONT to let it go
+// on, SIGKILL to kill it.
+func Stop(t testing.TB, addr string) (signal func(syscall.Signal)) {
+	t.Helper()
 	for line := range strings.Lines(command(addr, "INFO server")) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
 			pid, err := strconv.Atoi(v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
+			signal = func(s syscall.Signal) {
+				if err := syscall.Kill(pid, s); err != nil {
+					t.Errorf("signal %v to redis-server %s: %v", s, addr, err)
+				}
 			}
-			return
+			signal(syscall.SIGSTOP)
+			return signal
 		}
 	}
 	t.Fatalf("no process_id in INFO of %s", addr)
+	return nil
+}
+
+// StartReplica starts a redis-server replicating the one at primary (as
+// StartRedis does, with args, in a directory of the test's own for the
+// copy it loads) and waits until its link to the primary is up and the
+// primary counts it online (WAIT counts only online replicas). It fails t
+// when it cannot.
+func StartReplica(t testing.TB, primary string, args ...string) (addr string, stop func()) {
+	t.Helper()
+	host, port, _ := strings.Cut(primary, ":")
+	addr, stop, why := StartRedis(append([]string{"--replicaof", host, port, "--dir", t.TempDir()}, args...)...)
+	if addr == "" {
+		t.Fatalf("replica of %s: %s", primary, why)
+	}
+	for range 250 {
+		if strings.Contains(command(addr, "INFO replication"), "master_link_status:up") &&
+			strings.Contains(command(primary, "INFO replication"), ",state=online,") {
+			return addr, stop
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	t.Fatalf("the replica %s of %s did not link up", addr, primary)
+	return "", nil
 }
 
 // freePortPair returns a loopback port that is free, as is the port 10000

@@ -198,7 +198,9 @@ func runDetector(tb testing.TB, c *crawl) outcome {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if added {
+		if g, again := group[c.ids[i]]; added && again {
+			o.score(c, i, true, g) // its own page offered again: a copy of the page kept (neardup.MatchAdder)
+		} else if added {
 			group[c.ids[i]] = c.groups[i]
 			o.score(c, i, false, 0)
 		} else {

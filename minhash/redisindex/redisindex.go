@@ -34,8 +34,13 @@
 //
 // Retries: the write scripts carry a random call ID and record their
 // result under it (Prefix:m3:c:<id>, for Options.CallTTL), so a call the
-// client re-sends after a lost reply is answered, not run again: a page is
-// never told it is a near-duplicate of itself.
+// client re-sends after a lost reply is answered, not run again. A call
+// that failed may or may not have kept its page; call it again: a page
+// kept under its own ID with its text is answered "added" with no matches
+// (neardup.MatchAdder), so a page is never told it is a near-duplicate of
+// itself. Bad stored data (a posting or ID naming no record, a record cut
+// short or in no state) is an error wrapping neardup.ErrCorrupt, never a
+// verdict. Options.ReplicaAck makes each write wait for replicas.
 //
 // On Redis Cluster, pass a *redis.ClusterClient and set either
 // Options.SingleSlot — the prefix becomes a hash tag, every key of the
@@ -128,6 +133,20 @@ type Options struct {
 	// call's ID for the client's retries; zero means DefaultCallTTL. A call
 	// whose context has a later deadline keeps it until then and a second.
 	CallTTL time.Duration
+	// ReplicaAck is how many replicas must have a write's changes before
+	// the call goes on: after each script that may write (a read that may
+	// keep its page, a commit, a Remove; with Spread each filing of a new
+	// page and its commit, so that no page is committed before its filings
+	// are on the replicas) the client sends Redis WAIT on the connection
+	// that ran it. Zero (the default) waits for none, and a failover can
+	// then lose what the primary acknowledged and had not yet sent
+	// (docs/fleet.md gives the window and the cost).
+	ReplicaAck int
+	// ReplicaTimeout bounds each wait; zero means DefaultReplicaTimeout. A
+	// call whose changes fewer replicas acknowledged in time returns an
+	// error wrapping ErrNotReplicated: they are on the primary, and may be
+	// lost by a failover.
+	ReplicaTimeout time.Duration
 }
 
 // Detector is a minhash near-duplicate detector whose kept pages live in
@@ -201,6 +220,22 @@ func New(o Options) (*Detector, error) {
 	if o.LeaseTTL == 0 {
 		o.LeaseTTL = DefaultLeaseTTL
 	}
+	if o.ReplicaAck < 0 || o.ReplicaTimeout < 0 {
+		return nil, fmt.Errorf("redisindex: New: negative ReplicaAck or ReplicaTimeout: %w", neardup.ErrInvalidOption)
+	}
+	if o.ReplicaAck > 0 {
+		switch o.Client.(type) {
+		case *redis.Client, *redis.ClusterClient:
+		default:
+			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
+		}
+		if o.ReplicaTimeout == 0 {
+			o.ReplicaTimeout = DefaultReplicaTimeout
+		}
+		if o.ReplicaTimeout < time.Millisecond { // WAIT 0 would wait for ever
+			return nil, fmt.Errorf("redisindex: New: ReplicaTimeout %v below a millisecond: %w", o.ReplicaTimeout, neardup.ErrInvalidOption)
+		}
+	}
 	if o.LeaseTTL < 10*time.Millisecond {
 		return nil, fmt.Errorf("redisindex: New: LeaseTTL %v below 10 ms: %w", o.LeaseTTL, neardup.ErrInvalidOption)
 	}
@@ -261,12 +296,19 @@ func newCall() string {
 }
 
 // wrap wraps an error of the client: a repository made with other options
-// as neardup.ErrInvalidOption, every other one as ErrRedis.
+// as neardup.ErrInvalidOption, data the scripts or the client found corrupt
+// as neardup.ErrCorrupt, every other one as ErrRedis.
 func wrap(op, id string, err error) error {
 	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CFG "); ok {
-		return fmt.Errorf("redisindex: %s %q: %s: %w", op, id, m, neardup.ErrInvalidOption)
+		return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), m, neardup.ErrInvalidOption)
 	}
-	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
+	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CORRUPT "); ok {
+		return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), m, neardup.ErrCorrupt)
+	}
+	if errors.Is(err, neardup.ErrCorrupt) {
+		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
+	}
+	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)
 }
 
 func u32s(vs []uint32) string {
@@ -311,11 +353,11 @@ func checkLengths(id string, r *minhash.Record) error {
 func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
 	f, ok := splitEntry(e)
 	if !ok {
-		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", ErrRedis, len(e))
+		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", neardup.ErrCorrupt, len(e))
 	}
 	r, err := det.judge.ParseRecord([]byte(f.rec))
 	if err != nil {
-		return "", nil, fmt.Errorf("redisindex: entry of %q: %w: %w", f.id, ErrRedis, err)
+		return "", nil, fmt.Errorf("redisindex: entry of %s: %w", detector.QuoteID(f.id), err) // wraps neardup.ErrCorrupt
 	}
 	return f.id, r, nil
 }
@@ -458,7 +500,13 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	theme := det.theme.Load()
 	a := det.writeArgs(ctx, call, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
 		u32s(r.IndexKeys()), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
-	res, err := readScript.Run(ctx, det.client, det.keys(), a...).Slice()
+	var run *redis.Cmd
+	if call != "" { // it may keep the page
+		run = det.run(ctx, readScript, det.keys(), a...)
+	} else {
+		run = readScript.Run(ctx, det.client, det.keys(), a...)
+	}
+	res, err := run.Slice()
 	if err != nil {
 		return nil, false, wrap(op, d.ID, err)
 	}
@@ -474,7 +522,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		return nil, true, nil
 	}
 	if len(res) != 8 {
-		return nil, false, fmt.Errorf("redisindex: %s %q: %w: reply of %d values", op, d.ID, ErrRedis, len(res))
+		return nil, false, fmt.Errorf("redisindex: %s %s: %w: reply of %d values", op, detector.QuoteID(d.ID), ErrRedis, len(res))
 	}
 	seen, _ := res[0].(int64)
 	own, _ := res[5].(int64)
@@ -500,7 +548,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		}
 	}
 	if len(res) != 6 {
-		return nil, false, fmt.Errorf("redisindex: %s %q: %w: candidates reply of %d values", op, d.ID, ErrRedis, len(res))
+		return nil, false, fmt.Errorf("redisindex: %s %s: %w: candidates reply of %d values", op, detector.QuoteID(d.ID), ErrRedis, len(res))
 	}
 	es, _ := res[0].([]any)
 	hosts, _ := res[1].([]any)
@@ -508,7 +556,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	handles, _ := res[3].([]any)
 	if v, _ := res[4].(string); v != theme.version() && len(es) > 0 {
 		if _, ok := res[5].([]any); !ok {
-			return nil, false, fmt.Errorf("redisindex: %s %q: %w: theme set of version %s not sent", op, d.ID, ErrRedis, v)
+			return nil, false, fmt.Errorf("redisindex: %s %s: %w: theme set of version %s not sent", op, detector.QuoteID(d.ID), ErrRedis, v)
 		}
 		theme = &themeSet{v, set(res[5])}
 		det.theme.Store(theme)
@@ -652,6 +700,19 @@ func (det *Detector) record(d *neardup.Document) (*minhash.Record, error) {
 	return det.judge.Record(d)
 }
 
+// writable returns d's record, or the error of a document the method
+// cannot judge or keep (its ID empty or over neardup.MaxIDLen bytes).
+func (det *Detector) writable(op string, d *neardup.Document) (*minhash.Record, error) {
+	r, err := det.record(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := detector.CheckID("redisindex", op, d.ID); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // MatchContext is Match with a context.
 func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	r, err := det.record(d)
@@ -694,7 +755,7 @@ func (det *Detector) Add(d *neardup.Document) error {
 
 // AddContext is Add with a context.
 func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
-	r, err := det.record(d)
+	r, err := det.writable("Add", d)
 	if err != nil {
 		return err
 	}
@@ -742,7 +803,7 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 }
 
 func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Document, replacing bool) ([]neardup.Match, bool, error) {
-	r, err := det.record(d)
+	r, err := det.writable(op, d)
 	if err != nil {
 		return nil, false, err
 	}
@@ -754,6 +815,9 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 		rd, added, err := det.readPage(ctx, op, d, r, replacing, call)
 		if err != nil || added {
 			return nil, added, err
+		}
+		if !replacing && neardup.OwnPage(d.ID, rd.matches) {
+			return nil, true, nil // its own page: nothing changes (neardup.MatchAdder)
 		}
 		if len(rd.matches) > 0 {
 			if replacing && rd.own != 0 {
@@ -770,7 +834,7 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 			return nil, added, err
 		}
 	}
-	return nil, false, fmt.Errorf("redisindex: %s %q: %w (%d attempts)", op, d.ID, ErrContended, maxAttempts)
+	return nil, false, fmt.Errorf("redisindex: %s %s: %w (%d attempts)", op, detector.QuoteID(d.ID), ErrContended, maxAttempts)
 }
 
 // remember records the first verdict of a page not kept (m, the kept page
@@ -802,22 +866,22 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 		rep = 1
 	}
 	a := det.writeArgs(ctx, call, seen, e, rep)
-	res, err := commitScript.Run(ctx, det.client, det.keys(), a...).Slice()
+	res, err := det.run(ctx, commitScript, det.keys(), a...).Slice()
 	if err != nil {
 		return false, wrap(op, d.ID, err)
 	}
 	if len(res) == 0 {
-		return false, fmt.Errorf("redisindex: %s %q: %w: empty reply", op, d.ID, ErrRedis)
+		return false, fmt.Errorf("redisindex: %s %s: %w: empty reply", op, detector.QuoteID(d.ID), ErrRedis)
 	}
 	switch res[0] {
 	case "added":
 		return true, nil
 	case "dup":
-		return false, fmt.Errorf("redisindex: %s %q: %w", op, d.ID, neardup.ErrDuplicateID)
+		return false, fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	case "conflict":
 		return false, nil
 	}
-	return false, fmt.Errorf("redisindex: %s %q: %w: reply %v", op, d.ID, ErrRedis, res)
+	return false, fmt.Errorf("redisindex: %s %s: %w: reply %v", op, detector.QuoteID(d.ID), ErrRedis, res)
 }
 
 // Remove forgets id.
@@ -834,20 +898,23 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	}
 	if det.opts.Spread {
 		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) || err == nil && len(h) != 8 {
-			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
+		}
+		if err == nil && len(h) != 8 {
+			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
 		}
 		if err != nil {
 			return wrap("Remove", id, err)
 		}
 		return det.spreadRemove(ctx, id, binary.BigEndian.Uint64([]byte(h)), newCall())
 	}
-	n, err := removeScript.Run(ctx, det.client, det.keys(), det.writeArgs(ctx, newCall(), id)...).Int()
+	n, err := det.run(ctx, removeScript, det.keys(), det.writeArgs(ctx, newCall(), id)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Remove", id, err)
 	case n == 0:
-		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 	}
 	return nil
 }
@@ -859,8 +926,11 @@ func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 	}
 	if det.opts.Spread {
 		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) || err == nil && len(h) != 8 {
+		if errors.Is(err, redis.Nil) {
 			return false, nil
+		}
+		if err == nil && len(h) != 8 {
+			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
 		}
 		if err != nil {
 			return false, wrap("Contains", id, err)

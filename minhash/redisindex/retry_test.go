@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -88,6 +89,75 @@ func TestDroppedReplies(t *testing.T) {
 					t.Errorf("Remove %s: %v", id, err)
 				}
 			}
+		})
+	}
+}
+
+// A call whose reply is lost and that the client does not re-send fails;
+// the crawler's own retry, a new call, is told its page is kept, never
+// that it duplicates itself (detectortest.LostReplies), on one slot and
+// spread.
+func TestLostReplies(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			c, prefix := client(t)
+			p := detectortest.StartDropProxy(t, addr)
+			if spread {
+				p.DropEvery(100) // a spread write sends 40 to 50 scripts
+			}
+			flakyClient := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: -1})
+			t.Cleanup(func() { flakyClient.Close() })
+			o := Options{Client: flakyClient, Prefix: prefix, Spread: spread, LeaseTTL: 200 * time.Millisecond}
+			flaky, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Client = c
+			direct, _ := New(o)
+			detectortest.LostReplies(t, detectortest.LostSpec{
+				Flaky:  flaky,
+				Direct: direct,
+				Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+					return det.(*Detector).Contains(context.Background(), id)
+				},
+				Seed: 37,
+			})
+		})
+	}
+}
+
+// At a fault rate of 12 % per request (every command's reply dropped with
+// that probability, a re-sent one too), with go-redis's own retries, every
+// page is answered within 10 calls, on one slot and spread
+// (detectortest.Faults); the calls each page took are logged.
+func TestFaultRate(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			c, prefix := client(t)
+			p := detectortest.StartDropProxy(t, addr)
+			p.DropRate(0.12, 43)
+			// go-redis re-sends a command whose reply was lost 3 times, after
+			// 1 to 20 ms here (8 to 512 ms by default), as on a LAN.
+			fc := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MinRetryBackoff: time.Millisecond, MaxRetryBackoff: 20 * time.Millisecond})
+			t.Cleanup(func() { fc.Close() })
+			o := Options{Client: fc, Prefix: prefix, Spread: spread} // the default LeaseTTL: a call outlives a short one under faults, and starts again
+			faulty, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Client = c
+			direct, _ := New(o)
+			tries := detectortest.Faults(t, detectortest.FaultSpec{
+				Faulty: faulty,
+				Direct: direct,
+				Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+					return det.(*Detector).Contains(context.Background(), id)
+				},
+				Tries: 10,
+				Seed:  44,
+			})
+			evals, dropped, _ := p.Counts()
+			t.Logf("%d requests, %d replies dropped; pages answered at call 1..10: %v, never: %d", evals, dropped, tries[1:], tries[0])
 		})
 	}
 }

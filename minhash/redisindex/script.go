@@ -127,6 +127,17 @@ local function counts(host, blocks, flags)
   return hc, tc
 end
 local function handle(h) return string.format('%d', h) end
+-- corrupt raises an error the client reports as neardup.ErrCorrupt: what
+-- the repository holds is not what the scripts write (a record deleted by
+-- hand, an evicted key). Scripts raise it before their first write.
+local function corrupt(msg) error('NEARDUP_CORRUPT ' .. msg) end
+-- record returns the entry kept under handle h, what names it (a posting,
+-- a text hash, an ID) saying it is kept: a missing record is corrupt.
+local function kept(h, what)
+  local e = redis.call('GET', P .. ':r:' .. handle(h))
+  if not e then corrupt(what .. ' names handle ' .. handle(h) .. ', which has no record') end
+  return e
+end
 -- The postings' buckets (above): 2^LB + SB of them, for the last handle
 -- given NEXT; buckets sets them, lastHandle reads NEXT once per script.
 -- MINB is 65,536 but where the options (ARGV[2]) end in "|buckets=<n>"
@@ -176,13 +187,11 @@ local function gather(keys, skip, tver, v)
         local h = struct.unpack('>I8', ps, p)
         if h ~= skip and not seen[h] then
           seen[h] = true
-          local e = redis.call('GET', P .. ':r:' .. handle(h))
-          if e then
-            out[#out + 1] = e
-            handles[#out] = h
-            local host = entryHost(e)
-            if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
-          end
+          local e = kept(h, 'a posting')
+          out[#out + 1] = e
+          handles[#out] = h
+          local host = entryHost(e)
+          if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
         end
       end
     end
@@ -259,8 +268,7 @@ local exact = {}
 local xs = redis.call('HGET', xfield(ARGV[8]))
 if xs then
   for p = 1, #xs, 8 do
-    local e = redis.call('GET', P .. ':r:' .. handle(struct.unpack('>I8', xs, p)))
-    if e then exact[#exact + 1] = (entry(e)) end
+    exact[#exact + 1] = (entry(kept(struct.unpack('>I8', xs, p), 'a text hash')))
   end
 end
 local verdict = {}
@@ -278,6 +286,7 @@ local flags = false
 if tv == ARGV[18] then flags = ARGV[19] end
 local hc, tc = counts(ARGV[9], blocks, flags)
 local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[11])) or 0
+if own ~= 0 then kept(own, 'the ID') end
 local keys = derive(ARGV[12], ARGV[13], hc, tc, tonumber(ARGV[14]), TP)
 local skip = 0
 if ARGV[15] == '1' then skip = own end

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -374,12 +375,20 @@ type ownState struct {
 	hc, tc  []any
 }
 
-// committed returns the entry of a stored record value that is committed.
-func committed(v string) (string, bool) {
-	if len(v) > 0 && v[0] == 'C' {
-		return v[1:], true
+// committed returns the entry of a stored record value that is committed,
+// and false for a pending or removed one; any other value is an error
+// wrapping neardup.ErrCorrupt.
+func committed(v string) (string, bool, error) {
+	switch {
+	case len(v) > 0 && v[0] == 'C':
+		if _, ok := splitEntry(v[1:]); !ok {
+			return "", false, fmt.Errorf("%w: committed record of %d bytes cut short", neardup.ErrCorrupt, len(v))
+		}
+		return v[1:], true, nil
+	case len(v) > 9 && v[0] == 'P', len(v) >= 17 && v[0] == 'D':
+		return "", false, nil
 	}
-	return "", false
+	return "", false, fmt.Errorf("%w: record of %d bytes in no state", neardup.ErrCorrupt, len(v))
 }
 
 // readOwn reads, in one pipeline, the page's template counts, the pages
@@ -420,7 +429,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id stri
 		xs, vs, handle_ *redis.StringCmd
 	)
 	hostKeys := s.hostKeys(r.Host())
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.Get(ctx, s.cfg())
 		if len(fields) > 0 {
 			hc = p.HMGet(ctx, hostKeys[0], fields...)
@@ -507,7 +516,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 		return nil, nil
 	}
 	cmds := make([]*redis.StringCmd, len(handles))
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, h := range handles {
 			cmds[i] = p.Get(ctx, det.spread.record(h))
 		}
@@ -519,7 +528,9 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 	out := make([]string, len(handles))
 	for i, c := range cmds {
 		if v, err := c.Result(); err == nil {
-			out[i], _ = committed(v)
+			if out[i], _, err = committed(v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -529,7 +540,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 // skip's).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64) ([]string, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range keys {
 			cmds[i] = p.HGet(ctx, det.spread.keyBucket(k), u32s([]uint32{k}))
 		}
@@ -560,7 +571,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
 	hosts := map[string]*redis.StringSliceCmd{}
 	theme := map[uint32]*redis.SliceCmd{}
-	_, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
 		for h, bs := range blocks {
 			hosts[h] = p.SMembers(ctx, det.spread.host(h)+":T")
 			for _, b := range bs {
@@ -612,6 +623,9 @@ func (det *Detector) acquire(ctx context.Context, names []string, token string) 
 		for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
 			res, err := leaseScript.Run(ctx, det.client, []string{name}, token, ttl).Int64Slice()
 			if err != nil {
+				// The lease may have been taken and its reply lost: give
+				// it back too (a lease that is not the token's stays).
+				l.keys = append(l.keys, name)
 				det.release(context.WithoutCancel(ctx), l)
 				return nil, err
 			}
@@ -652,6 +666,9 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		own, err := det.readOwn(ctx, r, d.ID)
 		if err != nil {
 			return nil, false, wrap(op, d.ID, err)
+		}
+		if !replacing && !force && slices.Contains(own.exact, d.ID) {
+			return nil, true, nil // its own page, committed: nothing changes (neardup.MatchAdder)
 		}
 		tmpl := det.template(r.Blocks(), own.hc, own.tc)
 		keys := det.judge.Keys(r, tmpl)
@@ -703,6 +720,9 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 			return nil, false, false, wrap(op, d.ID, err)
 		}
 	}
+	if !replacing && !force && neardup.OwnPage(d.ID, rd.matches) {
+		return nil, true, false, nil // its own page, committed meanwhile
+	}
 	if len(rd.matches) > 0 {
 		if replacing && own.own != 0 {
 			if err := det.spreadRemove(ctx, d.ID, own.own, call); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
@@ -714,7 +734,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	if own.own != 0 && !replacing {
 		if ok, err := det.Contains(ctx, d.ID); err != nil || ok {
 			if err == nil {
-				err = fmt.Errorf("redisindex: %s %q: %w", op, d.ID, neardup.ErrDuplicateID)
+				err = fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 			}
 			return nil, false, false, err
 		}
@@ -736,7 +756,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
 	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
-		return sc.Run(ctx, det.client, keys, args...).Result()
+		return det.run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
 	}
 	// The record, and the intent to count its blocks, due when the leases
 	// expire: on the host's shard that is past the deadline on the
@@ -839,6 +859,42 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 // noScript reports whether err is the server's answer to a script it does
 // not have (a pipeline sends scripts by their hash).
 func noScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }
+
+// readPipelined runs the reads fn queues in one pipeline and then, up to
+// eight rounds while ctx lasts, the reads whose reply was lost again in a
+// pipeline of their own: a lost reply (a broken connection) fails the
+// command it answered and those after it, while those before keep their
+// replies, so under faults a long pipeline costs a few more round trips
+// instead of failing whole each time go-redis re-sends it. Only for
+// commands that may be sent twice (reads). It returns the first error of
+// the commands but a missing key's.
+func (det *Detector) readPipelined(ctx context.Context, fn func(p redis.Pipeliner) error) ([]redis.Cmder, error) {
+	cmds, _ := det.client.Pipelined(ctx, fn)
+	for range 8 {
+		var lost []redis.Cmder
+		for _, c := range cmds {
+			var reply redis.Error // an error the server answered: not lost
+			if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !errors.As(e, &reply) {
+				lost = append(lost, c)
+			}
+		}
+		if len(lost) == 0 || ctx.Err() != nil {
+			break
+		}
+		det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, c := range lost {
+				p.Process(ctx, c)
+			}
+			return nil
+		})
+	}
+	for _, c := range cmds {
+		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
+			return cmds, e
+		}
+	}
+	return cmds, nil
+}
 
 // pipeErr returns the first error of a pipeline's commands but a missing
 // key's and a missing script's (err is the pipeline's).
@@ -1055,9 +1111,15 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 			v, _ = res[0].(string)
 			now, _ = res[1].(int64)
 		}
-		e, ok := committed(v)
+		if v == "" { // no record: a page whose filing was undone
+			return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
+		}
+		e, ok, err := committed(v)
+		if err != nil {
+			return wrap("Remove", id, err)
+		}
 		if !ok {
-			return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+			return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 		}
 		_, r, err := det.parseEntry(e)
 		if err != nil {
@@ -1082,7 +1144,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 				return wrap("Remove", id, err)
 			}
 			if st == "gone" { // removed by another call
-				return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+				return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 			}
 		} else if _, err := det.finishDue(ctx, host); err != nil { // another call's Remove
 			return wrap("Remove", id, err)

@@ -18,8 +18,10 @@
 // one's query sees the first one's committed row. A client that dies
 // mid-call leaves nothing behind (the transaction rolls back), and a lost
 // connection or a timeout is an error, never a silent "new page". Such an
-// error may come after the page was committed; retry it with Replace, which
-// does not take the page's own row for a near-duplicate. A page reported
+// error may come after the page was committed; retried, MatchOrAdd (or
+// Replace) finds the page's own row and answers "added" with no matches
+// (neardup.MatchAdder), never "a near-duplicate of itself". New refuses a
+// repository that lost its table or its settings (neardup.ErrCorrupt). A page reported
 // added survives a crash only on a server with durable commits (fsync and
 // synchronous_commit on, the defaults); docs/fleet.md has the settings the
 // guarantees rely on and how to size the server.
@@ -49,6 +51,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/fpblock"
 	"github.com/neardup/neardup/simhash"
 )
@@ -192,13 +195,32 @@ func (det *Detector) schema(ctx context.Context) error {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", det.lockKey(-1, 0)); err != nil {
 		return det.wrap("New", "", err)
 	}
-	for _, s := range settings {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return det.wrap("New", "", err)
+	// A repository is the table and its settings row, made together: with
+	// neither, New makes both; with one of them only (the other dropped by
+	// hand), New would make an empty repository, or forget its T_B, in
+	// place of the pages kept, so it refuses.
+	var hasTable, hasSettings bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL", det.table, det.table+"_settings").Scan(&hasTable, &hasSettings); err != nil {
+		return det.wrap("New", "", err)
+	}
+	switch {
+	case hasTable && !hasSettings:
+		return fmt.Errorf("pgindex: New: table %s has no table %s_settings: %w", det.table, det.table, neardup.ErrCorrupt)
+	case hasSettings && !hasTable:
+		return fmt.Errorf("pgindex: New: table %s_settings has no table %s: %w", det.table, det.table, neardup.ErrCorrupt)
+	case !hasTable:
+		for _, s := range settings {
+			if _, err := tx.Exec(ctx, s); err != nil {
+				return det.wrap("New", "", err)
+			}
 		}
 	}
 	var k int
-	if err := tx.QueryRow(ctx, fmt.Sprintf("SELECT max_distance FROM %s_settings", det.table)).Scan(&k); err != nil {
+	err = tx.QueryRow(ctx, fmt.Sprintf("SELECT max_distance FROM %s_settings", det.table)).Scan(&k)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("pgindex: New: table %s_settings has no row: %w", det.table, neardup.ErrCorrupt)
+	}
+	if err != nil {
 		return det.wrap("New", "", err)
 	}
 	if k != det.k {
@@ -241,7 +263,7 @@ func (det *Detector) ctx() (context.Context, context.CancelFunc) {
 
 func (det *Detector) wrap(op, id string, err error) error {
 	if id != "" {
-		return fmt.Errorf("pgindex: %s %q: %w: %w", op, id, ErrPostgres, err)
+		return fmt.Errorf("pgindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrPostgres, err)
 	}
 	return fmt.Errorf("pgindex: %s: %w: %w", op, ErrPostgres, err)
 }
@@ -351,12 +373,15 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
+	if err := detector.CheckID("pgindex", "Add", d.ID); err != nil {
+		return err
+	}
 	tag, err := det.pool.Exec(ctx, det.sqlInsert, det.insertArgs(d.ID, fp)...)
 	if err != nil {
 		return det.wrap("Add", d.ID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("pgindex: Add %q: %w", d.ID, neardup.ErrDuplicateID)
+		return fmt.Errorf("pgindex: Add %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	}
 	return nil
 }
@@ -387,6 +412,9 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := detector.CheckID("pgindex", "MatchOrAdd", d.ID); err != nil {
+		return nil, false, err
+	}
 	ms, added, err := det.matchOrAdd(ctx, d.ID, fp)
 	if err != nil && !errors.Is(err, neardup.ErrDuplicateID) {
 		return nil, false, det.wrap("MatchOrAdd", d.ID, err)
@@ -401,6 +429,9 @@ func (det *Detector) matchOrAdd(ctx context.Context, id string, fp simhash.Finge
 	}
 	defer tx.Rollback(ctx) // after Commit, a no-op
 	ms, err := det.lockFind(ctx, tx, fp)
+	if err == nil && neardup.OwnPage(id, ms) {
+		return nil, true, nil // its own page: nothing changes (neardup.MatchAdder)
+	}
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
@@ -409,7 +440,7 @@ func (det *Detector) matchOrAdd(ctx context.Context, id string, fp simhash.Finge
 		return nil, false, err
 	}
 	if tag.RowsAffected() == 0 {
-		return nil, false, fmt.Errorf("pgindex: MatchOrAdd %q: %w", id, neardup.ErrDuplicateID)
+		return nil, false, fmt.Errorf("pgindex: MatchOrAdd %s: %w", detector.QuoteID(id), neardup.ErrDuplicateID)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, false, err
@@ -434,6 +465,9 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	}
 	fp, err := simhash.Of(d)
 	if err != nil {
+		return nil, false, err
+	}
+	if err := detector.CheckID("pgindex", "Replace", d.ID); err != nil {
 		return nil, false, err
 	}
 	for range 3 {
@@ -462,6 +496,9 @@ func (det *Detector) replace(ctx context.Context, id string, fp simhash.Fingerpr
 	ms, err := det.lockFind(ctx, tx, fp)
 	if err != nil {
 		return nil, false, err
+	}
+	if neardup.OwnPage(id, ms) {
+		return nil, true, nil // its own page: nothing changes (neardup.Replacer)
 	}
 	ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == id }) // the version being replaced
 	if _, err := tx.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE id = $1", det.table), id); err != nil {
@@ -536,7 +573,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 		return det.wrap("Remove", id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("pgindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		return fmt.Errorf("pgindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 	}
 	return nil
 }

@@ -320,10 +320,10 @@ func TestIsolationDefault(t *testing.T) {
 	}
 }
 
-// A MatchOrAdd whose reply was lost after its COMMIT, retried with Replace
-// as the package doc advises, is answered "added" (not "a near-duplicate of
-// itself"), and the page is kept once.
-func TestRetryWithReplace(t *testing.T) {
+// A MatchOrAdd whose reply was lost after its COMMIT, retried with
+// MatchOrAdd or with Replace, is answered "added" (its own page, not "a
+// near-duplicate of itself"), and the page is kept once.
+func TestRetry(t *testing.T) {
 	ctx := context.Background()
 	det, err := New(ctx, Options{Pool: pool(t, 2), Table: table(t)})
 	if err != nil {
@@ -333,16 +333,46 @@ func TestRetryWithReplace(t *testing.T) {
 	if _, added, err := det.MatchOrAddContext(ctx, d); err != nil || !added {
 		t.Fatalf("MatchOrAdd = %v, %v; want added", added, err)
 	}
-	// The retry of the same call.
+	// The retries of the same call.
 	ms, kept, err := det.ReplaceContext(ctx, d)
 	if err != nil || !kept || len(ms) != 0 {
 		t.Fatalf("Replace after the committed MatchOrAdd = %v, %v, %v; want no matches, kept", ms, kept, err)
 	}
+	if ms, added, err := det.MatchOrAddContext(ctx, d); err != nil || !added || len(ms) != 0 {
+		t.Errorf("MatchOrAdd again = %v, %v, %v; want its own page: added, no matches", ms, added, err)
+	}
 	if n, err := det.Len(ctx); err != nil || n != 1 {
 		t.Errorf("Len = %d, %v; want 1", n, err)
 	}
-	// A MatchOrAdd retry, by contrast, finds the page itself.
-	if ms, added, err := det.MatchOrAddContext(ctx, d); err != nil || added || len(ms) != 1 || ms[0].ID != d.ID {
-		t.Errorf("MatchOrAdd again = %v, %v, %v; want the page itself as its match", ms, added, err)
+}
+
+// New refuses a repository that lost part of itself (its table, its
+// settings table or its settings row dropped by hand) with an error
+// wrapping neardup.ErrCorrupt, instead of making it again empty or with
+// another T_B; a repository with neither is made anew.
+func TestNewCorrupt(t *testing.T) {
+	ctx := context.Background()
+	p := pool(t, 2)
+	for _, drop := range []string{"DROP TABLE %s", "DROP TABLE %s_settings", "DELETE FROM %s_settings"} {
+		name := table(t)
+		if _, err := New(ctx, Options{Pool: p, Table: name, MaxDistance: 5}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Exec(ctx, fmt.Sprintf(drop, name)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := New(ctx, Options{Pool: p, Table: name}); !errors.Is(err, neardup.ErrCorrupt) {
+			t.Errorf("New after %q: err = %v, want ErrCorrupt", fmt.Sprintf(drop, name), err)
+		}
+	}
+	name := table(t)
+	if _, err := New(ctx, Options{Pool: p, Table: name}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Exec(ctx, fmt.Sprintf("DROP TABLE %s, %s_settings", name, name)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(ctx, Options{Pool: p, Table: name}); err != nil {
+		t.Errorf("New after both tables were dropped: %v, want a new repository", err)
 	}
 }

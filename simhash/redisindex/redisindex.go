@@ -35,13 +35,18 @@
 // writes records its result under that ID (Prefix:2:c:<id>, expiring after
 // Options.CallTTL or the call's deadline and a second, whichever is later);
 // a re-sent call finds the record and returns the recorded result without
-// running again. So a retried MatchOrAdd is never told its page is a
-// near-duplicate of itself, and a retried Add or Remove never returns
-// ErrDuplicateID or ErrUnknownID for its own success. A MatchOrAdd that
-// found matches writes nothing and records nothing: re-run, it answers
-// from the repository as it is then. A call that returns an error (its
-// context done, the retries spent) may or may not have run; Match or
-// Lookup tells which.
+// running again. So a retried Add or Remove never returns ErrDuplicateID
+// or ErrUnknownID for its own success. A MatchOrAdd that found matches
+// writes nothing and records nothing: re-run, it answers from the
+// repository as it is then. A call that returns an error (its context
+// done, the retries spent) may or may not have run; call it again: a
+// MatchOrAdd or Replace of a page kept under its own ID (the same
+// fingerprint) is answered "added" with no matches and changes nothing
+// (neardup.MatchAdder), so no page is ever told it duplicates itself.
+//
+// Bad stored data (a handle with no ID, a block key cut short, an entry of
+// another size) is an error wrapping neardup.ErrCorrupt, never a verdict.
+// Options.ReplicaAck makes each write wait for replicas (Redis WAIT).
 //
 // On Redis Cluster, set Options.SingleSlot and pass a *redis.ClusterClient:
 // the prefix becomes a hash tag, so every key of the repository falls in one
@@ -170,6 +175,20 @@ type Options struct {
 	// call. It excludes SingleSlot; every process sharing a Prefix must
 	// agree on it: the keys differ. It also works on one server.
 	Spread bool
+	// ReplicaAck is how many replicas must have a write call's changes
+	// before the call answers: after each write script the client sends
+	// Redis WAIT on the connection that ran it. Zero (the default) waits
+	// for none, and a failover can then lose what the primary acknowledged
+	// and had not yet sent (docs/fleet.md gives the window and the cost).
+	// With Spread the appends of a new page and its commit wait, so that
+	// no page is committed before its entries are on the replicas. It
+	// needs a *redis.Client or a *redis.ClusterClient.
+	ReplicaAck int
+	// ReplicaTimeout bounds that wait; zero means DefaultReplicaTimeout.
+	// A call whose changes fewer replicas acknowledged in time returns an
+	// error wrapping ErrNotReplicated: they are on the primary, and may be
+	// lost by a failover.
+	ReplicaTimeout time.Duration
 	// LeaseTTL is how long a write call of a Spread repository may hold a
 	// block key before another call may take it over (a call that died
 	// holds its keys this long); zero means DefaultLeaseTTL. A call that
@@ -248,6 +267,22 @@ func New(o Options) (*Detector, error) {
 		}
 		if o.LeaseTTL == 0 {
 			o.LeaseTTL = DefaultLeaseTTL
+		}
+	}
+	if o.ReplicaAck < 0 || o.ReplicaTimeout < 0 {
+		return nil, fmt.Errorf("redisindex: New: negative ReplicaAck or ReplicaTimeout: %w", neardup.ErrInvalidOption)
+	}
+	if o.ReplicaAck > 0 {
+		switch o.Client.(type) {
+		case *redis.Client, *redis.ClusterClient:
+		default:
+			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
+		}
+		if o.ReplicaTimeout == 0 {
+			o.ReplicaTimeout = DefaultReplicaTimeout
+		}
+		if o.ReplicaTimeout < time.Millisecond { // WAIT 0 would wait for ever
+			return nil, fmt.Errorf("redisindex: New: ReplicaTimeout %v below a millisecond: %w", o.ReplicaTimeout, neardup.ErrInvalidOption)
 		}
 	}
 	if o.LeaseTTL < 0 || o.LeaseTTL > 0 && o.LeaseTTL < time.Millisecond {
@@ -338,16 +373,21 @@ func matches(res []any) ([]neardup.Match, error) {
 }
 
 // wrap wraps an error of the client: a repository made with another T_B
-// as neardup.ErrInvalidOption, every other one as ErrRedis.
+// as neardup.ErrInvalidOption, data the scripts found corrupt as
+// neardup.ErrCorrupt, every other one as ErrRedis.
 func wrap(op, id string, err error) error {
-	if strings.Contains(err.Error(), "NEARDUP_K") {
-		msg := err.Error()
-		if _, m, ok := strings.Cut(msg, "NEARDUP_K "); ok {
-			msg = m
+	for _, c := range []struct {
+		code string
+		err  error
+	}{{"NEARDUP_K", neardup.ErrInvalidOption}, {"NEARDUP_CORRUPT", neardup.ErrCorrupt}} {
+		if _, msg, ok := strings.Cut(err.Error(), c.code+" "); ok {
+			return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), msg, c.err)
 		}
-		return fmt.Errorf("redisindex: %s %q: %s: %w", op, id, msg, neardup.ErrInvalidOption)
 	}
-	return fmt.Errorf("redisindex: %s %q: %w: %w", op, id, ErrRedis, err)
+	if errors.Is(err, neardup.ErrCorrupt) {
+		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
+	}
+	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)
 }
 
 // spreadErr returns the error of a spread call: the document's own errors
@@ -358,7 +398,7 @@ func spreadErr(op, id string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, neardup.ErrDuplicateID), errors.Is(err, neardup.ErrUnknownID):
-		return fmt.Errorf("redisindex: %s %q: %w", op, id, err)
+		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
 	}
 	return wrap(op, id, err)
 }
@@ -426,16 +466,19 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
+	if err := detector.CheckID("redisindex", "Add", d.ID); err != nil {
+		return err
+	}
 	if det.spread {
 		_, _, err := det.spreadWrite(ctx, d, fp, modeAdd)
 		return spreadErr("Add", d.ID, err)
 	}
-	n, err := addScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
+	n, err := det.run(ctx, addScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Add", d.ID, err)
 	case n == 0:
-		return fmt.Errorf("redisindex: Add %q: %w", d.ID, neardup.ErrDuplicateID)
+		return fmt.Errorf("redisindex: Add %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	}
 	return nil
 }
@@ -460,16 +503,19 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 	if err != nil {
 		return nil, false, err
 	}
+	if err := detector.CheckID("redisindex", "MatchOrAdd", d.ID); err != nil {
+		return nil, false, err
+	}
 	if det.spread {
 		ms, kept, err := det.spreadWrite(ctx, d, fp, modeMatchOrAdd)
 		return ms, kept, spreadErr("MatchOrAdd", d.ID, err)
 	}
-	res, err := matchOrAddScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
+	res, err := det.run(ctx, matchOrAddScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("MatchOrAdd", d.ID, err)
 	}
 	if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
-		return nil, false, fmt.Errorf("redisindex: MatchOrAdd %q: %w", d.ID, neardup.ErrDuplicateID)
+		return nil, false, fmt.Errorf("redisindex: MatchOrAdd %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
 	}
 	ms, err := matches(res)
 	return ms, err == nil && len(ms) == 0, err
@@ -495,11 +541,14 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 	if err != nil {
 		return nil, false, err
 	}
+	if err := detector.CheckID("redisindex", "Replace", d.ID); err != nil {
+		return nil, false, err
+	}
 	if det.spread {
 		ms, kept, err := det.spreadWrite(ctx, d, fp, modeReplace)
 		return ms, kept, spreadErr("Replace", d.ID, err)
 	}
-	res, err := replaceScript.Run(ctx, det.client, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
+	res, err := det.run(ctx, replaceScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, wrap("Replace", d.ID, err)
 	}
@@ -522,12 +571,12 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.spread {
 		return spreadErr("Remove", id, det.spreadRemove(ctx, id))
 	}
-	n, err := removeScript.Run(ctx, det.client, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
+	n, err := det.run(ctx, removeScript, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
 	switch {
 	case err != nil:
 		return wrap("Remove", id, err)
 	case n == 0:
-		return fmt.Errorf("redisindex: Remove %q: %w", id, neardup.ErrUnknownID)
+		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
 	}
 	return nil
 }
@@ -554,7 +603,7 @@ func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint
 		return 0, false, wrap("Lookup", id, err)
 	}
 	if len(entry) != entrySize {
-		return 0, false, fmt.Errorf("redisindex: Lookup %q: entry of %d bytes: %w", id, len(entry), ErrRedis)
+		return 0, false, fmt.Errorf("redisindex: Lookup %s: entry of %d bytes: %w", detector.QuoteID(id), len(entry), neardup.ErrCorrupt)
 	}
 	return simhash.Fingerprint(binary.BigEndian.Uint64(entry)), true, nil
 }

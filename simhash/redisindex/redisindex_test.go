@@ -3,6 +3,7 @@ package redisindex
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -152,5 +153,63 @@ func TestOptionsRoundTrip(t *testing.T) {
 		if again.Options() != det.Options() || again.k != det.k || again.prefix != det.prefix {
 			t.Errorf("New(%+v): round trip gives prefix %q, k %d; want %q, %d", tc.in, again.prefix, again.k, det.prefix, det.k)
 		}
+	}
+}
+
+// Data the scripts do not write (a handle with no ID, a block key cut
+// short, an ID's entry of another size) is an error wrapping
+// neardup.ErrCorrupt, never a verdict, and a Replace that meets it changes
+// nothing.
+func TestCorrupt(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 34, Groups: 3, Members: 2})
+	for _, id := range []string{"a", "b", "c"} {
+		if err := det.Add(&neardup.Document{ID: id, Page: g[id[0]-'a'][0].Page}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry, err := c.HGet(ctx, det.prefix+":ids", "a").Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HDel(ctx, det.prefix+":names", fmt.Sprint(binary.BigEndian.Uint64(entry[8:]))).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := det.Match(g[0][1]); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("Match of a page near a handle with no ID = %v, %v; want ErrCorrupt", ms, err)
+	}
+	if ms, added, err := det.MatchOrAdd(&neardup.Document{ID: "x", Page: g[0][1].Page}); added || !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("MatchOrAdd of a page near a handle with no ID = %v, %v, %v; want ErrCorrupt", ms, added, err)
+	}
+	if ms, kept, err := det.Replace(&neardup.Document{ID: "b", Page: g[0][1].Page}); kept || !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("Replace near a handle with no ID = %v, %v, %v; want ErrCorrupt", ms, kept, err)
+	}
+	fpOf := func(d *neardup.Document) simhash.Fingerprint {
+		fp, err := simhash.Of(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
+	if fp, ok, err := det.Lookup(ctx, "b"); err != nil || !ok || fp != fpOf(g[1][0]) {
+		t.Errorf("after the refused Replace, b is %v, %v, %v; want its page kept", fp, ok, err)
+	}
+	keys := det.blockKeys(nil, fpOf(g[2][0]))
+	if err := c.Append(ctx, keys[0], "cut").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := det.Match(g[2][1]); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("Match with a block key cut short = %v, %v; want ErrCorrupt", ms, err)
+	}
+	if err := c.HSet(ctx, det.prefix+":ids", "c", "short").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := det.Lookup(ctx, "c"); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("Lookup of an entry of 5 bytes: %v, want ErrCorrupt", err)
 	}
 }

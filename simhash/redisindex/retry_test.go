@@ -117,7 +117,8 @@ func TestDroppedReplies(t *testing.T) {
 }
 
 // A call whose reply is lost and that is sent again (same call ID) gets the
-// recorded result; a call under a new ID runs again.
+// recorded result; a call under a new ID runs again, and finds its own page
+// (added, nothing written); another ID with the page finds it.
 func TestCallRecord(t *testing.T) {
 	c, prefix := client(t)
 	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: 6, CallTTL: time.Minute})
@@ -157,8 +158,14 @@ func TestCallRecord(t *testing.T) {
 		t.Errorf("record TTL of a call without a deadline = %v, want CallTTL", ttl)
 	}
 	call = newCall()
-	if res := run(matchOrAddScript, d.ID); len(res) != 2 || res[0] != d.ID {
-		t.Fatalf("MatchOrAdd under a new call ID = %v, want %s itself", res, d.ID)
+	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
+		t.Fatalf("MatchOrAdd under a new call ID = %v, want its own page: added", res)
+	}
+	if n, err := c.Exists(ctx, det.prefix+":c:"+call).Result(); err != nil || n != 0 {
+		t.Errorf("its own page offered again wrote a call record (%d, %v)", n, err)
+	}
+	if res := run(matchOrAddScript, d.ID+"-copy"); len(res) != 2 || res[0] != d.ID || res[1] != int64(0) {
+		t.Fatalf("MatchOrAdd of the page under another ID = %v, want %s at 0", res, d.ID)
 	}
 	// Remove, twice under one call ID: 1 both times.
 	call = newCall()
@@ -215,5 +222,77 @@ func TestScriptBlockKeys(t *testing.T) {
 				t.Errorf("k %d, fp %#x: script's keys %q (%v), want %q", k, uint64(fp), got, err, want)
 			}
 		}
+	}
+}
+
+// A call whose reply is lost and that the client does not re-send fails;
+// the crawler's own retry, a new call, is told its page is kept, never
+// that it duplicates itself (detectortest.LostReplies), on one slot and
+// spread.
+func TestLostReplies(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			c, prefix := client(t)
+			p := detectortest.StartDropProxy(t, addr)
+			if spread {
+				p.DropEvery(100) // a spread call sends 25 to 50 scripts
+			}
+			flakyClient := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: -1})
+			t.Cleanup(func() { flakyClient.Close() })
+			o := Options{Prefix: prefix, MaxDistance: 6, Spread: spread, LeaseTTL: 100 * time.Millisecond}
+			o.Client = flakyClient
+			flaky, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Client = c
+			direct, _ := New(o)
+			detectortest.LostReplies(t, detectortest.LostSpec{
+				Flaky:  flaky,
+				Direct: direct,
+				Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+					_, ok, err := det.(*Detector).Lookup(context.Background(), id)
+					return ok, err
+				},
+				Seed: 33,
+			})
+		})
+	}
+}
+
+// At a fault rate of 12 % per request (every command's reply dropped with
+// that probability, a re-sent one too), with go-redis's own retries, every
+// page is answered within 10 calls, on one slot and spread
+// (detectortest.Faults); the calls each page took are logged.
+func TestFaultRate(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			c, prefix := client(t)
+			p := detectortest.StartDropProxy(t, addr)
+			p.DropRate(0.12, 41)
+			// go-redis re-sends a command whose reply was lost 3 times, after
+			// 1 to 20 ms here (8 to 512 ms by default), as on a LAN.
+			fc := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MinRetryBackoff: time.Millisecond, MaxRetryBackoff: 20 * time.Millisecond})
+			t.Cleanup(func() { fc.Close() })
+			o := Options{Client: fc, Prefix: prefix, MaxDistance: 6, Spread: spread} // the default LeaseTTL: a call outlives a short one under faults, and starts again
+			faulty, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Client = c
+			direct, _ := New(o)
+			tries := detectortest.Faults(t, detectortest.FaultSpec{
+				Faulty: faulty,
+				Direct: direct,
+				Kept: func(det detectortest.FleetDetector, id string) (bool, error) {
+					_, ok, err := det.(*Detector).Lookup(context.Background(), id)
+					return ok, err
+				},
+				Tries: 10,
+				Seed:  42,
+			})
+			evals, dropped, _ := p.Counts()
+			t.Logf("%d requests, %d replies dropped; pages answered at call 1..10: %v, never: %d", evals, dropped, tries[1:], tries[0])
+		})
 	}
 }

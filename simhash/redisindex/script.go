@@ -95,12 +95,18 @@ local function record(res)
   redis.call('SET', CALL, cmsgpack.pack(res), 'PX', ARGV[5])
   return res
 end
+-- corrupt raises an error the client reports as neardup.ErrCorrupt: what
+-- the repository holds is not what the scripts write (a key changed or
+-- deleted by hand, an evicted key). The scripts raise it before their
+-- first write.
+local function corrupt(msg) error('NEARDUP_CORRUPT ' .. msg) end
 -- find returns {handle, distance, ...} of the entries within k bits, each once.
 local function find()
   local out, seen = {}, {}
   for t = B + 1, B + nb do
     local blob = redis.call('GET', KEYS[t])
     if blob then
+      if #blob % 16 ~= 0 then corrupt('block key of ' .. #blob .. ' bytes') end
       for p = 1, #blob, 16 do
         local hi, lo, h = struct.unpack('>I4I4I8', blob, p)
         if not seen[h] then
@@ -116,12 +122,24 @@ local function find()
   end
   return out
 end
--- named replaces each handle of found by its ID.
+-- named replaces each handle of found by its ID; a handle with no ID is
+-- corrupt.
 local function named(found)
   for i = 1, #found, 2 do
-    found[i] = redis.call('HGET', NAMES, string.format('%d', found[i])) or ''
+    local id = redis.call('HGET', NAMES, string.format('%d', found[i]))
+    if not id then corrupt('handle ' .. string.format('%d', found[i]) .. ' has no ID') end
+    found[i] = id
   end
   return found
+end
+-- own returns the handle of the entry kept under id, or nil, and whether
+-- its fingerprint is the query's (its own page).
+local function own(id)
+  local entry = redis.call('HGET', IDS, id)
+  if not entry then return nil, false end
+  if #entry ~= 16 then corrupt('entry of ' .. #entry .. ' bytes') end
+  local hi, lo, h = struct.unpack('>I4I4I8', entry)
+  return h, hi == u32(qhi) and lo == u32(qlo)
 end
 -- add keeps the fingerprint under id: a new handle, an entry in each block
 -- key, and the two hashes.
@@ -172,15 +190,18 @@ return named(find())
 
 // matchOrAddScript is matchScript, and when nothing is found it keeps the
 // fingerprint under ARGV[7] and returns {} (recorded); an ID already kept
-// returns {"", -1}.
+// with this fingerprint (its own page) returns {} and changes nothing; an ID
+// kept with another that matches nothing returns {"", -1}.
 var matchOrAddScript = redis.NewScript(scriptLib + `
 local r = recorded()
 if r then return r end
 local bad = badk(true)
 if bad then return bad end
+local oh, same = own(ARGV[7])
+if same then return {} end
 local found = find()
 if #found > 0 then return named(found) end
-if redis.call('HEXISTS', IDS, ARGV[7]) == 1 then return {'', -1} end
+if oh then return {'', -1} end
 add(ARGV[7])
 return record({})
 `)
@@ -212,16 +233,27 @@ return record(1)
 // replaceScript forgets what is kept under ARGV[7], then keeps the
 // fingerprint under ARGV[7] unless a kept one is within k bits. It returns
 // {} when it kept the page, and the matches {id, distance, ...} when it did
-// not (recorded when it forgot the old page).
+// not (recorded when it forgot the old page). An ID kept with this
+// fingerprint (its own page) returns {} and changes nothing. The matches
+// are found and named before the old page is forgotten, so that corrupt
+// data is reported before any write.
 var replaceScript = redis.NewScript(scriptLib + `
 local r = recorded()
 if r then return r end
 local bad = badk(true)
 if bad then return bad end
+local oh, same = own(ARGV[7])
+if same then return {} end
+local all, found = find(), {}
+for i = 1, #all, 2 do
+  if all[i] ~= oh then
+    found[#found + 1] = all[i]
+    found[#found + 1] = all[i + 1]
+  end
+end
+found = named(found)
 local forgot = forget(ARGV[7])
-local found = find()
 if #found > 0 then
-  found = named(found)
   if forgot then return record(found) end
   return found
 end

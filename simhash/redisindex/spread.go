@@ -263,6 +263,20 @@ func (det *Detector) spreadWrite(ctx context.Context, d *neardup.Document, fp si
 	if err := det.checkK(ctx, true); err != nil {
 		return nil, false, err
 	}
+	if mode != modeAdd {
+		// Its own page, committed (an ID's entry is written by the
+		// commit): kept, nothing to change, no lease to take.
+		entry, err := det.client.(redis.Cmdable).HGet(ctx, det.bucketKey(bucketOf(d.ID), "ids"), d.ID).Bytes()
+		switch {
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return nil, false, err
+		case len(entry) != entrySize:
+			return nil, false, fmt.Errorf("%w: the entry of the ID is %d bytes", neardup.ErrCorrupt, len(entry))
+		case simhash.Fingerprint(binary.BigEndian.Uint64(entry)) == fp:
+			return nil, true, nil
+		}
+	}
 	keys := det.spreadBlockKeys(fp)
 	slices.Sort(keys)
 	call := newCall()
@@ -307,6 +321,14 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		// any more), with a context of its own: a call cut off by its
 		// context still cleans up when Redis answers. After a commit or a
 		// match the call returns at once and this runs on.
+		if err != nil {
+			// A lease whose reply was lost is the attempt's too, unmarked:
+			// give back every key the token may hold, so that the call's
+			// next attempt (or the caller's retry) does not wait for it.
+			for i := range held {
+				held[i] = true
+			}
+		}
 		finish := func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
@@ -353,6 +375,9 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		if mode == modeReplace {
 			ms = slices.DeleteFunc(ms, func(m neardup.Match) bool { return m.ID == d.ID })
 		}
+		if mode == modeMatchOrAdd && neardup.OwnPage(d.ID, ms) {
+			return nil, true, nil // its own page, committed: nothing changes
+		}
 		if len(ms) > 0 {
 			if mode == modeReplace {
 				if err := det.spreadRemove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
@@ -389,7 +414,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 				args = append(args, x.entry)
 			}
 		}
-		n, err := appendScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"}, args...).Int()
+		n, err := det.run(ctx, appendScript, []string{keys[i], keys[i] + ":l"}, args...).Int() // on the replicas before the commit, with ReplicaAck
 		return n != 0, err
 	})
 	if err != nil {
@@ -402,7 +427,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		dead = true
 		return nil, false, errDied
 	}
-	res, err := commitScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
+	res, err := det.run(ctx, commitScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
 		d.ID, h, entry, token, det.recordTTL(ctx).Milliseconds(), replace).Text()
 	switch {
 	case err != nil:
@@ -521,7 +546,7 @@ func (det *Detector) clean(ctx context.Context, entry string) {
 func (det *Detector) spreadRemove(ctx context.Context, id string) error {
 	b := bucketOf(id)
 	call := newCall()
-	e, err := spreadRemoveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
+	e, err := det.run(ctx, spreadRemoveScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
 		id, det.recordTTL(ctx).Milliseconds()).Text()
 	if errors.Is(err, redis.Nil) {
 		return neardup.ErrUnknownID
@@ -530,7 +555,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string) error {
 		return err
 	}
 	if len(e) != entrySize {
-		return fmt.Errorf("%w: entry of %d bytes", ErrRedis, len(e))
+		return fmt.Errorf("%w: entry of %d bytes", neardup.ErrCorrupt, len(e))
 	}
 	det.clean(ctx, e)
 	return nil
