@@ -47,7 +47,7 @@ func judge(det *minhash.Detector, pipe *preprocess.Pipeline, url string, resp *h
 	// nearly duplicates another kept page: one atomic step.
 	matches, kept, err := det.Replace(doc)
 	switch {
-	case err != nil: // neardup.ErrNoFeatures: a page without words
+	case err != nil: // neardup.ErrNoFeatures (a page without words), ErrInvalidID (a URL over MaxIDLen bytes)
 		log.Printf("%s: %v", url, err)
 	case kept:
 		log.Printf("%s: new", url)
