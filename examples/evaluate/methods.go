@@ -122,6 +122,7 @@ func stream(name string, det neardup.Detector, pages source, explain bool) resul
 	for p := range pages.all {
 		group[p.id] = p.group
 		matched, dist, err := step(det, &pipe, p)
+		matched = r.own(p, matched, err)
 		r.tally(p, matched, group[matched], err)
 		switch {
 		case !explain || matched != "" && p.dup && group[matched] == p.group:
@@ -235,7 +236,8 @@ func streamFleet(m method, pages source) (result, error) {
 		p, o := metas[i], outs[i]
 		p.dup = seen[p.group]
 		seen[p.group] = true
-		r.tally(p, o.matched, group[o.matched], o.err)
+		matched := r.own(p, o.matched, o.err)
+		r.tally(p, matched, group[matched], o.err)
 	}
 	return r, nil
 }

@@ -16,6 +16,26 @@ type result struct {
 	errs           []string // with -errors: one line per false positive, false negative and wrong match
 	pagesPerSec    float64
 	value          float64 // the swept threshold, or a trial's size
+	keptIDs        map[string]bool
+}
+
+// own returns matched, or p's own ID when p was kept under its ID before
+// and det answered it added: a page offered again under its own kept ID
+// (the generated crawl's re-offers) is answered "kept" with no match, and
+// counts as flagged, a copy of the page kept under its ID, as a crawler
+// that checks its kept IDs first counts it.
+func (r *result) own(p page, matched string, err error) string {
+	if matched != "" || err != nil {
+		return matched
+	}
+	if r.keptIDs[p.id] {
+		return p.id
+	}
+	if r.keptIDs == nil {
+		r.keptIDs = make(map[string]bool)
+	}
+	r.keptIDs[p.id] = true
+	return ""
 }
 
 func ratio(a, b int) float64 {

@@ -10,8 +10,9 @@ import (
 // Tally counts the verdicts of a detector on the pages of the generated
 // crawl, offered in order through MatchOrAdd: a page is flagged when it
 // matches a kept page; a flagged near-duplicate matched to a page of
-// another group counts against both precision and recall. The zero Tally
-// is ready to use.
+// another group counts against both precision and recall; a page offered
+// again under its own kept ID, answered kept, counts as flagged, a copy of
+// itself. The zero Tally is ready to use.
 type Tally struct {
 	group             map[string]int // the group of each kept page, by ID
 	tp, fp, fn, wrong int
@@ -22,7 +23,11 @@ func (t *Tally) Count(p synth.Page, ms []neardup.Match, added bool) {
 	if t.group == nil {
 		t.group = make(map[string]int)
 	}
-	if added {
+	if _, ok := t.group[p.ID]; ok && added && len(ms) == 0 {
+		// p offered again under its own kept ID (a re-offer), answered
+		// "kept": flagged as a copy of the page kept under its ID.
+		added, ms = false, []neardup.Match{{ID: p.ID}}
+	} else if added {
 		t.group[p.ID] = p.Group
 	}
 	switch {
