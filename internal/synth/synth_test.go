@@ -519,3 +519,37 @@ func TestBigramPhrasesRecur(t *testing.T) {
 		t.Errorf("Text names: %s, %s", Words, Bigram)
 	}
 }
+
+// NewRecords: the same options give the same records; a planted record's
+// word set is near the Jaccard similarity it was written for (within the
+// rounding of one word of its source's); bad options are ErrInvalidOption.
+// Catches a planted copy that replaces the wrong number of words.
+func TestRecords(t *testing.T) {
+	rs, err := NewRecords(RecordsOptions{Seed: 1, N: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := NewRecords(RecordsOptions{Seed: 1, N: 3000})
+	if !slices.Equal(rs, again) {
+		t.Error("NewRecords is not deterministic")
+	}
+	planted := 0
+	for i, r := range rs {
+		if r.Of < 0 {
+			continue
+		}
+		planted++
+		a, b := rs[r.Of].Elements(), r.Elements()
+		if j := Jaccard(a, b); math.Abs(j-r.Planted) > 1/float64(len(a))+0.01 {
+			t.Errorf("record %d: Jaccard %.3f with %d, planted at %.3f (%d words)", i, j, r.Of, r.Planted, len(a))
+		}
+	}
+	if planted < 200 || planted > 400 {
+		t.Errorf("%d planted records of 3000, want about 300", planted)
+	}
+	for _, o := range []RecordsOptions{{}, {N: 10, Planted: 0.95}, {N: 10, Planted: math.NaN()}} {
+		if _, err := NewRecords(o); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("NewRecords(%+v): %v", o, err)
+		}
+	}
+}
