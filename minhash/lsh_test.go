@@ -2,6 +2,7 @@ package minhash_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -137,5 +138,25 @@ func TestLSHSignature(t *testing.T) {
 	x.Remove(7, s)
 	if got := x.Query(s, nil); len(got) != 0 || x.Len() != 0 {
 		t.Errorf("Query after Remove: %v, Len %d", got, x.Len())
+	}
+}
+
+// BenchmarkSignature: a 128-value Signature of a record of 10 words and of
+// a page of 500 shingles (k × n multiply-adds).
+//
+//	go test ./minhash -run '^$' -bench Signature -benchmem
+func BenchmarkSignature(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{10, 500} {
+		el := make([]uint64, n)
+		for i := range el {
+			el[i] = r.Uint64()
+		}
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			var s minhash.Signature
+			for b.Loop() {
+				s = minhash.NewSignature(minhash.DefaultSignatureSize, el, s)
+			}
+		})
 	}
 }
