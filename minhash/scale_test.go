@@ -24,26 +24,27 @@ import (
 //
 // One iteration is the whole crawl; run it once, on one core:
 //
-//	go test ./minhash -run '^$' -bench Scale -benchtime 1x -cpu 1 -timeout 60m
+// It runs on two crawls (detectortest.Crawls): crawl=words, the default,
+// and crawl=bigram, whose text walks the sample corpora's bigram model so
+// that 4-token phrases recur across unrelated pages.
+//
+//	go test ./minhash -run '^$' -bench 'Scale/crawl=bigram/n=(10k|100k)$' -benchtime 1x -cpu 1 -timeout 60m
 func BenchmarkScale(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"n=10k", 10_000}, {"n=100k", 100_000}, {"n=1M", 1_000_000}} {
-		n := c.n
-		b.Run(c.name, func(b *testing.B) {
-			if testing.Short() && n > 10_000 {
-				b.Skip("-short: only n=10k")
-			}
-			for b.Loop() {
-				scale(b, n)
-			}
-		})
+	}{{"n=10k", 10_000}, {"n=30k", 30_000}, {"n=100k", 100_000}, {"n=1M", 1_000_000}} {
+		for _, cr := range detectortest.Crawls(c.n) {
+			b.Run("crawl="+cr.Name+"/"+c.name, func(b *testing.B) {
+				if testing.Short() && c.n > 10_000 {
+					b.Skip("-short: only n=10k")
+				}
+				for b.Loop() {
+					detectortest.ScaleOn(b, cr.Opts, func() (detectortest.ScaleDetector, error) { return minhash.New(minhash.Options{}) })
+				}
+			})
+		}
 	}
-}
-
-func scale(b *testing.B, n int) {
-	detectortest.Scale(b, n, func() (detectortest.ScaleDetector, error) { return minhash.New(minhash.Options{}) })
 }
 
 // BenchmarkKeys makes the index keys (Judge.Keys, with no template) of the

@@ -253,7 +253,7 @@ func (st *store) Search(f feature, dst []detector.Found) []detector.Found {
 	}
 	fc := st.content(&f, st.model(f.host))
 	var buf [DefaultKeys * 32]uint32
-	cands := st.index.Candidates(st.index.Keys(fc.s), buf[:0])
+	cands := st.index.candidatesShared(st.index.queryKeys(fc.s), rareKey, buf[:0])
 	st.compared.Add(int64(len(cands)))
 	for _, h := range cands {
 		e := &st.entries[h]

@@ -24,9 +24,17 @@ func pagesSource(name string, pages []page) source {
 }
 
 // syntheticSource is the first n pages of the crawl internal/synth
-// generates from seed (its defaults otherwise).
-func syntheticSource(n int, seed int64) (source, error) {
+// generates from seed with text (its defaults otherwise; "bigram": text
+// from the bigram model over 20,000 hosts, as minhash's BenchmarkScale).
+func syntheticSource(n int, seed int64, text string) (source, error) {
 	opts := synth.Options{Seed: seed, Pages: n}
+	switch text {
+	case "", "words":
+	case "bigram":
+		opts.Text, opts.Hosts = synth.Bigram, 20_000
+	default:
+		return source{}, fmt.Errorf("-synthtext %q: want words or bigram", text)
+	}
 	if _, err := synth.New(opts); err != nil {
 		return source{}, err
 	}
@@ -41,7 +49,11 @@ func syntheticSource(n int, seed int64) (source, error) {
 			}
 		}
 	}
-	return source{name: fmt.Sprintf("synthetic-%d-seed%d", n, seed), n: n, all: all}, nil
+	name := fmt.Sprintf("synthetic-%d-seed%d", n, seed)
+	if opts.Text == synth.Bigram {
+		name += "-bigram"
+	}
+	return source{name: name, n: n, all: all}, nil
 }
 
 // prefix is the first n pages of s.

@@ -314,7 +314,7 @@ func TestHostSizes(t *testing.T) {
 		t.Fatalf("%d lines, want a header and one row:\n%s", len(lines), out.String())
 	}
 	f := strings.Fields(lines[1])
-	src, _ := syntheticSource(2000, 1)
+	src, _ := syntheticSource(2000, 1, "")
 	hosts, dups := map[string]bool{}, 0
 	for p := range src.all {
 		hosts[neardup.HostOf(p.url)] = true

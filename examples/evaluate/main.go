@@ -52,7 +52,9 @@
 // (internal/synth at its defaults and -seed: long-tail hosts with heavy
 // templates, 15 % near-duplicates) instead of -corpus; the pages are
 // generated as they are streamed, again for each method, and never held
-// in memory.
+// in memory. -synthtext bigram writes the crawl's text with the sample
+// corpora's bigram model (synth.Bigram, 20,000 hosts), so that 4-token
+// phrases recur across unrelated pages.
 package main
 
 import (
@@ -78,6 +80,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	corpus := fs.String("corpus", "", "corpus directory holding manifest.tsv (this or -synthetic)")
 	synthetic := fs.Int("synthetic", 0, "evaluate on the first N pages of a generated crawl instead of -corpus")
 	seed := fs.Int64("seed", 1, "with -synthetic: the generated crawl's seed")
+	synthText := fs.String("synthtext", "words", "with -synthetic: the crawl's text, words (the default crawl) or bigram (a bigram model's walk: phrases recur across pages)")
 	all := newMethodSet(fs)
 	exps := newExperiments(fs)
 	methods := fs.String("methods", "simhash,cascade", "comma-separated methods: "+strings.Join(all.names(), ","))
@@ -110,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	var pages source
 	if *synthetic != 0 {
-		p, err := syntheticSource(*synthetic, *seed)
+		p, err := syntheticSource(*synthetic, *seed, *synthText)
 		if err != nil {
 			return fmt.Errorf("-synthetic %d: %w", *synthetic, err)
 		}

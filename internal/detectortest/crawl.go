@@ -14,7 +14,12 @@ import (
 // Pipeline as it is yielded. A crawl or a page that cannot be made fails
 // tb.
 func Crawl(tb testing.TB, seed int64, n int) iter.Seq2[synth.Page, *neardup.Document] {
-	crawl, err := synth.New(synth.Options{Seed: seed, Pages: n})
+	return CrawlOf(tb, synth.Options{Seed: seed, Pages: n})
+}
+
+// CrawlOf is Crawl of the generated crawl of opts.
+func CrawlOf(tb testing.TB, opts synth.Options) iter.Seq2[synth.Page, *neardup.Document] {
+	crawl, err := synth.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

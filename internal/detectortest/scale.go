@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/synth"
 )
 
 // ScaleDetector is a detector Scale measures: it counts the kept pages it
@@ -22,7 +23,8 @@ type ScaleDetector interface {
 // would, and reports:
 //
 //   - cmp/page, cmp-p99/page: kept pages compared per MatchOrAdd (mean, 99th
-//     percentile), what the candidate index leaves
+//     percentile), what the candidate index leaves; cmp-tail/page the mean
+//     over the last 5 % of the pages, against the repository at its largest
 //   - us/page: MatchOrAdd alone, mean wall time (preprocessing not counted);
 //     cpu-us/page the same in CPU time of the calling thread, which a busy
 //     machine does not inflate (the background GC's work is not in it)
@@ -31,6 +33,30 @@ type ScaleDetector interface {
 //     page; a flagged near-duplicate matched to another group counts
 //     against both precision and recall
 func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
+	ScaleOn(b, synth.Options{Seed: 1, Pages: n}, newDet)
+}
+
+// Crawls are the generated crawls Scale's callers measure on, by name:
+// "words", the default crawl (seed 1), and "bigram", text from the sample
+// corpora's bigram model (synth.Bigram: 4-token phrases recur across
+// unrelated pages) over 20,000 hosts (seed 2).
+func Crawls(n int) []NamedCrawl {
+	return []NamedCrawl{
+		{"words", synth.Options{Seed: 1, Pages: n}},
+		{"bigram", synth.Options{Seed: 2, Pages: n, Text: synth.Bigram, Hosts: 20_000}},
+	}
+}
+
+// NamedCrawl is a generated crawl's options with a name for a sub-benchmark.
+type NamedCrawl struct {
+	Name string
+	Opts synth.Options
+}
+
+// ScaleOn is Scale on the generated crawl of opts (its first opts.Pages
+// pages).
+func ScaleOn(b *testing.B, opts synth.Options, newDet func() (ScaleDetector, error)) {
+	n := opts.Pages
 	runtime.LockOSThread() // so that the thread's CPU time is this goroutine's
 	defer runtime.UnlockOSThread()
 	det, err := newDet()
@@ -40,7 +66,7 @@ func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 	cmps := make([]int32, 0, n)
 	var spent, cpu time.Duration
 	var tally Tally
-	for p, d := range Crawl(b, 1, n) {
+	for p, d := range CrawlOf(b, opts) {
 		before := det.Comparisons()
 		c0, t0 := ThreadCPU(), time.Now()
 		ms, added, err := det.MatchOrAdd(d)
@@ -64,10 +90,14 @@ func Scale(b *testing.B, n int, newDet func() (ScaleDetector, error)) {
 	var without runtime.MemStats
 	runtime.ReadMemStats(&without)
 
-	sum := 0
+	sum, tail := 0, 0
 	for _, c := range cmps {
 		sum += int(c)
 	}
+	for _, c := range cmps[len(cmps)-max(len(cmps)/20, 1):] {
+		tail += int(c)
+	}
+	b.ReportMetric(float64(tail)/float64(max(len(cmps)/20, 1)), "cmp-tail/page")
 	slices.Sort(cmps)
 	b.ReportMetric(float64(sum)/float64(len(cmps)), "cmp/page")
 	b.ReportMetric(float64(cmps[len(cmps)*99/100]), "cmp-p99/page")

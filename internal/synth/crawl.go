@@ -123,6 +123,7 @@ func New(opts Options) (*Crawl, error) {
 	if c.zh, err = parseModel(modelZH, true); err != nil {
 		return nil, err
 	}
+	c.en.bigram, c.zh.bigram = o.Text == Bigram, o.Text == Bigram
 	c.pools[0] = buildPool(o.Seed, &english, c.en, 0)
 	c.pools[1] = buildPool(o.Seed, &chinese, c.zh, 1)
 	c.hosts.slots = make([]*host, o.HostCache)

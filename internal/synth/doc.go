@@ -32,11 +32,24 @@
 // on one host (where only their template is common: the hard false
 // positive).
 //
+// With Options.Text Bigram the articles walk the model's bigrams instead
+// (nine words in ten follow the previous word), so that 4-word phrases recur
+// across unrelated pages as common phrases do in a large crawl: a sketch
+// index whose candidates share one phrase grows with the repository on it.
+//
 // Near-duplicates: a share of the pages (Options.Duplicates, 15 %) copies an
 // earlier page, picked uniformly, as one of the Kinds Refetch, Retemplate,
 // Boilerplate, Swap, Edit or Reoffer (Options.Mix). Every page of a group
 // nearly duplicates the group's first page, a Distinct page, which came
 // earlier; a re-offer repeats an earlier page's bytes and ID.
+//
+// # Records
+//
+// NewRecords writes short records instead of pages — product titles and log
+// lines, a share of them planted copies of an earlier record at a Jaccard
+// similarity of their word sets drawn from [0.5, 1] — for measuring a
+// threshold index (minhash.LSH); Pairs finds all the pairs above a
+// similarity exhaustively.
 //
 // # Use
 //

@@ -15,6 +15,7 @@ const (
 	streamEdit
 	streamHost
 	streamPool
+	streamRecord
 )
 
 // hostRank draws a host: rank k ≥ 1 with probability ∝ (v+k)^-s, by

@@ -28,15 +28,16 @@ const maxSucc = 8
 // successors), or from the article's topic. English words are separated by
 // spaces; Chinese "words" are Han characters, written without spaces.
 type model struct {
-	zh    bool
-	words []string
-	text  []byte // the words, each at off[i] and followed by 8 spare bytes
-	off   []uint32
-	succ  [][maxSucc]uint16
-	nsucc []uint8
-	prob  []uint64 // alias table over the counts: column i keeps i below prob[i]
-	alias []uint16
-	total uint64
+	zh     bool
+	bigram bool // nextWord walks the bigram model (Options.Text Bigram)
+	words  []string
+	text   []byte // the words, each at off[i] and followed by 8 spare bytes
+	off    []uint32
+	succ   [][maxSucc]uint16
+	nsucc  []uint8
+	prob   []uint64 // alias table over the counts: column i keeps i below prob[i]
+	alias  []uint16
+	total  uint64
 }
 
 // parseModel reads a model file: comment lines starting with '#', then one
@@ -216,12 +217,26 @@ func (w *writer) pause() {
 
 // nextWord draws the next word: from the topic (about one word in four
 // when t has words), after the previous word (about half the rest), or by
-// frequency. It returns a second word (else -1) for a two-character Chinese
+// frequency; with m.bigram, after the previous word (nine in ten, half of
+// them its most frequent successor), from the topic or by frequency. It returns a second word (else -1) for a two-character Chinese
 // topic word. How many numbers it takes from r depends on prev, so an edit
 // keeps the original's previous word (writer.prev).
 func (m *model) nextWord(r *rng, t *topic, prev int) (int, int) {
 	x := r.next()
 	pct, y := (x&0xffffffff)*100>>32, x>>32
+	if m.bigram {
+		switch {
+		case pct < 90 && prev >= 0 && m.nsucc[prev] > 0:
+			if pct < 45 {
+				return int(m.succ[prev][0]), -1
+			}
+			return int(m.succ[prev][y*uint64(m.nsucc[prev])>>32]), -1
+		case pct < 95 && len(t.words) > 0:
+			e := t.words[y*uint64(len(t.words))>>32]
+			return e[0], e[1]
+		}
+		return m.draw(r), -1
+	}
 	switch {
 	case pct < 22 && len(t.words) > 0:
 		e := t.words[y*uint64(len(t.words))>>32]

@@ -1,0 +1,162 @@
+package minhash_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash"
+)
+
+func TestLSHOptions(t *testing.T) {
+	for _, o := range []minhash.LSHOptions{
+		{},
+		{Threshold: -0.1},
+		{Threshold: 1.5},
+		{Threshold: math.NaN()},
+		{Threshold: 0.5, K: -1},
+		{Threshold: 0.5, K: minhash.MaxSignatureSize + 1},
+		{Threshold: 0.5, FalsePositiveWeight: -1},
+		{Threshold: 0.5, FalseNegativeWeight: math.Inf(1)},
+		{Threshold: 0.5, MinProbability: 1.5},
+		{Threshold: 0.5, Bands: 3},
+		{Threshold: 0.5, K: 16, Bands: 5, Rows: 4},
+	} {
+		if _, err := minhash.NewLSH(o); !errors.Is(err, neardup.ErrInvalidOption) {
+			t.Errorf("NewLSH(%+v): %v, want ErrInvalidOption", o, err)
+		}
+	}
+	// datasketch's choice (no floor) at 0.5 with 128 values: 25 bands of 5,
+	// which finds a pair at the threshold with probability 0.55; the floor
+	// makes it at least 0.99.
+	x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, MinProbability: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := x.Options(); o.Bands != 25 || o.Rows != 5 || o.K != 128 {
+		t.Errorf("datasketch's bands at 0.5: %d × %d of %d, want 25 × 5 of 128", o.Bands, o.Rows, o.K)
+	}
+	for _, th := range []float64{0.3, 0.5, 0.7, 0.9, 1} {
+		x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := x.Options()
+		if p := x.Probability(th); p < minhash.DefaultMinProbability || o.Bands*o.Rows > o.K {
+			t.Errorf("threshold %v: %d × %d, P = %.4f", th, o.Bands, o.Rows, p)
+		}
+		t.Logf("threshold %v: %d bands × %d rows, P(t) %.4f, P(t/2) %.4f", th, o.Bands, o.Rows, x.Probability(th), x.Probability(th/2))
+	}
+}
+
+// pairOf returns the element hashes of two sets of union u whose Jaccard
+// similarity is exactly round(j·u)/u.
+func pairOf(r *rand.Rand, u int, j float64) (a, b []uint64) {
+	both := int(math.Round(j * float64(u)))
+	for i := range u {
+		h := r.Uint64()
+		switch {
+		case i < both:
+			a, b = append(a, h), append(b, h)
+		case i%2 == 0:
+			a = append(a, h)
+		default:
+			b = append(b, h)
+		}
+	}
+	return a, b
+}
+
+// The share of pairs at Jaccard J that an LSH finds is 1 − (1 − J^r)^b
+// within sampling error (5 standard deviations), for bands where that is
+// far from 0 and 1. Catches correlated positions (one hash for all of a
+// band), a band keyed on the wrong values, a Query that misses a band, and
+// a wrong Probability.
+func TestLSHProbability(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const trials = 1500
+	for _, c := range []struct {
+		b, r int
+		j    float64
+	}{{8, 4, 0.6}, {8, 4, 0.4}, {12, 5, 0.5}, {4, 8, 0.85}, {32, 2, 0.2}} {
+		x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, K: 64, Bands: c.b, Rows: c.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		var sig minhash.Signature
+		var cands []uint32
+		for i := range trials {
+			a, b := pairOf(r, 60, c.j)
+			if err := x.Insert(uint32(i), minhash.NewSignature(64, a, sig)); err != nil {
+				t.Fatal(err)
+			}
+			cands = x.Query(minhash.NewSignature(64, b, sig), cands[:0])
+			if _, ok := slices.BinarySearch(cands, uint32(i)); ok {
+				found++
+			}
+		}
+		p := x.Probability(c.j)
+		got := float64(found) / trials
+		sd := math.Sqrt(p * (1 - p) / trials)
+		t.Logf("b=%d r=%d J=%.2f: found %.4f, 1-(1-J^r)^b = %.4f", c.b, c.r, c.j, got, p)
+		if math.Abs(got-p) > 5*sd+0.005 {
+			t.Errorf("b=%d r=%d J=%.2f: found %.4f of pairs, want %.4f ± %.4f", c.b, c.r, c.j, got, p, 5*sd)
+		}
+	}
+}
+
+// SignatureJaccard estimates J within 4 standard deviations of k values;
+// Insert rejects a signature of another length; Remove takes a record out.
+func TestLSHSignature(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, j := range []float64{0, 0.3, 0.7, 1} {
+		a, b := pairOf(r, 400, j)
+		est := minhash.SignatureJaccard(minhash.NewSignature(512, a, nil), minhash.NewSignature(512, b, nil))
+		if sd := math.Sqrt(j * (1 - j) / 512); math.Abs(est-j) > 4*sd+0.01 {
+			t.Errorf("J = %.2f: estimate %.4f", j, est)
+		}
+	}
+	if s, u := minhash.SignatureOf([]string{"a", "b"}, 16, 1), minhash.SignatureOf([]string{"b", "a", "a"}, 16, 1); !slices.Equal(s, u) {
+		t.Errorf("signatures of one set differ: %v, %v", s, u)
+	}
+	x, _ := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.8, K: 32})
+	if err := x.Insert(1, make(minhash.Signature, 31)); !errors.Is(err, minhash.ErrSignatureLength) {
+		t.Errorf("Insert of 31 values into K = 32: %v", err)
+	}
+	s := minhash.SignatureOf([]string{"error", "disk", "full", "on", "sda1"}, 32, 1)
+	if err := x.Insert(7, s); err != nil {
+		t.Fatal(err)
+	}
+	if got := x.Query(s, nil); !slices.Equal(got, []uint32{7}) || x.Len() != x.Options().Bands {
+		t.Errorf("Query after Insert: %v, Len %d", got, x.Len())
+	}
+	x.Remove(7, s)
+	if got := x.Query(s, nil); len(got) != 0 || x.Len() != 0 {
+		t.Errorf("Query after Remove: %v, Len %d", got, x.Len())
+	}
+}
+
+// BenchmarkSignature: a 128-value Signature of a record of 10 words and of
+// a page of 500 shingles (k × n multiply-adds).
+//
+//	go test ./minhash -run '^$' -bench Signature -benchmem
+func BenchmarkSignature(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{10, 500} {
+		el := make([]uint64, n)
+		for i := range el {
+			el[i] = r.Uint64()
+		}
+		b.Run(fmt.Sprintf("elements=%d", n), func(b *testing.B) {
+			var s minhash.Signature
+			for b.Loop() {
+				s = minhash.NewSignature(minhash.DefaultSignatureSize, el, s)
+			}
+		})
+	}
+}
