@@ -477,6 +477,16 @@ func TestRecordVersions(t *testing.T) {
 			}
 		}
 	}
+	// A version 2 record whose host length is an overlong varint (the
+	// same number in two bytes, 0x80|n then 0) is ErrCorrupt: decoders
+	// accept only the canonical encoding.
+	if b2[1] >= 0x80 {
+		t.Fatalf("host length %#x: the test wants a one-byte varint", b2[1])
+	}
+	overlong := append([]byte{b2[0], b2[1] | 0x80, 0}, b2[2:]...)
+	if _, err := j.ParseRecord(overlong); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("ParseRecord of a version 2 record with an overlong host length: err = %v", err)
+	}
 	// Sketches larger than the judge's are ErrCorrupt.
 	small, _ := minhash.NewJudge(minhash.Options{SketchSize: 8, PageSketchSize: 6, Keys: 4})
 	if _, err := small.ParseRecord(b2); !errors.Is(err, neardup.ErrCorrupt) {

@@ -354,8 +354,9 @@ func (r *bitReader) sequence(dst []uint32, k uint, start, top uint64) bool {
 func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 	var f feature
 	n, w := binary.Uvarint(b)
-	if w <= 0 || n > uint64(len(b)-w) {
-		return f, errRecord
+	var canon [binary.MaxVarintLen64]byte
+	if w <= 0 || n > uint64(len(b)-w) || w != binary.PutUvarint(canon[:], n) {
+		return f, errRecord // short, or not the canonical (shortest) encoding
 	}
 	b = b[w:]
 	host := b[:n]
