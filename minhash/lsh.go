@@ -38,8 +38,8 @@ type Signature []uint32
 // by their 64-bit hashes (such as xxhash of a word; duplicates are
 // harmless), appended to dst[:0]. k is clamped to 1..MaxSignatureSize. It
 // costs k × len(elements) multiply-adds (BenchmarkSignature): cheap for
-// records of a few words, 0.3 ms for a page of 500 shingles, where a
-// Builder's bottom-k Sketch costs a hash a shingle.
+// records of a few words, k times a bottom-k Sketch's cost for a page of
+// hundreds of shingles, where a Builder costs a hash a shingle.
 func NewSignature(k int, elements []uint64, dst Signature) Signature {
 	k = min(max(k, 1), MaxSignatureSize)
 	dst = slices.Grow(dst[:0], k)[:k]

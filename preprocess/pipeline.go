@@ -77,7 +77,7 @@ func (p *Pipeline) Options() Options {
 
 // Version numbers the analysis a Pipeline performs. It changes whenever a
 // change to this package makes the same page under the same Options give
-// other text, sentences, tokens or terms, so that saved features (a
+// other text, sentences, tokens, terms or blocks, so that saved features (a
 // detector's snapshot) record what made them; see Settings.
 const Version = 2
 

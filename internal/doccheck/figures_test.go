@@ -120,6 +120,14 @@ func TestFiguresAgree(t *testing.T) {
 			}
 		}
 	}
+	// The README's "which method" advice quotes the same figure.
+	for _, got := range numbers(t, "README: which method, shingle memory", rd, `a consistent sample, ([0-9,]+) B per page`) {
+		for _, want := range readmeBytes {
+			if got != want {
+				t.Errorf("README's which-method advice: shingle %v B per page, its memory line %v B", got, want)
+			}
+		}
+	}
 	// The godoc's 6 KB is the patterns alone: 512 patterns of 12 bytes.
 	for _, kb := range numbers(t, "shingle godoc: pattern memory", shingleDoc, `\(([0-9]+) KB of patterns`) {
 		if want := float64(shingle.DefaultMaxPatterns*12) / 1024; kb != want {
