@@ -25,7 +25,7 @@
 // of a table of contents, with the block each hash came from. On a page
 // whose markup marks its main content (preprocess.Block.Main: <main>,
 // role=main or an id such as content; else an <article> or a class such as
-// entry-content that holds most of its text), only the blocks inside it
+// entry-content that holds a paragraph or more), only the blocks inside it
 // are content: what a site puts around the text
 // it marks — a blog's list of recent posts, a wiki's sidebar — is left out
 // however it is marked up, so that it cannot outweigh a short post. A page

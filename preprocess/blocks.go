@@ -30,8 +30,9 @@ type Block struct {
 	// <main>, role=main or an element whose id is a word such as content,
 	// main or main-content; on a page without such a mark, <article> or an
 	// element whose class is such a word, when what they mark holds at
-	// least half of the page's Content text (a class word may also name a
-	// small box of a component). On a page that marks its main content,
+	// least about a paragraph of Content text (200 visible bytes: a class
+	// word may also name a component's small box, such as a header's
+	// label). On a page that marks its main content,
 	// the Content blocks outside it are usually a sidebar or a listing
 	// around the text. False on pages that mark none and for plain text.
 	Main bool

@@ -167,14 +167,14 @@ func TestBlockMain(t *testing.T) {
 	}{
 		{`<div class="sidebar"><p>Recent posts</p></div><div id="content"><p>The post itself.</p></div>`, []bool{false, true}},
 		{`<main><p>Inside main</p></main><p>After main</p>`, []bool{true, false}},
-		{`<article><h1>Title</h1><p>The body of the article</p></article><div>Related stories</div>`, []bool{true, true, false}},
+		{`<article><h1>Title</h1><p>` + strings.Repeat("The body of the article. ", 12) + `</p></article><div>Related stories</div>`, []bool{true, true, false}},
 		{`<div role="main"><p>Role main</p></div><div>Outside</div>`, []bool{true, false}},
-		{`<div class="page-content">Page content <span>and more</span></div>`, []bool{true}},
+		{`<div class="page-content">` + strings.Repeat("Page content ", 24) + `<span>and more</span></div>`, []bool{true}},
 		{`<div><p>No main at all</p><p>Second</p></div>`, []bool{false, false}},
 		// A class word or <article> marks main content only when it holds
-		// at least half of the page's text: here a component's small box.
+		// about a paragraph (200 visible bytes): here a component's box.
 		{`<div class="ui header"><div class="content">Account</div></div><div><p>The long unmarked text of the page, which is most of it.</p></div>`, []bool{false, false}},
-		{`<div class="content">The forum post text, most of the page.</div><div>Profile</div>`, []bool{true, false}},
+		{`<div class="content">` + strings.Repeat("The forum post's text, a paragraph of it. ", 8) + `</div><div>Profile</div><div>` + strings.Repeat("The board's long unmarked rules and announcements. ", 10) + `</div>`, []bool{true, false, false}},
 		// A strong mark (an id, <main>, role=main) wins: the <article>
 		// teasers beside it are not main content.
 		{`<main><p>Main text</p></main><aside><article>Teaser</article></aside><div><article>Another teaser</article></div>`, []bool{true, false, false}},

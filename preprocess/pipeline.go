@@ -549,23 +549,27 @@ func (s *scratch) blocks(pg *Page) []Block {
 	return blocks
 }
 
+// weakMainBytes is the least Content text, in visible bytes, that <article>
+// and main-content class words must mark on a page without a strong mark
+// for it to be the page's main content (Block.Main): about a paragraph. A
+// component's box named "content" (a header's label, a menu item) holds a
+// few words; the text a page marks as its own holds more.
+const weakMainBytes = 200
+
 // mainLevel returns the mark that makes a line main content (Block.Main):
 // markStrong when a line has it, else markWeak when the lines marked so
-// hold at least half of the page's Content text, else markNone.
+// hold at least weakMainBytes of Content text, else markNone.
 func mainLevel(lines []lineInfo) mainMark {
-	var weak, all int64
+	var weak int64
 	for _, l := range lines {
 		if l.mark == markStrong {
 			return markStrong
 		}
-		if l.kind == Content {
-			all += int64(l.vis)
-			if l.mark == markWeak {
-				weak += int64(l.vis)
-			}
+		if l.kind == Content && l.mark == markWeak {
+			weak += int64(l.vis)
 		}
 	}
-	if weak > 0 && 2*weak >= all {
+	if weak >= weakMainBytes {
 		return markWeak
 	}
 	return markNone
