@@ -63,31 +63,21 @@ func ReadPage(r io.Reader, maxBytes int) ([]byte, error) {
 // fill reads r into buf up to its capacity, and reports whether it filled
 // it (so that more may follow). io.EOF ends it without an error.
 func fill(r io.Reader, buf []byte) ([]byte, bool, error) {
+	empty := 0 // reads in a row that returned nothing and no error
 	for len(buf) < cap(buf) {
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return buf, false, nil
-			}
+		switch {
+		case errors.Is(err, io.EOF):
+			return buf, false, nil
+		case err != nil:
 			return buf, false, err
-		}
-		if n == 0 {
+		case n > 0:
+			empty = 0
+		default:
 			// A reader that returns nothing and no error, repeatedly, is
 			// broken; io.ReadAll would loop. Try a few times more.
-			for range 100 {
-				if n, err = r.Read(buf[len(buf):cap(buf)]); n > 0 || err != nil {
-					break
-				}
-			}
-			buf = buf[:len(buf)+n]
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return buf, false, nil
-				}
-				return buf, false, err
-			}
-			if n == 0 {
+			if empty++; empty > 100 {
 				return buf, false, io.ErrNoProgress
 			}
 		}
