@@ -68,3 +68,23 @@ func TestReadPage(t *testing.T) {
 		t.Errorf("maxBytes -1: %d bytes, %v", len(got), err)
 	}
 }
+
+// stuckReader returns nothing and no error after its first bytes, forever.
+type stuckReader struct{ sent bool }
+
+func (s *stuckReader) Read(p []byte) (int, error) {
+	if s.sent {
+		return 0, nil
+	}
+	s.sent = true
+	return copy(p, "<p>some text</p>"), nil
+}
+
+// A body that stops making progress without an error ends in
+// io.ErrNoProgress with what it gave, instead of looping as io.ReadAll does.
+func TestReadPageNoProgress(t *testing.T) {
+	b, err := ReadPage(&stuckReader{}, 1<<20)
+	if !errors.Is(err, io.ErrNoProgress) || string(b) != "<p>some text</p>" {
+		t.Errorf("ReadPage of a stuck body = %q, %v; want its text and io.ErrNoProgress", b, err)
+	}
+}
