@@ -40,20 +40,9 @@ func (x *Index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32
 	}
 	n := len(dst)
 	for _, k := range keys {
-		p, ok := x.lists[k]
-		switch {
-		case !ok || p.n == stoppedList:
-			continue
-		case p.n == 1:
-			dst = append(dst, uint32(p.head), uint32(p.head)) // rare: counts twice
-			continue
-		}
-		twice := int(p.n) <= rare
-		for i := p.head; i >= 0; i = x.nodes[i].next {
-			dst = append(dst, x.nodes[i].id)
-			if twice {
-				dst = append(dst, x.nodes[i].id)
-			}
+		var filed int
+		if dst, filed = x.appendFiled(dst, k); filed > 0 && filed <= rare {
+			dst = append(dst, dst[len(dst)-filed:]...) // rare: each counts twice
 		}
 	}
 	s := dst[n:]

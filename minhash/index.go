@@ -203,20 +203,28 @@ func (x *Index) Candidates(keys []uint32, dst []uint32) []uint32 {
 	}
 	n := len(dst)
 	for _, k := range keys {
-		p, ok := x.lists[k]
-		switch {
-		case !ok || p.n == stoppedList:
-			continue
-		case p.n == 1:
-			dst = append(dst, uint32(p.head))
-			continue
-		}
-		for i := p.head; i >= 0; i = x.nodes[i].next {
-			dst = append(dst, x.nodes[i].id)
-		}
+		dst, _ = x.appendFiled(dst, k)
 	}
 	slices.Sort(dst[n:])
 	return append(dst[:n], slices.Compact(dst[n:])...)
+}
+
+// appendFiled appends to dst the IDs filed under key k (none when k is
+// not a key or has stopped being one), and returns the extended slice and
+// how many it appended.
+func (x *Index) appendFiled(dst []uint32, k uint32) ([]uint32, int) {
+	p, ok := x.lists[k]
+	switch {
+	case !ok || p.n == stoppedList:
+		return dst, 0
+	case p.n == 1:
+		return append(dst, uint32(p.head)), 1
+	}
+	n := len(dst)
+	for i := p.head; i >= 0; i = x.nodes[i].next {
+		dst = append(dst, x.nodes[i].id)
+	}
+	return dst, len(dst) - n
 }
 
 // Len returns the number of (key, ID) entries filed.
