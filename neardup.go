@@ -101,11 +101,11 @@ type feature struct {
 // (empty, invalid UTF-8, too large, ...) are returned wrapped with id.
 func NewDocument(a Analyzer, id, rawURL string, raw []byte) (*Document, error) {
 	if a == nil {
-		return nil, errorf("neardup: NewDocument %q: nil Analyzer: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocument %s: nil Analyzer: %w", docid.Quote(id), ErrInvalidOption)
 	}
 	page, err := a.Process(raw)
 	if err != nil {
-		return nil, errorf("neardup: document %q: %w", id, err)
+		return nil, errorf("neardup: document %s: %w", docid.Quote(id), err)
 	}
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
 }
@@ -122,11 +122,11 @@ type ContentAnalyzer interface {
 // before any <meta> charset or detection does (see preprocess.Decode).
 func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw []byte) (*Document, error) {
 	if a == nil {
-		return nil, errorf("neardup: NewDocumentContent %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocumentContent %s: nil ContentAnalyzer: %w", docid.Quote(id), ErrInvalidOption)
 	}
 	page, err := a.ProcessContent(raw, contentType)
 	if err != nil {
-		return nil, errorf("neardup: document %q: %w", id, err)
+		return nil, errorf("neardup: document %s: %w", docid.Quote(id), err)
 	}
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
 }
@@ -143,10 +143,10 @@ func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw [
 // (errors.Is works on it); body is not closed.
 func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body io.Reader) (*Document, error) {
 	if a == nil {
-		return nil, errorf("neardup: NewDocumentReader %q: nil ContentAnalyzer: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocumentReader %s: nil ContentAnalyzer: %w", docid.Quote(id), ErrInvalidOption)
 	}
 	if body == nil {
-		return nil, errorf("neardup: NewDocumentReader %q: nil body: %w", id, ErrInvalidOption)
+		return nil, errorf("neardup: NewDocumentReader %s: nil body: %w", docid.Quote(id), ErrInvalidOption)
 	}
 	limit := preprocess.DefaultMaxBytes
 	if o, ok := a.(interface{ Options() preprocess.Options }); ok && o.Options().MaxBytes > 0 {
@@ -154,10 +154,10 @@ func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body i
 	}
 	raw, err := preprocess.ReadPage(body, limit)
 	if err != nil {
-		return nil, errorf("neardup: document %q: reading the body: %w", id, err)
+		return nil, errorf("neardup: document %s: reading the body: %w", docid.Quote(id), err)
 	}
 	if len(raw) > limit {
-		return nil, errorf("neardup: document %q: %w: more than %d bytes", id, preprocess.ErrTooLarge, limit)
+		return nil, errorf("neardup: document %s: %w: more than %d bytes", docid.Quote(id), preprocess.ErrTooLarge, limit)
 	}
 	return NewDocumentContent(a, id, rawURL, contentType, raw)
 }
@@ -207,7 +207,7 @@ func Check(d *Document) error {
 		return ErrNilDocument
 	}
 	if d.Page == nil {
-		return errorf("neardup: document %q has no Page: %w", d.ID, ErrNilDocument)
+		return errorf("neardup: document %s has no Page: %w", docid.Quote(d.ID), ErrNilDocument)
 	}
 	return nil
 }

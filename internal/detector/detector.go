@@ -505,7 +505,8 @@ func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
 // Params into a new store, and returns the function that installs it in
 // place of everything c keeps. Until install is called nothing changes; when
 // the snapshot is truncated, corrupt, of another version or kind, or written
-// with other Params, Restore returns an error (wrapping snapshot.ErrCorrupt,
+// with other Params, or keeps an ID that Add refuses (empty, longer than
+// neardup.MaxIDLen) or one ID twice, Restore returns an error (wrapping snapshot.ErrCorrupt,
 // ErrVersion or ErrMismatch) and nothing to install.
 func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 	sr, err := snapshot.NewReader(r, c.cfg.Kind, c.cfg.Params)
@@ -521,6 +522,10 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 		id := sr.Text()
 		f := c.cfg.Decode(sr)
 		if sr.Err() != nil {
+			break
+		}
+		if err := docid.Check(id); err != nil {
+			sr.Fail("ID %s: %v", QuoteID(id), err)
 			break
 		}
 		if _, dup := ids[id]; dup {
