@@ -33,6 +33,8 @@ func (l *lshRecords) Add(i int, text string) {
 
 func (l *lshRecords) Build() {}
 
+func (l *lshRecords) Probability(j float64) float64 { return l.x.Probability(j) }
+
 func (l *lshRecords) Query(text string, dst []int) []int {
 	l.sig = minhash.NewSignature(l.x.Options().K, synth.WordSet(text), l.sig)
 	l.out = l.x.Query(l.sig, l.out[:0])

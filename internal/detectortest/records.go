@@ -20,6 +20,13 @@ type RecordIndex interface {
 	Query(text string, dst []int) []int
 }
 
+// Prober is a RecordIndex that states the probability that a record of
+// Jaccard similarity j to the query is among its candidates
+// (minhash.LSH's Probability).
+type Prober interface {
+	Probability(j float64) float64
+}
+
 // RecordQueries is the number of records Records queries (all of them
 // when there are fewer).
 const RecordQueries = 10_000
@@ -40,6 +47,14 @@ const RecordQueries = 10_000
 //     signature, the lookup); insert-us/record the same for Add, with
 //     Build's time shared out
 //   - B/record: heap the index holds, per record
+//   - cmp-expected/query, when the index is a Prober: the candidates per
+//     query its Probability predicts from the records' similarities to the
+//     query (each query against RecordSample records drawn at random,
+//     scaled to n), so that comparisons that grow with n can be told apart
+//     into the index's doing and the data's (records that share common
+//     words with the query and so become more numerous with n); and
+//     sim0.1/query, the records per query with Jaccard similarity ≥ 0.1
+//     to it, estimated from the same sample
 func Records(b *testing.B, n int, threshold float64, newIdx func(threshold float64) RecordIndex) {
 	recs, err := synth.NewRecords(synth.RecordsOptions{Seed: 1, N: n})
 	if err != nil {
@@ -110,6 +125,11 @@ func Records(b *testing.B, n int, threshold float64, newIdx func(threshold float
 		}
 	}
 	runtime.KeepAlive(idx)
+	if p, ok := idx.(Prober); ok {
+		expected, near := expectedCandidates(sets, step, queries, p)
+		b.ReportMetric(expected, "cmp-expected/query")
+		b.ReportMetric(near, "sim0.1/query")
+	}
 	if n <= RecordQueries {
 		b.ReportMetric(float64(found)/float64(found+len(want)), "recall")
 	}
@@ -120,4 +140,38 @@ func Records(b *testing.B, n int, threshold float64, newIdx func(threshold float
 	b.ReportMetric(float64(insert.Nanoseconds())/1e3/float64(n), "insert-us/record")
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "B/record")
 	b.ReportMetric(0, "ns/op")
+}
+
+// RecordSample is the number of records each query is compared with for
+// cmp-expected/query.
+const RecordSample = 500
+
+// expectedCandidates returns the mean over the queried records of
+// Σ_j P(J(query, j)) over the other records, and of the number of records
+// j with J(query, j) ≥ 0.1, estimated from RecordSample records drawn at
+// random (a fixed sequence) for each query.
+func expectedCandidates(sets [][]uint64, step, queries int, p Prober) (expected, near float64) {
+	n := len(sets)
+	x := uint64(0x9e3779b97f4a7c15)
+	for q := 0; q < queries; q++ {
+		i := q * step
+		var s, m float64
+		for range RecordSample {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			j := int(x % uint64(n))
+			if j == i {
+				continue
+			}
+			jac := synth.Jaccard(sets[i], sets[j])
+			s += p.Probability(jac)
+			if jac >= 0.1 {
+				m++
+			}
+		}
+		expected += s * float64(n-1) / RecordSample
+		near += m * float64(n-1) / RecordSample
+	}
+	return expected / float64(queries), near / float64(queries)
 }
