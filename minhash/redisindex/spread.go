@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -87,9 +88,6 @@ import (
 // call as if its client had died.
 var errDied = errors.New("redisindex: the client died (a test)")
 
-// DefaultLeaseTTL is Options.LeaseTTL when it is zero.
-const DefaultLeaseTTL = 2 * time.Second
-
 // clockLib reads the shard's clock in ms.
 const clockLib = `
 local function now()
@@ -108,13 +106,6 @@ local held = redis.call('GET', KEYS[1])
 if held and held ~= ARGV[1] then return {0, redis.call('PTTL', KEYS[1])} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {now + tonumber(ARGV[2]), 0}
-`)
-
-// releaseScript drops a lease if the token still holds it. KEYS: the lease
-// key. ARGV: the token.
-var releaseScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
 `)
 
 // fileScript files a handle under a field of a bucket, if the lease still
@@ -429,7 +420,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id stri
 		xs, vs, handle_ *redis.StringCmd
 	)
 	hostKeys := s.hostKeys(r.Host())
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.Get(ctx, s.cfg())
 		if len(fields) > 0 {
 			hc = p.HMGet(ctx, hostKeys[0], fields...)
@@ -516,7 +507,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 		return nil, nil
 	}
 	cmds := make([]*redis.StringCmd, len(handles))
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, h := range handles {
 			cmds[i] = p.Get(ctx, det.spread.record(h))
 		}
@@ -540,7 +531,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 // skip's).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64) ([]string, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range keys {
 			cmds[i] = p.HGet(ctx, det.spread.keyBucket(k), u32s([]uint32{k}))
 		}
@@ -571,7 +562,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
 	hosts := map[string]*redis.StringSliceCmd{}
 	theme := map[uint32]*redis.SliceCmd{}
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for h, bs := range blocks {
 			hosts[h] = p.SMembers(ctx, det.spread.host(h)+":T")
 			for _, b := range bs {
@@ -626,39 +617,32 @@ func (det *Detector) acquire(ctx context.Context, names []string, token string) 
 				// The lease may have been taken and its reply lost: give
 				// it back too (a lease that is not the token's stays).
 				l.keys = append(l.keys, name)
-				det.release(context.WithoutCancel(ctx), l)
-				return nil, err
+				return nil, errors.Join(err, det.release(ctx, l))
 			}
 			if len(res) == 2 && res[0] > 0 {
 				l.keys = append(l.keys, name)
 				l.expiry = min(l.expiry, res[0])
 				break
 			}
-			t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				det.release(context.WithoutCancel(ctx), l)
-				return nil, ctx.Err()
-			case <-t.C:
+			if err := fleet.Sleep(ctx, wait+time.Duration(mrand.Int64N(int64(wait)))); err != nil {
+				return nil, errors.Join(err, det.release(ctx, l))
 			}
 		}
 	}
 	return l, nil
 }
 
-// release drops the leases l holds (a lease lost meanwhile is left alone).
-func (det *Detector) release(ctx context.Context, l *leased) {
-	for _, k := range l.keys {
-		releaseScript.Run(ctx, det.client, []string{k}, l.token)
-	}
+// release gives back the leases l holds, at once (a lease lost meanwhile
+// is left alone), with a context that outlives ctx's end.
+func (det *Detector) release(ctx context.Context, l *leased) error {
+	return det.fc.Release(context.WithoutCancel(ctx), l.token, l.keys...)
 }
 
 // spreadMatchOrAdd is matchOrAdd for a spread repository (the protocol at
 // the top of this file).
 func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
 	s := det.spread
-	call := newCall()
+	call := fleet.NewCall()
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, false, wrap(op, d.ID, err)
@@ -686,10 +670,15 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		if errors.Is(err, errDied) {
 			return nil, false, err
 		}
-		det.release(context.WithoutCancel(ctx), l)
+		// A lease not given back expires after LeaseTTL: it delays the
+		// calls that need it and lets no near-duplicate in, so its error
+		// joins the call's own and never replaces a result or a retry.
+		if rerr := det.release(ctx, l); err != nil && rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 		if err != nil || !retry {
 			if err == nil && !added && len(matches) > 0 && !replacing && matches[0].Score > 0 {
-				det.spreadRemember(ctx, r, matches[0])
+				_ = det.spreadRemember(ctx, r, matches[0]) // safe to ignore: see remember
 			}
 			return matches, added, err
 		}
@@ -756,7 +745,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
 	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
-		return det.run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
+		return det.fc.Run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
 	}
 	// The record, and the intent to count its blocks, due when the leases
 	// expire: on the host's shard that is past the deadline on the
@@ -773,11 +762,11 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		ic = p.EvalSha(ctx, intentScript.Hash(), hostKeys, intentArgs...)
 		return nil
 	})
-	if err := pipeErr(cmds, err); err != nil {
+	if err := fleet.PipeErr(cmds, err); err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
 	written, err := ic.Text()
-	if noScript(err) {
+	if fleet.NoScript(err) {
 		written, err = intentScript.Run(ctx, det.client, hostKeys, intentArgs...).Text()
 	}
 	if err != nil {
@@ -823,9 +812,19 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	if state != "ok" {
 		// Too late: the leases may have passed to another call. What was
 		// filed points to a record never committed; drop it and try again.
-		det.unfile(ctx, rd.keys, r.TextHash(), d.ID, string(hb[:]))
-		det.client.Del(ctx, rk)
-		det.settle(ctx, r.Host(), field, intentValue, "drop")
+		// A step that fails ends the call: the record stays pending with
+		// its intent, which the host's next read past its due time
+		// finishes as a ghost's (finish).
+		err := det.unfile(ctx, rd.keys, r.TextHash(), d.ID, string(hb[:]))
+		if err == nil {
+			err = det.client.Del(ctx, rk).Err()
+		}
+		if err == nil {
+			err = det.settle(ctx, r.Host(), field, intentValue, "drop")
+		}
+		if err != nil {
+			return nil, false, false, wrap(op, d.ID, err)
+		}
 		return nil, false, true, nil
 	}
 	if det.afterCommit != nil {
@@ -851,60 +850,6 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 	for _, f := range files {
 		if err := unfileScript.Run(ctx, det.client, []string{f.bucket}, f.field, hb).Err(); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// noScript reports whether err is the server's answer to a script it does
-// not have (a pipeline sends scripts by their hash).
-func noScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }
-
-// readPipelined runs the reads fn queues in one pipeline and then, up to
-// eight rounds while ctx lasts, the reads whose reply was lost again in a
-// pipeline of their own: a lost reply (a broken connection) fails the
-// command it answered and those after it, while those before keep their
-// replies, so under faults a long pipeline costs a few more round trips
-// instead of failing whole each time go-redis re-sends it. Only for
-// commands that may be sent twice (reads). It returns the first error of
-// the commands but a missing key's.
-func (det *Detector) readPipelined(ctx context.Context, fn func(p redis.Pipeliner) error) ([]redis.Cmder, error) {
-	cmds, _ := det.client.Pipelined(ctx, fn)
-	for range 8 {
-		var lost []redis.Cmder
-		for _, c := range cmds {
-			var reply redis.Error // an error the server answered: not lost
-			if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !errors.As(e, &reply) {
-				lost = append(lost, c)
-			}
-		}
-		if len(lost) == 0 || ctx.Err() != nil {
-			break
-		}
-		det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, c := range lost {
-				p.Process(ctx, c)
-			}
-			return nil
-		})
-	}
-	for _, c := range cmds {
-		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
-			return cmds, e
-		}
-	}
-	return cmds, nil
-}
-
-// pipeErr returns the first error of a pipeline's commands but a missing
-// key's and a missing script's (err is the pipeline's).
-func pipeErr(cmds []redis.Cmder, err error) error {
-	if err == nil {
-		return nil
-	}
-	for _, c := range cmds {
-		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !noScript(e) {
-			return e
 		}
 	}
 	return nil
@@ -1080,15 +1025,15 @@ func (det *Detector) spreadMatch(ctx context.Context, d *neardup.Document, r *mi
 	return rd.matches, nil
 }
 
-// spreadRemember remembers the first verdict of a page not kept.
-func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m neardup.Match) {
+// spreadRemember is remember for a spread repository.
+func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m neardup.Match) error {
 	s := det.spread
 	h, err := det.client.HGet(ctx, s.idBucket(m.ID), m.ID).Result()
 	if err != nil || len(h) != 8 {
-		return
+		return err // a handle of another size: the page's next read reports it
 	}
 	v := h + u64(math.Float64bits(m.Score))
-	det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v)
+	return det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v).Err()
 }
 
 // spreadRemove forgets the page kept under id with handle h: an intent to
@@ -1149,12 +1094,8 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 		} else if _, err := det.finishDue(ctx, host); err != nil { // another call's Remove
 			return wrap("Remove", id, err)
 		}
-		t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return wrap("Remove", id, ctx.Err())
-		case <-t.C:
+		if err := fleet.Sleep(ctx, wait+time.Duration(mrand.Int64N(int64(wait)))); err != nil {
+			return wrap("Remove", id, err)
 		}
 	}
 }
