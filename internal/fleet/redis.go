@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -131,4 +135,90 @@ func (c *Core) Release(ctx context.Context, token string, leaseKeys ...string) e
 	return Parallel(len(leaseKeys), func(i int) error {
 		return releaseScript.Run(ctx, c.Client, leaseKeys[i:i+1], token).Err()
 	})
+}
+
+// ErrAborted ends an attempt of a Spread call that lost a lease (it
+// expired and another attempt took it) or whose pending page another
+// attempt aborted; the call starts a new attempt.
+var ErrAborted = errors.New("redisindex: attempt aborted")
+
+// Acquire takes the n leases of an attempt, which the caller sorted by
+// name, with take(i), which takes or renews lease i and reports false when
+// another attempt holds it. It takes them all at once first; on a conflict
+// it gives back (give) those after the first lease another attempt holds,
+// and takes the rest one at a time in order, waiting with a jittered
+// backoff from 50 µs to 5 ms while one is held, until ctx is done. An
+// attempt that waits holds only leases before the one it waits for, so
+// two attempts never wait for each other. When taking them took over half
+// of LeaseTTL it renews them all at once, and returns ErrAborted when one
+// was lost meanwhile. It returns the leases the attempt holds; after an
+// error every one may be (a reply lost), and all are marked.
+func (c *Core) Acquire(ctx context.Context, n int, take func(i int) (bool, error), give func(held []bool) error) (held []bool, err error) {
+	held = make([]bool, n)
+	defer func() {
+		if err != nil {
+			for i := range held {
+				held[i] = true
+			}
+		}
+	}()
+	start := time.Now()
+	var mu sync.Mutex
+	first := n
+	err = Parallel(n, func(i int) error {
+		ok, err := take(i)
+		held[i] = ok && err == nil
+		if err == nil && !ok {
+			mu.Lock()
+			first = min(first, i)
+			mu.Unlock()
+		}
+		return err
+	})
+	if err != nil || first == n {
+		return held, err
+	}
+	after := make([]bool, n)
+	for i := first + 1; i < n; i++ {
+		after[i], held[i] = held[i], false
+	}
+	_ = give(after) // a lease not given back is still the attempt's: taken again below
+	wait := 50 * time.Microsecond
+	for i := first; i < n; {
+		ok, err := take(i)
+		if err != nil {
+			return held, err
+		}
+		if ok {
+			held[i] = true
+			i++
+			wait = 50 * time.Microsecond
+			continue
+		}
+		if err := Sleep(ctx, wait/2+time.Duration(rand.Int64N(int64(wait)))); err != nil {
+			return held, err
+		}
+		wait = min(2*wait, 5*time.Millisecond)
+	}
+	if time.Since(start) > c.LeaseTTL/2 { // the first leases may be near their end
+		return held, ParallelHeld(n, take)
+	}
+	return held, nil
+}
+
+// ParallelHeld runs f(0) … f(n-1) at once as Parallel does; when none
+// fails but one reports its lease lost (false), it returns ErrAborted.
+func ParallelHeld(n int, f func(i int) (bool, error)) error {
+	var lost atomic.Bool
+	err := Parallel(n, func(i int) error {
+		held, err := f(i)
+		if err == nil && !held {
+			lost.Store(true)
+		}
+		return err
+	})
+	if err == nil && lost.Load() {
+		return ErrAborted
+	}
+	return err
 }

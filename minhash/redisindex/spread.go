@@ -34,7 +34,8 @@ import (
 //  2. Lease each of its keys, its text hash and its ID (SET NX PX on a lease
 //     key beside each, in one global order: sorted by name), each lease's
 //     token the call's ID and attempt, its expiry the shard's clock plus
-//     Options.LeaseTTL. A lease held by another call is waited for.
+//     Options.LeaseTTL: all at once, and on a conflict the rest in order
+//     (fleet.Core.Acquire). A lease held by another call is waited for.
 //  3. Under the leases, read the pages kept with its text, its remembered
 //     verdict and the pages filed under its keys, and judge.
 //  4. A new page: write its record as pending, with a deadline a quarter of
@@ -603,31 +604,37 @@ type leased struct {
 	expiry int64
 }
 
-// acquire takes the leases of names (sorted, each once) in order, waiting
-// for those other calls hold, until ctx is done.
+// acquire takes the leases of names (sorted, each once) in order
+// (fleet.Core.Acquire), waiting for those other calls hold, until ctx is
+// done. On an error it gives back every lease the token may hold.
 func (det *Detector) acquire(ctx context.Context, names []string, token string) (*leased, error) {
 	slices.Sort(names)
 	names = slices.Compact(names)
-	l := &leased{token: token, expiry: math.MaxInt64}
+	l := &leased{keys: names, token: token, expiry: math.MaxInt64}
 	ttl := det.opts.LeaseTTL.Milliseconds()
-	for _, name := range names {
-		for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-			res, err := leaseScript.Run(ctx, det.client, []string{name}, token, ttl).Int64Slice()
-			if err != nil {
-				// The lease may have been taken and its reply lost: give
-				// it back too (a lease that is not the token's stays).
-				l.keys = append(l.keys, name)
-				return nil, errors.Join(err, det.release(ctx, l))
-			}
-			if len(res) == 2 && res[0] > 0 {
-				l.keys = append(l.keys, name)
-				l.expiry = min(l.expiry, res[0])
-				break
-			}
-			if err := fleet.Sleep(ctx, wait+time.Duration(mrand.Int64N(int64(wait)))); err != nil {
-				return nil, errors.Join(err, det.release(ctx, l))
+	expiry := make([]int64, len(names))
+	give := func(held []bool) error {
+		var ks []string
+		for i, h := range held {
+			if h {
+				ks = append(ks, names[i])
 			}
 		}
+		return det.release(ctx, &leased{keys: ks, token: token})
+	}
+	held, err := det.fc.Acquire(ctx, len(names), func(i int) (bool, error) {
+		res, err := leaseScript.Run(ctx, det.client, names[i:i+1], token, ttl).Int64Slice()
+		if err != nil || len(res) != 2 || res[0] <= 0 {
+			return false, err
+		}
+		expiry[i] = res[0]
+		return true, nil
+	}, give)
+	if err != nil {
+		return nil, errors.Join(err, give(held))
+	}
+	for _, e := range expiry {
+		l.expiry = min(l.expiry, e)
 	}
 	return l, nil
 }
@@ -663,6 +670,9 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		}
 		token := fmt.Sprintf("%x:%d", call, attempt)
 		l, err := det.acquire(ctx, names, token)
+		if errors.Is(err, fleet.ErrAborted) {
+			continue // a lease lost while it took the others
+		}
 		if err != nil {
 			return nil, false, wrap(op, d.ID, err)
 		}

@@ -69,9 +69,9 @@
 // past its leases is refused at its commit and tries again. The guarantees
 // above hold as on one server (two near-duplicates share a block key,
 // leased by one call at a time; a call that dies keeps nothing and its
-// leases expire; every step re-sent is answered, not run twice), for three
-// round trips per new page instead of one (the release follows after the
-// call returns), each reaching k+1 keys at once. Set the ClusterClient's
+// leases expire; every step re-sent is answered, not run twice), for four
+// round trips per new page instead of one (the last the release, before
+// the call returns), each reaching k+1 keys at once. Set the ClusterClient's
 // ClusterStateReloadInterval to a few seconds: go-redis reloads the slot
 // map once a minute by default, and until then sends a failed primary's
 // slots to it. What a failover can lose is in docs/fleet.md.

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,10 +24,10 @@ import (
 // write call (MatchOrAdd, Add, Replace) runs attempts; an attempt, under a
 // token (the call ID and the attempt's number):
 //
-//  1. leases the page's block keys, one at a time in the order of their
-//     names (all at once first; on a conflict it keeps the leases before
-//     the first held key, drops the others and goes on in order, waiting
-//     while another attempt holds a key), each lease read with the key's
+//  1. leases the page's block keys in the order of their names
+//     (fleet.Core.Acquire: all at once first; on a conflict it keeps the
+//     leases before the first held key, drops the others and goes on in
+//     order, waiting while another attempt holds a key), each lease read with the key's
 //     entries within T_B (leaseScript); in the same round trip it
 //     reserves a pending handle in the ID's bucket (reserveScript);
 //  2. resolves the handles found (resolveScript, per bucket): a committed
@@ -41,8 +39,8 @@ import (
 //  4. commits in the ID's bucket (commitScript): the one step that makes
 //     the page kept, refused when a reader aborted the handle;
 //  5. releases its leases, aborts its reservation if it did not commit,
-//     and deletes its state (finishScript), after the call has returned
-//     when it succeeded.
+//     and deletes its state (finishScript), in one round trip before the
+//     call returns.
 //
 // Two near-duplicates share a block key, whose lease one attempt holds at a
 // time, and every write to it needs the lease: the second to hold it reads
@@ -57,10 +55,6 @@ import (
 // buckets is the number of ID buckets (the bucket of a handle is handle mod
 // buckets).
 const buckets = 16384
-
-// errAborted is an attempt that lost a lease or whose pending handle was
-// aborted; the call starts a new attempt.
-var errAborted = errors.New("redisindex: attempt aborted")
 
 // errDied is returned by an attempt the test hook stopped as if its process
 // had died.
@@ -98,23 +92,6 @@ func (det spread) bucketKey(b uint64, part string) string {
 // spread is the layout of a repository over every slot (the protocol
 // above, the scripts in spread_script.go).
 type spread struct{ *Detector }
-
-// parallelHeld runs f for 0 … n-1 as fleet.Parallel does; when no call fails but
-// one reports its lease lost (false), it returns errAborted.
-func parallelHeld(n int, f func(i int) (bool, error)) error {
-	var lost atomic.Bool
-	err := fleet.Parallel(n, func(i int) error {
-		held, err := f(i)
-		if err == nil && !held {
-			lost.Store(true)
-		}
-		return err
-	})
-	if err == nil && lost.Load() {
-		return errAborted
-	}
-	return err
-}
 
 // checkK checks the T_B the repository records, recording det's when there
 // is none and write is set. Once it has agreed, det does not ask again.
@@ -261,7 +238,7 @@ func (det spread) write(ctx context.Context, d *neardup.Document, fp simhash.Fin
 	for attempt := 0; ; attempt++ {
 		token := call + strconv.Itoa(attempt)
 		ms, kept, err := det.attempt(ctx, d, fp, keys, token, mode)
-		if !errors.Is(err, errAborted) {
+		if !errors.Is(err, fleet.ErrAborted) {
 			return ms, kept, err
 		}
 		if err := fleet.Sleep(ctx, time.Duration(rand.Int64N(int64(time.Millisecond)))); err != nil {
@@ -296,8 +273,12 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		cerr := errors.Join(det.release(rctx, keys, held, token),
-			finishScript.Run(rctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err())
+		cerr := fleet.Parallel(2, func(i int) error {
+			if i == 0 {
+				return det.release(rctx, keys, held, token)
+			}
+			return finishScript.Run(rctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
+		})
 		// A clean-up that failed leaves what a client that dies leaves
 		// (the protocol above): leases that expire after LeaseTTL, a state
 		// that expires with the call's record, a pending handle no match
@@ -373,7 +354,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 	}
 	entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
 	entry = binary.BigEndian.AppendUint64(entry, h)
-	err = parallelHeld(len(keys), func(i int) (bool, error) {
+	err = fleet.ParallelHeld(len(keys), func(i int) (bool, error) {
 		args := []any{token, entry}
 		for _, x := range hs[i] {
 			if gone[x.entry] {
@@ -399,7 +380,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 	case err != nil:
 		return nil, false, err
 	case res == "aborted":
-		return nil, false, errAborted
+		return nil, false, fleet.ErrAborted
 	case res == "dup":
 		return nil, false, neardup.ErrDuplicateID
 	case !strings.HasPrefix(res, "added"):
@@ -411,11 +392,12 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 	return nil, true, nil
 }
 
-// acquire leases keys (sorted) for token, marking held the ones it holds,
-// and returns each key's entries within T_B, read under its lease.
+// acquire leases keys (sorted) for token (fleet.Core.Acquire), marking
+// held the ones it holds, and returns each key's entries within T_B, read
+// under its lease.
 func (det spread) acquire(ctx context.Context, keys []string, held []bool, token string, fp simhash.Fingerprint) ([][]hit, error) {
 	hs := make([][]hit, len(keys))
-	lease := func(i int) (bool, error) {
+	h, err := det.fc.Acquire(ctx, len(keys), func(i int) (bool, error) {
 		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"},
 			token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
 		if errors.Is(err, redis.Nil) {
@@ -425,60 +407,10 @@ func (det spread) acquire(ctx context.Context, keys []string, held []bool, token
 			return false, err
 		}
 		hs[i], err = hits(res)
-		held[i] = err == nil
-		return held[i], err
-	}
-	start := time.Now()
-	var mu sync.Mutex
-	first := len(keys)
-	err := fleet.Parallel(len(keys), func(i int) error {
-		ok, err := lease(i)
-		if err == nil && !ok {
-			mu.Lock()
-			first = min(first, i)
-			mu.Unlock()
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if first == len(keys) {
-		return hs, nil
-	}
-	// Keep the leases before the first held key; take the rest in order.
-	after := slices.Clone(held)
-	for i := range first + 1 {
-		after[i] = false
-	}
-	_ = det.release(ctx, keys, after, token) // a lease left is the token's: taken again below
-	for i := first + 1; i < len(keys); i++ {
-		held[i] = false
-	}
-	wait := 50 * time.Microsecond
-	for i := first; i < len(keys); {
-		ok, err := lease(i)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			i++
-			wait = 50 * time.Microsecond
-			continue
-		}
-		if err := fleet.Sleep(ctx, wait/2+time.Duration(rand.Int64N(int64(wait)))); err != nil {
-			return nil, err
-		}
-		wait = min(2*wait, 5*time.Millisecond)
-	}
-	if time.Since(start) > det.fc.LeaseTTL/2 {
-		// The first leases may be near their end: renew them all (and read
-		// again). A lease lost meanwhile makes a new attempt.
-		if err := parallelHeld(len(keys), lease); err != nil {
-			return nil, err
-		}
-	}
-	return hs, nil
+		return err == nil, err
+	}, func(h []bool) error { return det.release(ctx, keys, h, token) })
+	copy(held, h)
+	return hs, err
 }
 
 // release gives back the leases of keys marked held.
