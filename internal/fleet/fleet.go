@@ -191,8 +191,11 @@ var codes = [...]struct {
 // Wrap names op and the document's ID in err: a script's coded error as
 // what its code stands for, an error wrapping ErrRedis,
 // neardup.ErrCorrupt, ErrDuplicateID or ErrUnknownID as it is, every other
-// one (the client's) as ErrRedis too.
+// one (the client's) as ErrRedis too; nil as nil.
 func Wrap(op, id string, err error) error {
+	if err == nil {
+		return nil
+	}
 	for _, c := range codes {
 		if _, msg, ok := strings.Cut(err.Error(), c.code); ok {
 			return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), msg, c.err)

@@ -184,6 +184,12 @@ func TestWrap(t *testing.T) {
 	}
 }
 
+func TestWrapNil(t *testing.T) {
+	if err := Wrap("Len", "", nil); err != nil {
+		t.Errorf("Wrap(nil) = %v", err)
+	}
+}
+
 // TestParallel: every f runs, and their errors are joined.
 func TestParallel(t *testing.T) {
 	var ran atomic.Int64

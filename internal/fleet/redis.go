@@ -124,16 +124,23 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
-// Release gives back the leases of token on the lease keys, at once, and
-// joins the errors. A lease not given back (its error returned) expires
-// after LeaseTTL: it delays the calls that need it, and cannot let two
-// near-duplicates be kept, since every write checks its lease first.
-func (c *Core) Release(ctx context.Context, token string, leaseKeys ...string) error {
-	if len(leaseKeys) == 0 {
+// Release gives back the leases of token on the lease keys marked held
+// (all when held is nil), at once, and joins the errors. A lease not given
+// back (its error returned) expires after LeaseTTL: it delays the calls
+// that need it, and cannot let two near-duplicates be kept, since every
+// write checks its lease first.
+func (c *Core) Release(ctx context.Context, token string, leases []string, held []bool) error {
+	var ks []string
+	for i, k := range leases {
+		if held == nil || held[i] {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
 		return nil
 	}
-	return Parallel(len(leaseKeys), func(i int) error {
-		return releaseScript.Run(ctx, c.Client, leaseKeys[i:i+1], token).Err()
+	return Parallel(len(ks), func(i int) error {
+		return releaseScript.Run(ctx, c.Client, ks[i:i+1], token).Err()
 	})
 }
 
@@ -142,10 +149,11 @@ func (c *Core) Release(ctx context.Context, token string, leaseKeys ...string) e
 // attempt aborted; the call starts a new attempt.
 var ErrAborted = errors.New("redisindex: attempt aborted")
 
-// Acquire takes the n leases of an attempt, which the caller sorted by
-// name, with take(i), which takes or renews lease i and reports false when
-// another attempt holds it. It takes them all at once first; on a conflict
-// it gives back (give) those after the first lease another attempt holds,
+// Acquire takes the leases of an attempt under token, which the caller
+// sorted by name, with take(i), which takes or renews leases[i] and
+// reports false when another attempt holds it. It takes them all at once
+// first; on a conflict it gives back those after the first lease another
+// attempt holds,
 // and takes the rest one at a time in order, waiting with a jittered
 // backoff from 50 µs to 5 ms while one is held, until ctx is done. An
 // attempt that waits holds only leases before the one it waits for, so
@@ -153,7 +161,8 @@ var ErrAborted = errors.New("redisindex: attempt aborted")
 // of LeaseTTL it renews them all at once, and returns ErrAborted when one
 // was lost meanwhile. It returns the leases the attempt holds; after an
 // error every one may be (a reply lost), and all are marked.
-func (c *Core) Acquire(ctx context.Context, n int, take func(i int) (bool, error), give func(held []bool) error) (held []bool, err error) {
+func (c *Core) Acquire(ctx context.Context, token string, leases []string, take func(i int) (bool, error)) (held []bool, err error) {
+	n := len(leases)
 	held = make([]bool, n)
 	defer func() {
 		if err != nil {
@@ -182,7 +191,7 @@ func (c *Core) Acquire(ctx context.Context, n int, take func(i int) (bool, error
 	for i := first + 1; i < n; i++ {
 		after[i], held[i] = held[i], false
 	}
-	_ = give(after) // a lease not given back is still the attempt's: taken again below
+	_ = c.Release(ctx, token, leases, after) // a lease not given back is still the attempt's: taken again below
 	wait := 50 * time.Microsecond
 	for i := first; i < n; {
 		ok, err := take(i)

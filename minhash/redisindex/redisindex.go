@@ -182,6 +182,7 @@ type Detector struct {
 	// not the Judge's (then read again; tests check it stays 0).
 	keyMisses atomic.Int64
 	spread    spread // the key names of a Spread repository
+	layout    layout // oneSlot or spreadLayout, chosen by New
 	// theme is the theme set last read, with its version (one-slot
 	// repositories): a read sends the version, and gets the set again only
 	// when it has changed.
@@ -215,9 +216,31 @@ func New(o Options) (*Detector, error) {
 	cfg := fmt.Sprintf("content %g page %g guard %g host %g template %d sketch %d/%dx%d keys %d/%d",
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
-	return &Detector{opts: o, fc: fc, client: o.Client, judge: judge, prefix: fc.KeyPrefix("m3"), cfg: cfg,
-		spread: spread{o.Prefix + ":ms"}}, nil
+	det := &Detector{opts: o, fc: fc, client: o.Client, judge: judge, prefix: fc.KeyPrefix("m3"), cfg: cfg,
+		spread: spread{o.Prefix + ":ms"}}
+	det.layout = oneSlot{det}
+	if o.Spread {
+		det.layout = spreadLayout{det}
+	}
+	return det, nil
 }
+
+// layout is how a repository's keys lie: in one slot, where a script reads
+// a page and another adds it (oneSlot, script.go), or over every slot,
+// where a write is a protocol of leases (spreadLayout, spread.go). Its
+// methods return their errors wrapped for the caller.
+type layout interface {
+	match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error)
+	// matchOrAdd is MatchOrAdd, Replace (replacing) or Add (force: d is
+	// kept whatever is kept).
+	matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error)
+	remove(ctx context.Context, id string) error
+	contains(ctx context.Context, id string) (bool, error)
+	len(ctx context.Context) (int, error)
+}
+
+// oneSlot is the layout of a repository in one slot.
+type oneSlot struct{ *Detector }
 
 // Options returns the options in effect, defaults filled in.
 func (det *Detector) Options() Options { return det.opts }
@@ -656,9 +679,10 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	if err != nil {
 		return nil, err
 	}
-	if det.opts.Spread {
-		return det.spreadMatch(ctx, d, r)
-	}
+	return det.layout.match(ctx, d, r)
+}
+
+func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	rd, err := det.judgePage(ctx, "Match", d, r, false)
 	if err != nil {
 		return nil, err
@@ -696,15 +720,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
-	if det.opts.Spread {
-		_, _, err := det.spreadMatchOrAdd(ctx, "Add", d, r, false, true)
-		return err
-	}
-	rd, err := det.judgePage(ctx, "Add", d, r, false)
-	if err != nil {
-		return err
-	}
-	_, err = det.commit(ctx, "Add", d, rd, math.MaxInt64, false, fleet.NewCall())
+	_, _, err = det.layout.matchOrAdd(ctx, "Add", d, r, false, true)
 	return err
 }
 
@@ -744,8 +760,19 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 	if err != nil {
 		return nil, false, err
 	}
-	if det.opts.Spread {
-		return det.spreadMatchOrAdd(ctx, op, d, r, replacing, false)
+	return det.layout.matchOrAdd(ctx, op, d, r, replacing, false)
+}
+
+// matchOrAdd reads and judges d, and adds it when nothing is near, or
+// reads again when a page was filed under its keys meanwhile.
+func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+	if force {
+		rd, err := det.judgePage(ctx, op, d, r, false)
+		if err != nil {
+			return nil, false, err
+		}
+		added, err := det.commit(ctx, op, d, rd, math.MaxInt64, false, fleet.NewCall())
+		return nil, added, err
 	}
 	call := fleet.NewCall() // one ID for every attempt: a recorded add answers them all
 	for range maxAttempts {
@@ -833,27 +860,15 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
 		return det.fc.Ready()
 	}
-	if det.opts.Spread {
-		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) {
-			return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
-		}
-		if err == nil && len(h) != 8 {
-			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
-		}
-		if err != nil {
-			return wrap("Remove", id, err)
-		}
-		return det.spreadRemove(ctx, id, binary.BigEndian.Uint64([]byte(h)), fleet.NewCall())
-	}
+	return det.layout.remove(ctx, id)
+}
+
+func (det oneSlot) remove(ctx context.Context, id string) error {
 	n, err := det.fc.Run(ctx, removeScript, det.keys(), det.writeArgs(ctx, fleet.NewCall(), id)...).Int()
-	switch {
-	case err != nil:
-		return wrap("Remove", id, err)
-	case n == 0:
-		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
+	if err == nil && n == 0 {
+		err = neardup.ErrUnknownID
 	}
-	return nil
+	return wrap("Remove", id, err)
 }
 
 // Contains reports whether a page is kept under id.
@@ -861,28 +876,12 @@ func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 	if det.client == nil {
 		return false, det.fc.Ready()
 	}
-	if det.opts.Spread {
-		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) {
-			return false, nil
-		}
-		if err == nil && len(h) != 8 {
-			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
-		}
-		if err != nil {
-			return false, wrap("Contains", id, err)
-		}
-		es, err := det.records(ctx, []uint64{binary.BigEndian.Uint64([]byte(h))})
-		if err != nil {
-			return false, wrap("Contains", id, err)
-		}
-		return es[0] != "", nil
-	}
+	return det.layout.contains(ctx, id)
+}
+
+func (det oneSlot) contains(ctx context.Context, id string) (bool, error) {
 	ok, err := det.client.HExists(ctx, det.prefix+":ids", id).Result()
-	if err != nil {
-		return false, wrap("Contains", id, err)
-	}
-	return ok, nil
+	return ok, wrap("Contains", id, err)
 }
 
 // Len returns the number of kept pages.
@@ -890,18 +889,12 @@ func (det *Detector) Len(ctx context.Context) (int, error) {
 	if det.client == nil {
 		return 0, det.fc.Ready()
 	}
-	if det.opts.Spread {
-		n, err := det.spreadLen(ctx)
-		if err != nil {
-			return 0, wrap("Len", "", err)
-		}
-		return n, nil
-	}
+	return det.layout.len(ctx)
+}
+
+func (det oneSlot) len(ctx context.Context) (int, error) {
 	n, err := det.client.HLen(ctx, det.prefix+":ids").Result()
-	if err != nil {
-		return 0, wrap("Len", "", err)
-	}
-	return int(n), nil
+	return int(n), wrap("Len", "", err)
 }
 
 // Interface checks.

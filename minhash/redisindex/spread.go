@@ -613,25 +613,16 @@ func (det *Detector) acquire(ctx context.Context, names []string, token string) 
 	l := &leased{keys: names, token: token, expiry: math.MaxInt64}
 	ttl := det.opts.LeaseTTL.Milliseconds()
 	expiry := make([]int64, len(names))
-	give := func(held []bool) error {
-		var ks []string
-		for i, h := range held {
-			if h {
-				ks = append(ks, names[i])
-			}
-		}
-		return det.release(ctx, &leased{keys: ks, token: token})
-	}
-	held, err := det.fc.Acquire(ctx, len(names), func(i int) (bool, error) {
+	held, err := det.fc.Acquire(ctx, token, names, func(i int) (bool, error) {
 		res, err := leaseScript.Run(ctx, det.client, names[i:i+1], token, ttl).Int64Slice()
 		if err != nil || len(res) != 2 || res[0] <= 0 {
 			return false, err
 		}
 		expiry[i] = res[0]
 		return true, nil
-	}, give)
+	})
 	if err != nil {
-		return nil, errors.Join(err, give(held))
+		return nil, errors.Join(err, det.fc.Release(context.WithoutCancel(ctx), token, names, held))
 	}
 	for _, e := range expiry {
 		l.expiry = min(l.expiry, e)
@@ -639,15 +630,11 @@ func (det *Detector) acquire(ctx context.Context, names []string, token string) 
 	return l, nil
 }
 
-// release gives back the leases l holds, at once (a lease lost meanwhile
-// is left alone), with a context that outlives ctx's end.
-func (det *Detector) release(ctx context.Context, l *leased) error {
-	return det.fc.Release(context.WithoutCancel(ctx), l.token, l.keys...)
-}
+// spreadLayout is the layout of a repository over every slot.
+type spreadLayout struct{ *Detector }
 
-// spreadMatchOrAdd is matchOrAdd for a spread repository (the protocol at
-// the top of this file).
-func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+// matchOrAdd runs the protocol at the top of this file.
+func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
 	s := det.spread
 	call := fleet.NewCall()
 	for attempt := 0; ; attempt++ {
@@ -683,7 +670,7 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		// A lease not given back expires after LeaseTTL: it delays the
 		// calls that need it and lets no near-duplicate in, so its error
 		// joins the call's own and never replaces a result or a retry.
-		if rerr := det.release(ctx, l); err != nil && rerr != nil {
+		if rerr := det.fc.Release(context.WithoutCancel(ctx), l.token, l.keys, nil); err != nil && rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		if err != nil || !retry {
@@ -1017,9 +1004,9 @@ func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Reco
 	return rd, found
 }
 
-// spreadMatch is MatchContext for a spread repository: the reads of the
+// match is MatchContext for a spread repository: the reads of the
 // protocol, without leases.
-func (det *Detector) spreadMatch(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
+func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	own, err := det.readOwn(ctx, r, d.ID)
 	if err != nil {
 		return nil, wrap("Match", d.ID, err)
@@ -1131,8 +1118,50 @@ func (det *Detector) removeMarked(ctx context.Context, id string, r *minhash.Rec
 	return nil
 }
 
-// spreadLen counts the IDs of a spread repository's committed pages, over
+// handle returns the handle kept under id, and false when there is none.
+func (det spreadLayout) handle(ctx context.Context, id string) (uint64, bool, error) {
+	h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case len(h) != 8:
+		return 0, false, fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
+	}
+	return binary.BigEndian.Uint64([]byte(h)), true, nil
+}
+
+func (det spreadLayout) remove(ctx context.Context, id string) error {
+	h, ok, err := det.handle(ctx, id)
+	switch {
+	case err != nil:
+		return wrap("Remove", id, err)
+	case !ok:
+		return wrap("Remove", id, neardup.ErrUnknownID)
+	}
+	return det.spreadRemove(ctx, id, h, fleet.NewCall())
+}
+
+func (det spreadLayout) contains(ctx context.Context, id string) (bool, error) {
+	h, ok, err := det.handle(ctx, id)
+	if err != nil || !ok {
+		return false, wrap("Contains", id, err)
+	}
+	es, err := det.records(ctx, []uint64{h})
+	if err != nil {
+		return false, wrap("Contains", id, err)
+	}
+	return es[0] != "", nil
+}
+
+// len counts the IDs of a spread repository's committed pages, over
 // every shard (a scan: for tests and audits, not for every call).
+func (det spreadLayout) len(ctx context.Context) (int, error) {
+	n, err := det.spreadLen(ctx)
+	return n, wrap("Len", "", err)
+}
+
 func (det *Detector) spreadLen(ctx context.Context) (int, error) {
 	c, ok := det.client.(*redis.ClusterClient)
 	scan := func(ctx context.Context, cl redis.UniversalClient, add func(int)) error {

@@ -401,10 +401,7 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 		return nil, err
 	}
 	ms, err := det.layout.match(ctx, fp)
-	if err != nil {
-		return nil, fleet.Wrap("Match", d.ID, err)
-	}
-	return ms, nil
+	return ms, fleet.Wrap("Match", d.ID, err)
 }
 
 // Verify returns those of candidates that are kept within T_B bits of d.
@@ -500,10 +497,7 @@ func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if err := det.fc.Ready(); err != nil {
 		return err
 	}
-	if err := det.layout.remove(ctx, id); err != nil {
-		return fleet.Wrap("Remove", id, err)
-	}
-	return nil
+	return fleet.Wrap("Remove", id, det.layout.remove(ctx, id))
 }
 
 // Lookup returns the fingerprint kept under id, and whether id is kept.
@@ -532,10 +526,7 @@ func (det *Detector) Len(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n, err := det.layout.len(ctx)
-	if err != nil {
-		return 0, fleet.Wrap("Len", "", err)
-	}
-	return n, nil
+	return n, fleet.Wrap("Len", "", err)
 }
 
 // Interface checks.

@@ -275,7 +275,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 		defer cancel()
 		cerr := fleet.Parallel(2, func(i int) error {
 			if i == 0 {
-				return det.release(rctx, keys, held, token)
+				return det.fc.Release(rctx, token, leases(keys), held)
 			}
 			return finishScript.Run(rctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
 		})
@@ -397,7 +397,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 // under its lease.
 func (det spread) acquire(ctx context.Context, keys []string, held []bool, token string, fp simhash.Fingerprint) ([][]hit, error) {
 	hs := make([][]hit, len(keys))
-	h, err := det.fc.Acquire(ctx, len(keys), func(i int) (bool, error) {
+	h, err := det.fc.Acquire(ctx, token, leases(keys), func(i int) (bool, error) {
 		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"},
 			token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
 		if errors.Is(err, redis.Nil) {
@@ -408,20 +408,18 @@ func (det spread) acquire(ctx context.Context, keys []string, held []bool, token
 		}
 		hs[i], err = hits(res)
 		return err == nil, err
-	}, func(h []bool) error { return det.release(ctx, keys, h, token) })
+	})
 	copy(held, h)
 	return hs, err
 }
 
-// release gives back the leases of keys marked held.
-func (det spread) release(ctx context.Context, keys []string, held []bool, token string) error {
-	var leases []string
-	for i, h := range held {
-		if h {
-			leases = append(leases, keys[i]+":l")
-		}
+// leases returns the lease keys of block keys.
+func leases(keys []string) []string {
+	ls := make([]string, len(keys))
+	for i, k := range keys {
+		ls[i] = k + ":l"
 	}
-	return det.fc.Release(ctx, token, leases...)
+	return ls
 }
 
 // clean drops entry from the block keys of its fingerprint. Its page is
