@@ -13,6 +13,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -31,10 +32,8 @@ import (
 const (
 	// DefaultTimeout is Timeout when it is zero.
 	DefaultTimeout = 5 * time.Second
-	// DefaultCallTTL is CallTTL when it is zero: a minute, well beyond the
-	// retries of a call within DefaultTimeout, or of a call without a
-	// deadline under go-redis's default timeouts and retries (four
-	// attempts of at most a 5 s dial and a 3 s read, about 32 s).
+	// DefaultCallTTL is CallTTL when it is zero: a minute, beyond the
+	// retries of a call under go-redis's default timeouts (about 32 s).
 	DefaultCallTTL = time.Minute
 	// DefaultLeaseTTL is LeaseTTL of a Spread repository when it is zero.
 	DefaultLeaseTTL = 2 * time.Second
@@ -111,24 +110,15 @@ func New(c Config) (*Core, error) {
 		default:
 			return bad("ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T", c.Client)
 		}
-		c.ReplicaTimeout = cmp(c.ReplicaTimeout, DefaultReplicaTimeout)
+		c.ReplicaTimeout = cmp.Or(c.ReplicaTimeout, DefaultReplicaTimeout)
 	}
-	c.Prefix = cmp(c.Prefix, "neardup")
-	c.Timeout = cmp(c.Timeout, DefaultTimeout)
-	c.CallTTL = cmp(c.CallTTL, DefaultCallTTL)
+	c.Prefix = cmp.Or(c.Prefix, "neardup")
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.CallTTL = cmp.Or(c.CallTTL, DefaultCallTTL)
 	if c.Spread {
-		c.LeaseTTL = cmp(c.LeaseTTL, DefaultLeaseTTL)
+		c.LeaseTTL = cmp.Or(c.LeaseTTL, DefaultLeaseTTL)
 	}
 	return &Core{c}, nil
-}
-
-// cmp returns v, or def when v is zero.
-func cmp[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Ready returns nil, or for a nil Core (a Detector not made by New) an

@@ -153,14 +153,14 @@ var ErrAborted = errors.New("redisindex: attempt aborted")
 // sorted by name, with take(i), which takes or renews leases[i] and
 // reports false when another attempt holds it. It takes them all at once
 // first; on a conflict it gives back those after the first lease another
-// attempt holds,
-// and takes the rest one at a time in order, waiting with a jittered
-// backoff from 50 µs to 5 ms while one is held, until ctx is done. An
-// attempt that waits holds only leases before the one it waits for, so
-// two attempts never wait for each other. When taking them took over half
-// of LeaseTTL it renews them all at once, and returns ErrAborted when one
-// was lost meanwhile. It returns the leases the attempt holds; after an
-// error every one may be (a reply lost), and all are marked.
+// attempt holds, and takes the rest one at a time in order, waiting with a
+// jittered backoff that doubles up to a bound while one is held,
+// until ctx is done. An attempt that waits holds only leases before the
+// one it waits for, so two attempts never wait for each other. When taking
+// them took over half of LeaseTTL it renews them all at once, and returns
+// ErrAborted when one was lost meanwhile. It returns the leases the
+// attempt holds; after an error every one may be (a reply lost), and all
+// are marked.
 func (c *Core) Acquire(ctx context.Context, token string, leases []string, take func(i int) (bool, error)) (held []bool, err error) {
 	n := len(leases)
 	held = make([]bool, n)

@@ -131,9 +131,10 @@ type Options struct {
 	// Every process sharing a Prefix must agree on it: the keys differ.
 	Spread bool
 	// LeaseTTL is how long a Spread call holds the leases on its keys at
-	// most; zero means DefaultLeaseTTL, and it is at least 10 ms. A call that has not committed a
-	// quarter of it before its leases expire starts again; a client that
-	// dies holding leases delays the calls that need them by up to this.
+	// most; zero means DefaultLeaseTTL, and it is at least a hundredth of a
+	// second. A call that has not committed a quarter of it before its
+	// leases expire starts again; a client that dies holding leases delays
+	// the calls that need them by up to this.
 	LeaseTTL time.Duration
 	// Minhash are the detector's options (the zero value: the defaults).
 	// Every process sharing a Prefix must use the same: the repository

@@ -211,8 +211,9 @@ type Options struct {
 	// LeaseTTL is how long a write call of a Spread repository may hold a
 	// block key before another call may take it over (a call that died
 	// holds its keys this long); zero means DefaultLeaseTTL, and it is at
-	// least 10 ms. A call that outlives its leases, because it or Redis
-	// stalled, is refused and tried again; it never keeps a near-duplicate.
+	// least a hundredth of a second. A call that outlives its leases,
+	// because it or Redis stalled, is refused and tried again; it never
+	// keeps a near-duplicate.
 	LeaseTTL time.Duration
 }
 
