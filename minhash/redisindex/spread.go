@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -1158,13 +1159,8 @@ func (det spreadLayout) contains(ctx context.Context, id string) (bool, error) {
 // len counts the IDs of a spread repository's committed pages, over
 // every shard (a scan: for tests and audits, not for every call).
 func (det spreadLayout) len(ctx context.Context) (int, error) {
-	n, err := det.spreadLen(ctx)
-	return n, wrap("Len", "", err)
-}
-
-func (det *Detector) spreadLen(ctx context.Context) (int, error) {
-	c, ok := det.client.(*redis.ClusterClient)
-	scan := func(ctx context.Context, cl redis.UniversalClient, add func(int)) error {
+	var total atomic.Int64
+	scan := func(ctx context.Context, cl redis.UniversalClient) error {
 		iter := cl.Scan(ctx, 0, det.spread.base+":{i:*}", 1000).Iterator()
 		for iter.Next(ctx) {
 			if strings.Contains(iter.Val(), ":L:") || strings.Contains(iter.Val(), ":c:") {
@@ -1184,24 +1180,19 @@ func (det *Detector) spreadLen(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			n := 0
 			for _, e := range entries {
 				if e != "" {
-					n++
+					total.Add(1)
 				}
 			}
-			add(n)
 		}
 		return iter.Err()
 	}
-	total := 0
-	if !ok {
-		err := scan(ctx, det.client, func(n int) { total += n })
-		return total, err
+	var err error
+	if c, ok := det.client.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return scan(ctx, m) })
+	} else {
+		err = scan(ctx, det.client)
 	}
-	var mu = make(chan struct{}, 1)
-	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-		return scan(ctx, m, func(n int) { mu <- struct{}{}; total += n; <-mu })
-	})
-	return total, err
+	return int(total.Load()), wrap("Len", "", err)
 }

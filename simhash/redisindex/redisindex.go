@@ -334,7 +334,7 @@ func (det oneSlot) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup
 
 // write runs the mode's script, which checks and writes in one step.
 func (det oneSlot) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
-	s := map[int]*redis.Script{modeMatchOrAdd: matchOrAddScript, modeAdd: addScript, modeReplace: replaceScript}[mode]
+	s := [...]*redis.Script{modeMatchOrAdd: matchOrAddScript, modeAdd: addScript, modeReplace: replaceScript}[mode]
 	res, err := det.fc.Run(ctx, s, det.keys(fp, fleet.NewCall()), det.args(ctx, fp, d.ID)...).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, err
