@@ -36,7 +36,7 @@ func (c *Core) Run(ctx context.Context, s *redis.Script, keys []string, args ...
 		node = n
 	}
 	pipe := func() (ev, w *redis.Cmd) {
-		node.Pipelined(ctx, func(p redis.Pipeliner) error {
+		node.Pipelined(ctx, func(p redis.Pipeliner) error { // the errors are ev's and w's
 			ev = p.EvalSha(ctx, s.Hash(), keys, args...)
 			w = p.Do(ctx, "WAIT", c.ReplicaAck, c.ReplicaTimeout.Milliseconds())
 			return nil
@@ -88,7 +88,7 @@ func (c *Core) ReadPipelined(ctx context.Context, fn func(p redis.Pipeliner) err
 		if len(lost) == 0 || ctx.Err() != nil {
 			break
 		}
-		c.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		c.Client.Pipelined(ctx, func(p redis.Pipeliner) error { // the errors are the commands'
 			for _, cmd := range lost {
 				p.Process(ctx, cmd)
 			}
