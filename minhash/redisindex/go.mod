@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/neardup/neardup v0.0.0-00010101000000-000000000000
+	github.com/neardup/neardup/internal/fleet v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 )
 

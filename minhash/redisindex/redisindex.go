@@ -58,7 +58,6 @@ package redisindex
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -73,15 +72,23 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
 )
 
-// DefaultTimeout is Options.Timeout when it is zero.
-const DefaultTimeout = 5 * time.Second
-
-// DefaultCallTTL is Options.CallTTL when it is zero: a minute, beyond the
-// retries of a call under go-redis's default timeouts.
-const DefaultCallTTL = time.Minute
+// Defaults of Options, the same in simhash/redisindex.
+const (
+	// DefaultTimeout is Options.Timeout when it is zero.
+	DefaultTimeout = fleet.DefaultTimeout
+	// DefaultCallTTL is Options.CallTTL when it is zero: a minute, beyond
+	// the retries of a call under go-redis's default timeouts.
+	DefaultCallTTL = fleet.DefaultCallTTL
+	// DefaultLeaseTTL is Options.LeaseTTL of a Spread repository when it
+	// is zero.
+	DefaultLeaseTTL = fleet.DefaultLeaseTTL
+	// DefaultReplicaTimeout is Options.ReplicaTimeout when it is zero.
+	DefaultReplicaTimeout = fleet.DefaultReplicaTimeout
+)
 
 // maxAttempts bounds the reads a MatchOrAdd makes when other processes keep
 // filing pages under its keys between its read and its write.
@@ -89,8 +96,15 @@ const maxAttempts = 16
 
 // ErrRedis wraps every error of the Redis client (a lost connection, a
 // timeout, a script error), so that a caller can tell them from the
-// documents' own errors.
-var ErrRedis = errors.New("redisindex: redis")
+// documents' own errors. It is simhash/redisindex's ErrRedis too.
+var ErrRedis = fleet.ErrRedis
+
+// ErrNotReplicated reports a write call whose changes fewer replicas than
+// Options.ReplicaAck acknowledged within Options.ReplicaTimeout. The
+// changes are on the primary, and a failover before they reach a replica
+// loses them; the error wraps ErrRedis too. Retry the call: a page that
+// was kept is answered "added" (neardup.MatchAdder).
+var ErrNotReplicated = fleet.ErrNotReplicated
 
 // ErrContended is returned (wrapped) by a MatchOrAdd or Replace that found
 // pages filed under its keys by other processes each time it was about to
@@ -117,9 +131,10 @@ type Options struct {
 	// Every process sharing a Prefix must agree on it: the keys differ.
 	Spread bool
 	// LeaseTTL is how long a Spread call holds the leases on its keys at
-	// most; zero means DefaultLeaseTTL. A call that has not committed a
-	// quarter of it before its leases expire starts again; a client that
-	// dies holding leases delays the calls that need them by up to this.
+	// most; zero means DefaultLeaseTTL, and it is at least a hundredth of a
+	// second. A call that has not committed a quarter of it before its
+	// leases expire starts again; a client that dies holding leases delays
+	// the calls that need them by up to this.
 	LeaseTTL time.Duration
 	// Minhash are the detector's options (the zero value: the defaults).
 	// Every process sharing a Prefix must use the same: the repository
@@ -156,19 +171,19 @@ type Options struct {
 // is not usable (its methods return errors wrapping
 // neardup.ErrInvalidOption); make one with New.
 type Detector struct {
-	opts    Options
-	client  redis.UniversalClient
-	judge   *minhash.Judge
-	prefix  string // Prefix (in braces with SingleSlot) and ":m3"
-	cfg     string // the Judge's options, as the repository records them
-	timeout time.Duration
-	callTTL time.Duration
+	opts   Options
+	fc     *fleet.Core // the options every backend shares
+	client redis.UniversalClient
+	judge  *minhash.Judge
+	prefix string // Prefix (in braces with SingleSlot) and ":m3"
+	cfg    string // the Judge's options, as the repository records them
 	// compared counts the kept pages judged against pages offered.
 	compared atomic.Int64
 	// keyMisses counts the reads whose keys, derived by the script, were
 	// not the Judge's (then read again; tests check it stays 0).
 	keyMisses atomic.Int64
 	spread    spread // the key names of a Spread repository
+	layout    layout // oneSlot or spreadLayout, chosen by New
 	// theme is the theme set last read, with its version (one-slot
 	// repositories): a read sends the version, and gets the set again only
 	// when it has changed.
@@ -183,73 +198,50 @@ type Detector struct {
 	afterCommit func() error
 }
 
-var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
-
 // New returns a Detector. A nil Client or options out of range return an
 // error wrapping neardup.ErrInvalidOption. It does not contact Redis.
 func New(o Options) (*Detector, error) {
-	if o.Client == nil {
-		return nil, fmt.Errorf("redisindex: New: nil Client: %w", neardup.ErrInvalidOption)
+	fc, err := fleet.New(fleet.Config{Client: o.Client, Prefix: o.Prefix, SingleSlot: o.SingleSlot, Spread: o.Spread, Timeout: o.Timeout,
+		CallTTL: o.CallTTL, LeaseTTL: o.LeaseTTL, ReplicaAck: o.ReplicaAck, ReplicaTimeout: o.ReplicaTimeout})
+	if err != nil {
+		return nil, err
 	}
 	judge, err := minhash.NewJudge(o.Minhash)
 	if err != nil {
 		return nil, fmt.Errorf("redisindex: New: %w", err)
 	}
 	o.Minhash = judge.Options()
-	if o.Prefix == "" {
-		o.Prefix = "neardup"
-	}
-	if strings.ContainsAny(o.Prefix, "{}") {
-		return nil, fmt.Errorf("redisindex: New: Prefix %q has braces: %w", o.Prefix, neardup.ErrInvalidOption)
-	}
-	if o.Timeout == 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.Timeout < 0 {
-		return nil, fmt.Errorf("redisindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
-	}
-	if o.CallTTL == 0 {
-		o.CallTTL = DefaultCallTTL
-	}
-	if o.CallTTL < time.Millisecond {
-		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
-	}
-	if o.Spread && o.SingleSlot {
-		return nil, fmt.Errorf("redisindex: New: Spread and SingleSlot both set: %w", neardup.ErrInvalidOption)
-	}
-	if o.LeaseTTL == 0 {
-		o.LeaseTTL = DefaultLeaseTTL
-	}
-	if o.ReplicaAck < 0 || o.ReplicaTimeout < 0 {
-		return nil, fmt.Errorf("redisindex: New: negative ReplicaAck or ReplicaTimeout: %w", neardup.ErrInvalidOption)
-	}
-	if o.ReplicaAck > 0 {
-		switch o.Client.(type) {
-		case *redis.Client, *redis.ClusterClient:
-		default:
-			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
-		}
-		if o.ReplicaTimeout == 0 {
-			o.ReplicaTimeout = DefaultReplicaTimeout
-		}
-		if o.ReplicaTimeout < time.Millisecond { // WAIT 0 would wait for ever
-			return nil, fmt.Errorf("redisindex: New: ReplicaTimeout %v below a millisecond: %w", o.ReplicaTimeout, neardup.ErrInvalidOption)
-		}
-	}
-	if o.LeaseTTL < 10*time.Millisecond {
-		return nil, fmt.Errorf("redisindex: New: LeaseTTL %v below 10 ms: %w", o.LeaseTTL, neardup.ErrInvalidOption)
-	}
-	prefix := o.Prefix
-	if o.SingleSlot {
-		prefix = "{" + prefix + "}"
-	}
+	c := fc.Config
+	o.Prefix, o.Timeout, o.CallTTL, o.LeaseTTL, o.ReplicaTimeout = c.Prefix, c.Timeout, c.CallTTL, c.LeaseTTL, c.ReplicaTimeout
 	m := o.Minhash
 	cfg := fmt.Sprintf("content %g page %g guard %g host %g template %d sketch %d/%dx%d keys %d/%d",
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
-	return &Detector{opts: o, client: o.Client, judge: judge, prefix: prefix + ":m3", cfg: cfg,
-		timeout: o.Timeout, callTTL: o.CallTTL, spread: spread{o.Prefix + ":ms"}}, nil
+	det := &Detector{opts: o, fc: fc, client: o.Client, judge: judge, prefix: fc.KeyPrefix("m3"), cfg: cfg,
+		spread: spread{o.Prefix + ":ms"}}
+	det.layout = oneSlot{det}
+	if o.Spread {
+		det.layout = spreadLayout{det}
+	}
+	return det, nil
 }
+
+// layout is how a repository's keys lie: in one slot, where a script reads
+// a page and another adds it (oneSlot, script.go), or over every slot,
+// where a write is a protocol of leases (spreadLayout, spread.go). Its
+// methods return their errors wrapped for the caller.
+type layout interface {
+	match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error)
+	// matchOrAdd is MatchOrAdd, Replace (replacing) or Add (force: d is
+	// kept whatever is kept).
+	matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error)
+	remove(ctx context.Context, id string) error
+	contains(ctx context.Context, id string) (bool, error)
+	len(ctx context.Context) (int, error)
+}
+
+// oneSlot is the layout of a repository in one slot.
+type oneSlot struct{ *Detector }
 
 // Options returns the options in effect, defaults filled in.
 func (det *Detector) Options() Options { return det.opts }
@@ -259,22 +251,9 @@ func (det *Detector) Options() Options { return det.opts }
 // leaves.
 func (det *Detector) Comparisons() int64 { return det.compared.Load() }
 
-func (det *Detector) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), det.timeout)
-}
-
 // keys are the KEYS of every script: one key of the repository's slot, so
 // that a cluster client sends the script to the shard that serves it.
 func (det *Detector) keys() []string { return []string{det.prefix + ":cfg"} }
-
-// recordTTL is how long the record of a write call made with ctx lives.
-func (det *Detector) recordTTL(ctx context.Context) int64 {
-	ttl := det.callTTL
-	if dl, ok := ctx.Deadline(); ok {
-		ttl = max(ttl, time.Until(dl)+time.Second)
-	}
-	return ttl.Milliseconds()
-}
 
 // writeArgs returns the ARGV every write script starts with, for the call
 // ID call.
@@ -284,32 +263,14 @@ func (det *Detector) writeArgs(ctx context.Context, call string, more ...any) []
 	if maxp < 0 { // no bound
 		maxp = math.MaxInt32
 	}
-	a := []any{det.prefix, det.cfg, call, det.recordTTL(ctx), o.TemplatePages, maxp, minhash.MaxHostBlocks}
+	a := []any{det.prefix, det.cfg, call, det.fc.RecordTTL(ctx).Milliseconds(), o.TemplatePages, maxp, minhash.MaxHostBlocks}
 	return append(a, more...)
 }
 
-// newCall returns a new call ID: 16 random bytes.
-func newCall() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails (crypto/rand)
-	return string(b[:])
-}
-
-// wrap wraps an error of the client: a repository made with other options
-// as neardup.ErrInvalidOption, data the scripts or the client found corrupt
-// as neardup.ErrCorrupt, every other one as ErrRedis.
-func wrap(op, id string, err error) error {
-	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CFG "); ok {
-		return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), m, neardup.ErrInvalidOption)
-	}
-	if _, m, ok := strings.Cut(err.Error(), "NEARDUP_CORRUPT "); ok {
-		return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), m, neardup.ErrCorrupt)
-	}
-	if errors.Is(err, neardup.ErrCorrupt) {
-		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
-	}
-	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)
-}
+// wrap wraps an error of the client (fleet.Wrap): a repository made with
+// other options as neardup.ErrInvalidOption, data the scripts or the
+// client found corrupt as neardup.ErrCorrupt, every other one as ErrRedis.
+func wrap(op, id string, err error) error { return fleet.Wrap(op, id, err) }
 
 func u32s(vs []uint32) string {
 	b := make([]byte, 0, 4*len(vs))
@@ -502,7 +463,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		u32s(r.IndexKeys()), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
 	var run *redis.Cmd
 	if call != "" { // it may keep the page
-		run = det.run(ctx, readScript, det.keys(), a...)
+		run = det.fc.Run(ctx, readScript, det.keys(), a...)
 	} else {
 		run = readScript.Run(ctx, det.client, det.keys(), a...)
 	}
@@ -686,7 +647,7 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 
 // Match returns the kept pages that d nearly duplicates, closest first.
 func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.MatchContext(ctx, d)
 }
@@ -695,7 +656,7 @@ func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 // judge.
 func (det *Detector) record(d *neardup.Document) (*minhash.Record, error) {
 	if det.client == nil {
-		return nil, errNoClient
+		return nil, det.fc.Ready()
 	}
 	return det.judge.Record(d)
 }
@@ -707,7 +668,7 @@ func (det *Detector) writable(op string, d *neardup.Document) (*minhash.Record, 
 	if err != nil {
 		return nil, err
 	}
-	if err := detector.CheckID("redisindex", op, d.ID); err != nil {
+	if err := fleet.CheckID(op, d.ID); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -719,9 +680,10 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 	if err != nil {
 		return nil, err
 	}
-	if det.opts.Spread {
-		return det.spreadMatch(ctx, d, r)
-	}
+	return det.layout.match(ctx, d, r)
+}
+
+func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	rd, err := det.judgePage(ctx, "Match", d, r, false)
 	if err != nil {
 		return nil, err
@@ -731,7 +693,7 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 
 // Verify returns those of candidates that are kept and near d.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.VerifyContext(ctx, d, candidates)
 }
@@ -748,7 +710,7 @@ func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, can
 // Add keeps d whatever is kept; an ID already kept returns an error
 // wrapping neardup.ErrDuplicateID.
 func (det *Detector) Add(d *neardup.Document) error {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.AddContext(ctx, d)
 }
@@ -759,15 +721,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 	if err != nil {
 		return err
 	}
-	if det.opts.Spread {
-		_, _, err := det.spreadMatchOrAdd(ctx, "Add", d, r, false, true)
-		return err
-	}
-	rd, err := det.judgePage(ctx, "Add", d, r, false)
-	if err != nil {
-		return err
-	}
-	_, err = det.commit(ctx, "Add", d, rd, math.MaxInt64, false, newCall())
+	_, _, err = det.layout.matchOrAdd(ctx, "Add", d, r, false, true)
 	return err
 }
 
@@ -775,7 +729,7 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 // none it keeps d, so that of two near-duplicate pages offered by any
 // processes at once one is kept.
 func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.MatchOrAddContext(ctx, d)
 }
@@ -792,7 +746,7 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 // near another kept page, the page kept under d.ID is forgotten and the
 // matches returned; otherwise d is kept under its ID in place of it.
 func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.ReplaceContext(ctx, d)
 }
@@ -807,10 +761,21 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 	if err != nil {
 		return nil, false, err
 	}
-	if det.opts.Spread {
-		return det.spreadMatchOrAdd(ctx, op, d, r, replacing, false)
+	return det.layout.matchOrAdd(ctx, op, d, r, replacing, false)
+}
+
+// matchOrAdd reads and judges d, and adds it when nothing is near, or
+// reads again when a page was filed under its keys meanwhile.
+func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+	if force {
+		rd, err := det.judgePage(ctx, op, d, r, false)
+		if err != nil {
+			return nil, false, err
+		}
+		added, err := det.commit(ctx, op, d, rd, math.MaxInt64, false, fleet.NewCall())
+		return nil, added, err
 	}
-	call := newCall() // one ID for every attempt: a recorded add answers them all
+	call := fleet.NewCall() // one ID for every attempt: a recorded add answers them all
 	for range maxAttempts {
 		rd, added, err := det.readPage(ctx, op, d, r, replacing, call)
 		if err != nil || added {
@@ -826,7 +791,7 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 				}
 			}
 			if !rd.verdict && rd.matches[0].Score > 0 {
-				det.remember(ctx, r, rd.matches[0], rd.handles[rd.matches[0].ID])
+				_ = det.remember(ctx, r, rd.matches[0], rd.handles[rd.matches[0].ID]) // safe to ignore: see remember
 			}
 			return rd.matches, false, nil
 		}
@@ -839,19 +804,19 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 
 // remember records the first verdict of a page not kept (m, the kept page
 // under handle v, or 0 to look it up), so that offered again it gets the
-// same answer however the template model has grown. A
-// failure is not the caller's: the verdict stands, and is remembered the
-// next time.
-func (det *Detector) remember(ctx context.Context, r *minhash.Record, m neardup.Match, v int64) {
+// same answer however the template model has grown. Its error is safe to
+// ignore: the verdict the call returns stands, and a page whose verdict
+// is not remembered is judged afresh, and remembered, when offered again.
+func (det *Detector) remember(ctx context.Context, r *minhash.Record, m neardup.Match, v int64) error {
 	if v == 0 { // not read with the candidates
 		var err error
 		if v, err = det.client.HGet(ctx, det.prefix+":ids", m.ID).Int64(); err != nil {
-			return
+			return err
 		}
 	}
 	b := binary.BigEndian.AppendUint64(nil, uint64(v))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Score))
-	rememberScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), string(b))
+	return rememberScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u64(r.TextHash()), string(b)).Err()
 }
 
 // commit adds the page read in rd unless a page was filed under its keys
@@ -866,7 +831,7 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 		rep = 1
 	}
 	a := det.writeArgs(ctx, call, seen, e, rep)
-	res, err := det.run(ctx, commitScript, det.keys(), a...).Slice()
+	res, err := det.fc.Run(ctx, commitScript, det.keys(), a...).Slice()
 	if err != nil {
 		return false, wrap(op, d.ID, err)
 	}
@@ -886,7 +851,7 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 
 // Remove forgets id.
 func (det *Detector) Remove(id string) error {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.RemoveContext(ctx, id)
 }
@@ -894,77 +859,43 @@ func (det *Detector) Remove(id string) error {
 // RemoveContext is Remove with a context.
 func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
-		return errNoClient
+		return det.fc.Ready()
 	}
-	if det.opts.Spread {
-		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) {
-			return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
-		}
-		if err == nil && len(h) != 8 {
-			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
-		}
-		if err != nil {
-			return wrap("Remove", id, err)
-		}
-		return det.spreadRemove(ctx, id, binary.BigEndian.Uint64([]byte(h)), newCall())
+	return det.layout.remove(ctx, id)
+}
+
+func (det oneSlot) remove(ctx context.Context, id string) error {
+	n, err := det.fc.Run(ctx, removeScript, det.keys(), det.writeArgs(ctx, fleet.NewCall(), id)...).Int()
+	if err == nil && n == 0 {
+		err = neardup.ErrUnknownID
 	}
-	n, err := det.run(ctx, removeScript, det.keys(), det.writeArgs(ctx, newCall(), id)...).Int()
-	switch {
-	case err != nil:
-		return wrap("Remove", id, err)
-	case n == 0:
-		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
-	}
-	return nil
+	return wrap("Remove", id, err)
 }
 
 // Contains reports whether a page is kept under id.
 func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 	if det.client == nil {
-		return false, errNoClient
+		return false, det.fc.Ready()
 	}
-	if det.opts.Spread {
-		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if errors.Is(err, redis.Nil) {
-			return false, nil
-		}
-		if err == nil && len(h) != 8 {
-			err = fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
-		}
-		if err != nil {
-			return false, wrap("Contains", id, err)
-		}
-		es, err := det.records(ctx, []uint64{binary.BigEndian.Uint64([]byte(h))})
-		if err != nil {
-			return false, wrap("Contains", id, err)
-		}
-		return es[0] != "", nil
-	}
+	return det.layout.contains(ctx, id)
+}
+
+func (det oneSlot) contains(ctx context.Context, id string) (bool, error) {
 	ok, err := det.client.HExists(ctx, det.prefix+":ids", id).Result()
-	if err != nil {
-		return false, wrap("Contains", id, err)
-	}
-	return ok, nil
+	return ok, wrap("Contains", id, err)
 }
 
 // Len returns the number of kept pages.
 func (det *Detector) Len(ctx context.Context) (int, error) {
 	if det.client == nil {
-		return 0, errNoClient
+		return 0, det.fc.Ready()
 	}
-	if det.opts.Spread {
-		n, err := det.spreadLen(ctx)
-		if err != nil {
-			return 0, wrap("Len", "", err)
-		}
-		return n, nil
-	}
+	return det.layout.len(ctx)
+}
+
+func (det oneSlot) len(ctx context.Context) (int, error) {
 	n, err := det.client.HLen(ctx, det.prefix+":ids").Result()
-	if err != nil {
-		return 0, wrap("Len", "", err)
-	}
-	return int(n), nil
+	return int(n), wrap("Len", "", err)
 }
 
 // Interface checks.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -135,7 +136,7 @@ func TestRetriedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := newCall()
+	call := fleet.NewCall()
 	for i := range 3 { // the first send ran; its reply was lost; two retries
 		added, err := det.commit(ctx, "MatchOrAdd", d, rd, rd.seen, false, call)
 		if err != nil || !added {
@@ -151,17 +152,17 @@ func TestRetriedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if added, err := det.commit(ctx, "MatchOrAdd", d, rd, rd.seen, false, newCall()); added || err != nil {
+	if added, err := det.commit(ctx, "MatchOrAdd", d, rd, rd.seen, false, fleet.NewCall()); added || err != nil {
 		t.Errorf("a second call adding the ID, read before it was kept: added %v, err %v; want a conflict", added, err)
 	}
-	if _, err := det.commit(ctx, "MatchOrAdd", d, fresh, fresh.seen, false, newCall()); !errors.Is(err, neardup.ErrDuplicateID) {
+	if _, err := det.commit(ctx, "MatchOrAdd", d, fresh, fresh.seen, false, fleet.NewCall()); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("a second call adding the ID: err = %v, want ErrDuplicateID", err)
 	}
 	d2 := withID(d, "copy")
 	r2, _ := det.record(d2)
 	rd2 := *rd
 	rd2.rec = r2
-	if added, err := det.commit(ctx, "MatchOrAdd", d2, &rd2, rd.seen, false, newCall()); added || err != nil {
+	if added, err := det.commit(ctx, "MatchOrAdd", d2, &rd2, rd.seen, false, fleet.NewCall()); added || err != nil {
 		t.Errorf("commit after a page was filed under its keys: added %v, err %v; want a conflict", added, err)
 	}
 	if ms, added, err := det.MatchOrAdd(d2); added || err != nil || len(ms) != 1 || ms[0].ID != d.ID {
@@ -182,7 +183,7 @@ func TestRetriedRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := newCall()
+	call := fleet.NewCall()
 	for i := range 3 {
 		if rd, added, err := det.readPage(ctx, "MatchOrAdd", d, r, false, call); err != nil || !added || rd != nil {
 			t.Fatalf("send %d of one call: read %v, added %v, err %v; want added", i, rd, added, err)
@@ -191,7 +192,7 @@ func TestRetriedRead(t *testing.T) {
 	if n, _ := det.Len(ctx); n != 1 {
 		t.Fatalf("%d pages kept, want 1", n)
 	}
-	rd, added, err := det.readPage(ctx, "MatchOrAdd", d, r, false, newCall())
+	rd, added, err := det.readPage(ctx, "MatchOrAdd", d, r, false, fleet.NewCall())
 	if err != nil || added || rd.own == 0 {
 		t.Fatalf("a new call for the kept ID: added %v, err %v, own %d; want a read that finds it", added, err, rd.own)
 	}

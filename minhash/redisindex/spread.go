@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -33,7 +35,8 @@ import (
 //  2. Lease each of its keys, its text hash and its ID (SET NX PX on a lease
 //     key beside each, in one global order: sorted by name), each lease's
 //     token the call's ID and attempt, its expiry the shard's clock plus
-//     Options.LeaseTTL. A lease held by another call is waited for.
+//     Options.LeaseTTL: all at once, and on a conflict the rest in order
+//     (fleet.Core.Acquire). A lease held by another call is waited for.
 //  3. Under the leases, read the pages kept with its text, its remembered
 //     verdict and the pages filed under its keys, and judge.
 //  4. A new page: write its record as pending, with a deadline a quarter of
@@ -87,9 +90,6 @@ import (
 // call as if its client had died.
 var errDied = errors.New("redisindex: the client died (a test)")
 
-// DefaultLeaseTTL is Options.LeaseTTL when it is zero.
-const DefaultLeaseTTL = 2 * time.Second
-
 // clockLib reads the shard's clock in ms.
 const clockLib = `
 local function now()
@@ -108,13 +108,6 @@ local held = redis.call('GET', KEYS[1])
 if held and held ~= ARGV[1] then return {0, redis.call('PTTL', KEYS[1])} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {now + tonumber(ARGV[2]), 0}
-`)
-
-// releaseScript drops a lease if the token still holds it. KEYS: the lease
-// key. ARGV: the token.
-var releaseScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
 `)
 
 // fileScript files a handle under a field of a bucket, if the lease still
@@ -429,7 +422,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id stri
 		xs, vs, handle_ *redis.StringCmd
 	)
 	hostKeys := s.hostKeys(r.Host())
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		cfg = p.Get(ctx, s.cfg())
 		if len(fields) > 0 {
 			hc = p.HMGet(ctx, hostKeys[0], fields...)
@@ -516,7 +509,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 		return nil, nil
 	}
 	cmds := make([]*redis.StringCmd, len(handles))
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, h := range handles {
 			cmds[i] = p.Get(ctx, det.spread.record(h))
 		}
@@ -540,7 +533,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 // skip's).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64) ([]string, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range keys {
 			cmds[i] = p.HGet(ctx, det.spread.keyBucket(k), u32s([]uint32{k}))
 		}
@@ -571,7 +564,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
 	hosts := map[string]*redis.StringSliceCmd{}
 	theme := map[uint32]*redis.SliceCmd{}
-	_, err := det.readPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for h, bs := range blocks {
 			hosts[h] = p.SMembers(ctx, det.spread.host(h)+":T")
 			for _, b := range bs {
@@ -612,53 +605,39 @@ type leased struct {
 	expiry int64
 }
 
-// acquire takes the leases of names (sorted, each once) in order, waiting
-// for those other calls hold, until ctx is done.
+// acquire takes the leases of names (sorted, each once) in order
+// (fleet.Core.Acquire), waiting for those other calls hold, until ctx is
+// done. On an error it gives back every lease the token may hold.
 func (det *Detector) acquire(ctx context.Context, names []string, token string) (*leased, error) {
 	slices.Sort(names)
 	names = slices.Compact(names)
-	l := &leased{token: token, expiry: math.MaxInt64}
+	l := &leased{keys: names, token: token, expiry: math.MaxInt64}
 	ttl := det.opts.LeaseTTL.Milliseconds()
-	for _, name := range names {
-		for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
-			res, err := leaseScript.Run(ctx, det.client, []string{name}, token, ttl).Int64Slice()
-			if err != nil {
-				// The lease may have been taken and its reply lost: give
-				// it back too (a lease that is not the token's stays).
-				l.keys = append(l.keys, name)
-				det.release(context.WithoutCancel(ctx), l)
-				return nil, err
-			}
-			if len(res) == 2 && res[0] > 0 {
-				l.keys = append(l.keys, name)
-				l.expiry = min(l.expiry, res[0])
-				break
-			}
-			t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				det.release(context.WithoutCancel(ctx), l)
-				return nil, ctx.Err()
-			case <-t.C:
-			}
+	expiry := make([]int64, len(names))
+	held, err := det.fc.Acquire(ctx, token, names, func(i int) (bool, error) {
+		res, err := leaseScript.Run(ctx, det.client, names[i:i+1], token, ttl).Int64Slice()
+		if err != nil || len(res) != 2 || res[0] <= 0 {
+			return false, err
 		}
+		expiry[i] = res[0]
+		return true, nil
+	})
+	if err != nil {
+		return nil, errors.Join(err, det.fc.Release(context.WithoutCancel(ctx), token, names, held))
+	}
+	for _, e := range expiry {
+		l.expiry = min(l.expiry, e)
 	}
 	return l, nil
 }
 
-// release drops the leases l holds (a lease lost meanwhile is left alone).
-func (det *Detector) release(ctx context.Context, l *leased) {
-	for _, k := range l.keys {
-		releaseScript.Run(ctx, det.client, []string{k}, l.token)
-	}
-}
+// spreadLayout is the layout of a repository over every slot.
+type spreadLayout struct{ *Detector }
 
-// spreadMatchOrAdd is matchOrAdd for a spread repository (the protocol at
-// the top of this file).
-func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+// matchOrAdd runs the protocol at the top of this file.
+func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
 	s := det.spread
-	call := newCall()
+	call := fleet.NewCall()
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, false, wrap(op, d.ID, err)
@@ -679,6 +658,9 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		}
 		token := fmt.Sprintf("%x:%d", call, attempt)
 		l, err := det.acquire(ctx, names, token)
+		if errors.Is(err, fleet.ErrAborted) {
+			continue // a lease lost while it took the others
+		}
 		if err != nil {
 			return nil, false, wrap(op, d.ID, err)
 		}
@@ -686,10 +668,15 @@ func (det *Detector) spreadMatchOrAdd(ctx context.Context, op string, d *neardup
 		if errors.Is(err, errDied) {
 			return nil, false, err
 		}
-		det.release(context.WithoutCancel(ctx), l)
+		// A lease not given back expires after LeaseTTL: it delays the
+		// calls that need it and lets no near-duplicate in, so its error
+		// joins the call's own and never replaces a result or a retry.
+		if rerr := det.fc.Release(context.WithoutCancel(ctx), l.token, l.keys, nil); err != nil && rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 		if err != nil || !retry {
 			if err == nil && !added && len(matches) > 0 && !replacing && matches[0].Score > 0 {
-				det.spreadRemember(ctx, r, matches[0])
+				_ = det.spreadRemember(ctx, r, matches[0]) // safe to ignore: see remember
 			}
 			return matches, added, err
 		}
@@ -756,7 +743,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
 	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
-		return det.run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
+		return det.fc.Run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
 	}
 	// The record, and the intent to count its blocks, due when the leases
 	// expire: on the host's shard that is past the deadline on the
@@ -773,11 +760,11 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		ic = p.EvalSha(ctx, intentScript.Hash(), hostKeys, intentArgs...)
 		return nil
 	})
-	if err := pipeErr(cmds, err); err != nil {
+	if err := fleet.PipeErr(cmds, err); err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
 	}
 	written, err := ic.Text()
-	if noScript(err) {
+	if fleet.NoScript(err) {
 		written, err = intentScript.Run(ctx, det.client, hostKeys, intentArgs...).Text()
 	}
 	if err != nil {
@@ -823,9 +810,19 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	if state != "ok" {
 		// Too late: the leases may have passed to another call. What was
 		// filed points to a record never committed; drop it and try again.
-		det.unfile(ctx, rd.keys, r.TextHash(), d.ID, string(hb[:]))
-		det.client.Del(ctx, rk)
-		det.settle(ctx, r.Host(), field, intentValue, "drop")
+		// A step that fails ends the call: the record stays pending with
+		// its intent, which the host's next read past its due time
+		// finishes as a ghost's (finish).
+		err := det.unfile(ctx, rd.keys, r.TextHash(), d.ID, string(hb[:]))
+		if err == nil {
+			err = det.client.Del(ctx, rk).Err()
+		}
+		if err == nil {
+			err = det.settle(ctx, r.Host(), field, intentValue, "drop")
+		}
+		if err != nil {
+			return nil, false, false, wrap(op, d.ID, err)
+		}
 		return nil, false, true, nil
 	}
 	if det.afterCommit != nil {
@@ -851,60 +848,6 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 	for _, f := range files {
 		if err := unfileScript.Run(ctx, det.client, []string{f.bucket}, f.field, hb).Err(); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// noScript reports whether err is the server's answer to a script it does
-// not have (a pipeline sends scripts by their hash).
-func noScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }
-
-// readPipelined runs the reads fn queues in one pipeline and then, up to
-// eight rounds while ctx lasts, the reads whose reply was lost again in a
-// pipeline of their own: a lost reply (a broken connection) fails the
-// command it answered and those after it, while those before keep their
-// replies, so under faults a long pipeline costs a few more round trips
-// instead of failing whole each time go-redis re-sends it. Only for
-// commands that may be sent twice (reads). It returns the first error of
-// the commands but a missing key's.
-func (det *Detector) readPipelined(ctx context.Context, fn func(p redis.Pipeliner) error) ([]redis.Cmder, error) {
-	cmds, _ := det.client.Pipelined(ctx, fn)
-	for range 8 {
-		var lost []redis.Cmder
-		for _, c := range cmds {
-			var reply redis.Error // an error the server answered: not lost
-			if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !errors.As(e, &reply) {
-				lost = append(lost, c)
-			}
-		}
-		if len(lost) == 0 || ctx.Err() != nil {
-			break
-		}
-		det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, c := range lost {
-				p.Process(ctx, c)
-			}
-			return nil
-		})
-	}
-	for _, c := range cmds {
-		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
-			return cmds, e
-		}
-	}
-	return cmds, nil
-}
-
-// pipeErr returns the first error of a pipeline's commands but a missing
-// key's and a missing script's (err is the pipeline's).
-func pipeErr(cmds []redis.Cmder, err error) error {
-	if err == nil {
-		return nil
-	}
-	for _, c := range cmds {
-		if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) && !noScript(e) {
-			return e
 		}
 	}
 	return nil
@@ -1062,9 +1005,9 @@ func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Reco
 	return rd, found
 }
 
-// spreadMatch is MatchContext for a spread repository: the reads of the
+// match is MatchContext for a spread repository: the reads of the
 // protocol, without leases.
-func (det *Detector) spreadMatch(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
+func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	own, err := det.readOwn(ctx, r, d.ID)
 	if err != nil {
 		return nil, wrap("Match", d.ID, err)
@@ -1080,15 +1023,15 @@ func (det *Detector) spreadMatch(ctx context.Context, d *neardup.Document, r *mi
 	return rd.matches, nil
 }
 
-// spreadRemember remembers the first verdict of a page not kept.
-func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m neardup.Match) {
+// spreadRemember is remember for a spread repository.
+func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m neardup.Match) error {
 	s := det.spread
 	h, err := det.client.HGet(ctx, s.idBucket(m.ID), m.ID).Result()
 	if err != nil || len(h) != 8 {
-		return
+		return err // a handle of another size: the page's next read reports it
 	}
 	v := h + u64(math.Float64bits(m.Score))
-	det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v)
+	return det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v).Err()
 }
 
 // spreadRemove forgets the page kept under id with handle h: an intent to
@@ -1149,12 +1092,8 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 		} else if _, err := det.finishDue(ctx, host); err != nil { // another call's Remove
 			return wrap("Remove", id, err)
 		}
-		t := time.NewTimer(wait + time.Duration(mrand.Int64N(int64(wait))))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return wrap("Remove", id, ctx.Err())
-		case <-t.C:
+		if err := fleet.Sleep(ctx, wait+time.Duration(mrand.Int64N(int64(wait)))); err != nil {
+			return wrap("Remove", id, err)
 		}
 	}
 }
@@ -1180,11 +1119,48 @@ func (det *Detector) removeMarked(ctx context.Context, id string, r *minhash.Rec
 	return nil
 }
 
-// spreadLen counts the IDs of a spread repository's committed pages, over
+// handle returns the handle kept under id, and false when there is none.
+func (det spreadLayout) handle(ctx context.Context, id string) (uint64, bool, error) {
+	h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case len(h) != 8:
+		return 0, false, fmt.Errorf("%w: the ID names a handle of %d bytes", neardup.ErrCorrupt, len(h))
+	}
+	return binary.BigEndian.Uint64([]byte(h)), true, nil
+}
+
+func (det spreadLayout) remove(ctx context.Context, id string) error {
+	h, ok, err := det.handle(ctx, id)
+	switch {
+	case err != nil:
+		return wrap("Remove", id, err)
+	case !ok:
+		return wrap("Remove", id, neardup.ErrUnknownID)
+	}
+	return det.spreadRemove(ctx, id, h, fleet.NewCall())
+}
+
+func (det spreadLayout) contains(ctx context.Context, id string) (bool, error) {
+	h, ok, err := det.handle(ctx, id)
+	if err != nil || !ok {
+		return false, wrap("Contains", id, err)
+	}
+	es, err := det.records(ctx, []uint64{h})
+	if err != nil {
+		return false, wrap("Contains", id, err)
+	}
+	return es[0] != "", nil
+}
+
+// len counts the IDs of a spread repository's committed pages, over
 // every shard (a scan: for tests and audits, not for every call).
-func (det *Detector) spreadLen(ctx context.Context) (int, error) {
-	c, ok := det.client.(*redis.ClusterClient)
-	scan := func(ctx context.Context, cl redis.UniversalClient, add func(int)) error {
+func (det spreadLayout) len(ctx context.Context) (int, error) {
+	var total atomic.Int64
+	scan := func(ctx context.Context, cl redis.UniversalClient) error {
 		iter := cl.Scan(ctx, 0, det.spread.base+":{i:*}", 1000).Iterator()
 		for iter.Next(ctx) {
 			if strings.Contains(iter.Val(), ":L:") || strings.Contains(iter.Val(), ":c:") {
@@ -1204,24 +1180,19 @@ func (det *Detector) spreadLen(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			n := 0
 			for _, e := range entries {
 				if e != "" {
-					n++
+					total.Add(1)
 				}
 			}
-			add(n)
 		}
 		return iter.Err()
 	}
-	total := 0
-	if !ok {
-		err := scan(ctx, det.client, func(n int) { total += n })
-		return total, err
+	var err error
+	if c, ok := det.client.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error { return scan(ctx, m) })
+	} else {
+		err = scan(ctx, det.client)
 	}
-	var mu = make(chan struct{}, 1)
-	err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-		return scan(ctx, m, func(n int) { mu <- struct{}{}; total += n; <-mu })
-	})
-	return total, err
+	return int(total.Load()), wrap("Len", "", err)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -457,7 +458,7 @@ func TestSpreadRemoveBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	now, _ := res[1].(int64)
-	if st, err := intentScript.Run(ctx, c, det.spread.hostKeys(r.Host()), "R"+h, "R"+newCall()+u32s(r.Blocks()), now+ttl.Milliseconds()).Text(); st != "ok" || err != nil {
+	if st, err := intentScript.Run(ctx, c, det.spread.hostKeys(r.Host()), "R"+h, "R"+fleet.NewCall()+u32s(r.Blocks()), now+ttl.Milliseconds()).Text(); st != "ok" || err != nil {
 		t.Fatalf("the dead call's intent: %q, %v", st, err)
 	}
 	start := time.Now()

@@ -95,19 +95,19 @@ func loadCluster(b *testing.B, c *redis.ClusterClient, o Options, n int) *Detect
 			fp := simhash.Fingerprint(r.Uint64())
 			id := fmt.Sprint("page-", i)
 			h := uint64(i + 1)
-			if det.spread {
+			if det.opts.Spread {
 				h = h*buckets + bucketOf(id)
 			}
 			entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
 			entry = binary.BigEndian.AppendUint64(entry, h)
-			if det.spread {
-				for _, key := range det.spreadBlockKeys(fp) {
+			if det.opts.Spread {
+				for _, key := range (spread{det}).blockKeys(fp) {
 					pipe.Append(ctx, key, string(entry))
 				}
-				pipe.HSet(ctx, det.bucketKey(bucketOf(id), "names"), strconv.FormatUint(h, 10), id)
-				pipe.HSet(ctx, det.bucketKey(bucketOf(id), "ids"), id, string(entry))
+				pipe.HSet(ctx, spread{det}.bucketKey(bucketOf(id), "names"), strconv.FormatUint(h, 10), id)
+				pipe.HSet(ctx, spread{det}.bucketKey(bucketOf(id), "ids"), id, string(entry))
 			} else {
-				for _, key := range det.blockKeys(nil, fp) {
+				for _, key := range (oneSlot{det}).blockKeys(nil, fp) {
 					pipe.Append(ctx, key, string(entry))
 				}
 				pipe.HSet(ctx, det.prefix+":names", fmt.Sprint(h), id)
@@ -119,9 +119,9 @@ func loadCluster(b *testing.B, c *redis.ClusterClient, o Options, n int) *Detect
 		}
 	}
 	pipe := c.Pipeline()
-	if det.spread {
+	if det.opts.Spread {
 		for bk := range uint64(buckets) {
-			pipe.Set(ctx, det.bucketKey(bk, "next"), n+1, 0)
+			pipe.Set(ctx, spread{det}.bucketKey(bk, "next"), n+1, 0)
 		}
 		pipe.Set(ctx, "{"+det.prefix+"}:k", det.k, 0)
 	} else {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -34,7 +35,7 @@ func load(b *testing.B, c *redis.Client, prefix string, k, n int) *Detector {
 			fp := simhash.Fingerprint(r.Uint64())
 			entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
 			entry = binary.BigEndian.AppendUint64(entry, uint64(i+1))
-			for _, key := range det.blockKeys(nil, fp) {
+			for _, key := range (oneSlot{det}).blockKeys(nil, fp) {
 				pipe.Append(ctx, key, string(entry))
 			}
 			id := fmt.Sprint("page-", i)
@@ -128,7 +129,7 @@ func BenchmarkCallRecord(b *testing.B) {
 		before := usedMemory(b, c)
 		pipe := c.Pipeline()
 		for range n {
-			pipe.Set(ctx, det.prefix+":c:"+newCall(), "\x90", DefaultCallTTL)
+			pipe.Set(ctx, det.prefix+":c:"+fleet.NewCall(), "\x90", DefaultCallTTL)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			b.Fatal(err)

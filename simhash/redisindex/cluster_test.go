@@ -53,7 +53,7 @@ func (cl *testCluster) client(t testing.TB, o *redis.ClusterOptions) *redis.Clus
 // and every call is an error, never a silent "new page".
 func TestCluster(t *testing.T) {
 	cl := startCluster(t, 0)
-	newClient := func() redis.Scripter { return cl.client(t, nil) }
+	newClient := func() redis.UniversalClient { return cl.client(t, nil) }
 	prefix := fmt.Sprintf("cluster-%d", time.Now().UnixNano())
 	t.Run("conformance", func(t *testing.T) {
 		c, n := newClient(), 0
@@ -67,7 +67,7 @@ func TestCluster(t *testing.T) {
 		})
 	})
 	t.Run("fleet", func(t *testing.T) {
-		fleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, SingleSlot: true})
+		runFleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, SingleSlot: true})
 	})
 	t.Run("crossslot", func(t *testing.T) {
 		det, err := New(Options{Client: newClient(), Prefix: prefix + "-cross", MaxDistance: 6})

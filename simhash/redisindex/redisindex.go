@@ -69,9 +69,9 @@
 // past its leases is refused at its commit and tries again. The guarantees
 // above hold as on one server (two near-duplicates share a block key,
 // leased by one call at a time; a call that dies keeps nothing and its
-// leases expire; every step re-sent is answered, not run twice), for three
-// round trips per new page instead of one (the release follows after the
-// call returns), each reaching k+1 keys at once. Set the ClusterClient's
+// leases expire; every step re-sent is answered, not run twice), for four
+// round trips per new page instead of one (the last the release, before
+// the call returns), each reaching k+1 keys at once. Set the ClusterClient's
 // ClusterStateReloadInterval to a few seconds: go-redis reloads the slot
 // map once a minute by default, and until then sends a failed primary's
 // slots to it. What a failover can lose is in docs/fleet.md.
@@ -95,11 +95,9 @@ package redisindex
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -107,6 +105,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/internal/fpblock"
 	"github.com/neardup/neardup/simhash"
 )
@@ -123,21 +122,41 @@ const MaxDistance = 8
 // so its time grows linearly with the repository (see the package doc).
 const DefaultMaxDistance = simhash.DefaultMaxDistance
 
-// DefaultTimeout is Options.Timeout when it is zero.
-const DefaultTimeout = 5 * time.Second
+// Defaults of Options, the same in minhash/redisindex.
+const (
+	// DefaultTimeout is Options.Timeout when it is zero.
+	DefaultTimeout = fleet.DefaultTimeout
+	// DefaultCallTTL is Options.CallTTL when it is zero: a minute, well
+	// beyond the retries of a call within DefaultTimeout, or of a call
+	// without a deadline under go-redis's default timeouts and retries
+	// (four attempts of at most a 5 s dial and a 3 s read, about 32 s).
+	DefaultCallTTL = fleet.DefaultCallTTL
+	// DefaultLeaseTTL is Options.LeaseTTL of a Spread repository when it
+	// is zero: also how long the near-duplicates of a page whose writer
+	// died mid-call wait for its block keys.
+	DefaultLeaseTTL = fleet.DefaultLeaseTTL
+	// DefaultReplicaTimeout is Options.ReplicaTimeout when it is zero.
+	DefaultReplicaTimeout = fleet.DefaultReplicaTimeout
+)
 
-// DefaultCallTTL is Options.CallTTL when it is zero: a minute, well beyond
-// the retries of a call within DefaultTimeout, or of a call without a
-// deadline under go-redis's default timeouts and retries (four attempts of
-// at most a 5 s dial and a 3 s read, about 32 s).
-const DefaultCallTTL = time.Minute
+// ErrRedis wraps every error of the Redis client (a lost connection, a
+// timeout, a script error), so that a caller can tell them from the
+// documents' own errors. It is minhash/redisindex's ErrRedis too.
+var ErrRedis = fleet.ErrRedis
+
+// ErrNotReplicated reports a write call whose changes fewer replicas than
+// Options.ReplicaAck acknowledged within Options.ReplicaTimeout. The
+// changes are on the primary, and a failover before they reach a replica
+// loses them; the error wraps ErrRedis too. Retry the call: a page that
+// was kept is answered "added" (neardup.MatchAdder).
+var ErrNotReplicated = fleet.ErrNotReplicated
 
 // Options configures a Detector.
 type Options struct {
 	// Client is the Redis client (required): a *redis.Client, or a
 	// *redis.ClusterClient with SingleSlot or Spread; its options set the
 	// connection pool, timeouts and retries.
-	Client redis.Scripter
+	Client redis.UniversalClient
 	// Prefix starts every key the Detector uses; zero means "neardup".
 	// Detectors with one Prefix share one repository. It may not hold
 	// braces (SingleSlot adds them).
@@ -191,9 +210,10 @@ type Options struct {
 	ReplicaTimeout time.Duration
 	// LeaseTTL is how long a write call of a Spread repository may hold a
 	// block key before another call may take it over (a call that died
-	// holds its keys this long); zero means DefaultLeaseTTL. A call that
-	// outlives its leases, because it or Redis stalled, is refused and
-	// tried again; it never keeps a near-duplicate.
+	// holds its keys this long); zero means DefaultLeaseTTL, and it is at
+	// least a hundredth of a second. A call that outlives its leases,
+	// because it or Redis stalled, is refused and tried again; it never
+	// keeps a near-duplicate.
 	LeaseTTL time.Duration
 }
 
@@ -203,34 +223,43 @@ type Options struct {
 // Scores are Hamming distances in bits (simhash.Bits). It is safe for
 // concurrent use, and across processes.
 type Detector struct {
-	opts    Options // in effect, as Options returns them
-	client  redis.Scripter
-	prefix  string // Options.Prefix (in braces with SingleSlot) and ":2"
-	k       int
-	blocks  []fpblock.Block
-	timeout time.Duration
-	callTTL time.Duration
+	opts   Options     // in effect, as Options returns them
+	fc     *fleet.Core // the client and the options every backend shares
+	prefix string      // Options.Prefix (in braces with SingleSlot) and ":2"
+	k      int
+	blocks []fpblock.Block
+	layout layout // oneSlot or spread, chosen by New
 
 	// Spread only.
-	spread   bool
-	leaseTTL time.Duration
 	kChecked atomic.Bool            // the repository's T_B agrees with k
 	hook     func(step string) bool // tests: stop an attempt at step, as if its process died
 }
 
-var errNoClient = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
+// layout is how a repository's keys lie: in one slot, where one script
+// checks and writes a page (oneSlot, script.go), or over every slot, where
+// a write call is a protocol of scripts (spread, spread.go). Its methods
+// return errors for the caller to wrap.
+type layout interface {
+	match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.Match, error)
+	// write runs a write call (modeAdd, modeMatchOrAdd, modeReplace) and
+	// returns the matches, and whether d was kept; ErrDuplicateID as an
+	// error.
+	write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error)
+	remove(ctx context.Context, id string) error // ErrUnknownID when id is not kept
+	idsKey(id string) string                     // the hash that holds id's entry
+	len(ctx context.Context) (int, error)
+}
 
-// ErrRedis wraps every error of the Redis client (a lost connection, a
-// timeout, a script error), so that a caller can tell them from the
-// documents' own errors.
-var ErrRedis = errors.New("redisindex: redis")
+// write modes.
+const (
+	modeMatchOrAdd = iota
+	modeAdd
+	modeReplace
+)
 
 // New returns a Detector. A nil Client or options out of range return an
 // error wrapping neardup.ErrInvalidOption. It does not contact Redis.
 func New(o Options) (*Detector, error) {
-	if o.Client == nil {
-		return nil, fmt.Errorf("redisindex: New: nil Client: %w", neardup.ErrInvalidOption)
-	}
 	k := o.MaxDistance
 	switch {
 	case k == 0:
@@ -240,65 +269,22 @@ func New(o Options) (*Detector, error) {
 	case k < 0 || k > MaxDistance:
 		return nil, fmt.Errorf("redisindex: New: MaxDistance %d, want simhash.Identical, 0 or 1..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
 	}
-	if o.Prefix == "" {
-		o.Prefix = "neardup"
+	fc, err := fleet.New(fleet.Config{Client: o.Client, Prefix: o.Prefix, SingleSlot: o.SingleSlot, Spread: o.Spread, Timeout: o.Timeout,
+		CallTTL: o.CallTTL, LeaseTTL: o.LeaseTTL, ReplicaAck: o.ReplicaAck, ReplicaTimeout: o.ReplicaTimeout})
+	if err != nil {
+		return nil, err
 	}
-	if strings.ContainsAny(o.Prefix, "{}") {
-		return nil, fmt.Errorf("redisindex: New: Prefix %q has braces: %w", o.Prefix, neardup.ErrInvalidOption)
-	}
-	if o.Timeout == 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.Timeout < 0 {
-		return nil, fmt.Errorf("redisindex: New: negative Timeout: %w", neardup.ErrInvalidOption)
-	}
-	if o.CallTTL == 0 {
-		o.CallTTL = DefaultCallTTL
-	}
-	if o.CallTTL < time.Millisecond {
-		return nil, fmt.Errorf("redisindex: New: CallTTL %v below a millisecond: %w", o.CallTTL, neardup.ErrInvalidOption)
-	}
-	if o.Spread {
-		if o.SingleSlot {
-			return nil, fmt.Errorf("redisindex: New: Spread and SingleSlot: %w", neardup.ErrInvalidOption)
-		}
-		if _, ok := o.Client.(redis.Cmdable); !ok {
-			return nil, fmt.Errorf("redisindex: New: Spread needs a client that runs commands (*redis.ClusterClient or *redis.Client): %w", neardup.ErrInvalidOption)
-		}
-		if o.LeaseTTL == 0 {
-			o.LeaseTTL = DefaultLeaseTTL
-		}
-	}
-	if o.ReplicaAck < 0 || o.ReplicaTimeout < 0 {
-		return nil, fmt.Errorf("redisindex: New: negative ReplicaAck or ReplicaTimeout: %w", neardup.ErrInvalidOption)
-	}
-	if o.ReplicaAck > 0 {
-		switch o.Client.(type) {
-		case *redis.Client, *redis.ClusterClient:
-		default:
-			return nil, fmt.Errorf("redisindex: New: ReplicaAck needs a *redis.Client or *redis.ClusterClient, not %T: %w", o.Client, neardup.ErrInvalidOption)
-		}
-		if o.ReplicaTimeout == 0 {
-			o.ReplicaTimeout = DefaultReplicaTimeout
-		}
-		if o.ReplicaTimeout < time.Millisecond { // WAIT 0 would wait for ever
-			return nil, fmt.Errorf("redisindex: New: ReplicaTimeout %v below a millisecond: %w", o.ReplicaTimeout, neardup.ErrInvalidOption)
-		}
-	}
-	if o.LeaseTTL < 0 || o.LeaseTTL > 0 && o.LeaseTTL < time.Millisecond {
-		return nil, fmt.Errorf("redisindex: New: LeaseTTL %v below a millisecond: %w", o.LeaseTTL, neardup.ErrInvalidOption)
-	}
+	c := fc.Config
+	o.Prefix, o.Timeout, o.CallTTL, o.LeaseTTL, o.ReplicaTimeout = c.Prefix, c.Timeout, c.CallTTL, c.LeaseTTL, c.ReplicaTimeout
+	o.MaxDistance = k
 	if k == 0 {
 		o.MaxDistance = simhash.Identical
-	} else {
-		o.MaxDistance = k
 	}
-	prefix := o.Prefix
-	if o.SingleSlot {
-		prefix = "{" + prefix + "}"
+	det := &Detector{opts: o, fc: fc, prefix: fc.KeyPrefix("2"), k: k, blocks: fpblock.Split(k)}
+	det.layout = oneSlot{det}
+	if o.Spread {
+		det.layout = spread{det}
 	}
-	det := &Detector{opts: o, client: o.Client, prefix: prefix + ":2", k: k, timeout: o.Timeout,
-		blocks: fpblock.Split(k), callTTL: o.CallTTL, spread: o.Spread, leaseTTL: o.LeaseTTL}
 	return det, nil
 }
 
@@ -307,8 +293,11 @@ func New(o Options) (*Detector, error) {
 // repository with the same T_B. The zero Detector returns the zero Options.
 func (det *Detector) Options() Options { return det.opts }
 
+// oneSlot is the layout of a repository in one slot (script.go).
+type oneSlot struct{ *Detector }
+
 // blockKeys appends the block keys of fp to ks.
-func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
+func (det oneSlot) blockKeys(ks []string, fp simhash.Fingerprint) []string {
 	for t, b := range det.blocks {
 		ks = append(ks, fmt.Sprintf("%s:b:%d:%x", det.prefix, t, b.Value(uint64(fp))))
 	}
@@ -317,44 +306,68 @@ func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
 
 // fixedKeys returns the names and ids hashes, the handle counter, the T_B
 // key and the key of the record of call, with room for the block keys.
-func (det *Detector) fixedKeys(call string) []string {
+func (det oneSlot) fixedKeys(call string) []string {
 	ks := make([]string, 0, len(det.blocks)+5)
 	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next", det.prefix+":k", det.prefix+":c:"+call)
 }
 
 // keys returns the fixed keys, then the block keys of fp.
-func (det *Detector) keys(fp simhash.Fingerprint, call string) []string {
+func (det oneSlot) keys(fp simhash.Fingerprint, call string) []string {
 	return det.blockKeys(det.fixedKeys(call), fp)
 }
 
 // args returns the scripts' ARGV: the number of blocks, fp's high and low
-// 32 bits, k, the call record's time to live in ms (recordTTL), the prefix
-// of the keys, and more.
-func (det *Detector) args(ctx context.Context, fp simhash.Fingerprint, more ...any) []any {
-	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.recordTTL(ctx).Milliseconds(), det.prefix}
+// 32 bits, k, the call record's time to live in ms (fleet.Core.RecordTTL),
+// the prefix of the keys, and more.
+func (det oneSlot) args(ctx context.Context, fp simhash.Fingerprint, more ...any) []any {
+	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.fc.RecordTTL(ctx).Milliseconds(), det.prefix}
 	return append(a, more...)
 }
 
-// recordTTL is how long the record of a call made with ctx lives: CallTTL,
-// or ctx's deadline and a second more when that is later, so that the
-// record outlives every retry the client can send within the call.
-func (det *Detector) recordTTL(ctx context.Context) time.Duration {
-	ttl := det.callTTL
-	if dl, ok := ctx.Deadline(); ok {
-		ttl = max(ttl, time.Until(dl)+time.Second)
+func (det oneSlot) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.Match, error) {
+	res, err := matchScript.Run(ctx, det.fc.Client, det.keys(fp, ""), det.args(ctx, fp)...).Slice()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, err
 	}
-	return ttl
+	return matches(res)
 }
 
-// newCall returns a new call ID: 16 random bytes.
-func newCall() string {
-	var b [16]byte
-	rand.Read(b[:]) // never fails (crypto/rand)
-	return string(b[:])
+// write runs the mode's script, which checks and writes in one step.
+func (det oneSlot) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
+	s := [...]*redis.Script{modeMatchOrAdd: matchOrAddScript, modeAdd: addScript, modeReplace: replaceScript}[mode]
+	res, err := det.fc.Run(ctx, s, det.keys(fp, fleet.NewCall()), det.args(ctx, fp, d.ID)...).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, false, err
+	}
+	switch res := res.(type) {
+	case int64: // Add: 1 kept, 0 the ID already kept
+		if res == 0 {
+			return nil, false, neardup.ErrDuplicateID
+		}
+		return nil, true, nil
+	case []any: // {} kept, {"", -1} the ID kept with another page, or the matches
+		if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
+			return nil, false, neardup.ErrDuplicateID
+		}
+		ms, err := matches(res)
+		return ms, err == nil && len(ms) == 0, err
+	}
+	return nil, false, fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
 }
 
-func (det *Detector) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), det.timeout)
+func (det oneSlot) remove(ctx context.Context, id string) error {
+	n, err := det.fc.Run(ctx, removeScript, det.fixedKeys(fleet.NewCall()), det.args(ctx, 0, id)...).Int()
+	if err == nil && n == 0 {
+		return neardup.ErrUnknownID
+	}
+	return err
+}
+
+func (det oneSlot) idsKey(string) string { return det.prefix + ":ids" }
+
+func (det oneSlot) len(ctx context.Context) (int, error) {
+	n, err := det.fc.Client.HLen(ctx, det.prefix+":ids").Result()
+	return int(n), err
 }
 
 // matches turns a script's {id, distance, ...} into sorted Matches.
@@ -372,70 +385,29 @@ func matches(res []any) ([]neardup.Match, error) {
 	return ms, nil
 }
 
-// wrap wraps an error of the client: a repository made with another T_B
-// as neardup.ErrInvalidOption, data the scripts found corrupt as
-// neardup.ErrCorrupt, every other one as ErrRedis.
-func wrap(op, id string, err error) error {
-	for _, c := range []struct {
-		code string
-		err  error
-	}{{"NEARDUP_K", neardup.ErrInvalidOption}, {"NEARDUP_CORRUPT", neardup.ErrCorrupt}} {
-		if _, msg, ok := strings.Cut(err.Error(), c.code+" "); ok {
-			return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), msg, c.err)
-		}
-	}
-	if errors.Is(err, neardup.ErrCorrupt) {
-		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
-	}
-	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)
-}
-
-// spreadErr returns the error of a spread call: the document's own errors
-// (ErrDuplicateID, ErrUnknownID) with the call named, every other one as
-// wrap does.
-func spreadErr(op, id string, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, neardup.ErrDuplicateID), errors.Is(err, neardup.ErrUnknownID):
-		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
-	}
-	return wrap(op, id, err)
-}
-
 // Match returns the kept pages within T_B bits of d, closest first.
 func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.MatchContext(ctx, d)
 }
 
 // MatchContext is Match with a context.
 func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
-	if det.client == nil {
-		return nil, errNoClient
+	if err := det.fc.Ready(); err != nil {
+		return nil, err
 	}
 	fp, err := simhash.Of(d)
 	if err != nil {
 		return nil, err
 	}
-	if det.spread {
-		ms, err := det.spreadMatch(ctx, fp)
-		if err != nil {
-			return nil, wrap("Match", d.ID, err)
-		}
-		return ms, nil
-	}
-	res, err := matchScript.Run(ctx, det.client, det.keys(fp, ""), det.args(ctx, fp)...).Slice()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, wrap("Match", d.ID, err)
-	}
-	return matches(res)
+	ms, err := det.layout.match(ctx, fp)
+	return ms, fleet.Wrap("Match", d.ID, err)
 }
 
 // Verify returns those of candidates that are kept within T_B bits of d.
 func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.VerifyContext(ctx, d, candidates)
 }
@@ -452,42 +424,22 @@ func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, can
 // Add keeps d whatever is kept; an ID already kept returns an error
 // wrapping neardup.ErrDuplicateID.
 func (det *Detector) Add(d *neardup.Document) error {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.AddContext(ctx, d)
 }
 
 // AddContext is Add with a context.
 func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
-	if det.client == nil {
-		return errNoClient
-	}
-	fp, err := simhash.Of(d)
-	if err != nil {
-		return err
-	}
-	if err := detector.CheckID("redisindex", "Add", d.ID); err != nil {
-		return err
-	}
-	if det.spread {
-		_, _, err := det.spreadWrite(ctx, d, fp, modeAdd)
-		return spreadErr("Add", d.ID, err)
-	}
-	n, err := det.run(ctx, addScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Int()
-	switch {
-	case err != nil:
-		return wrap("Add", d.ID, err)
-	case n == 0:
-		return fmt.Errorf("redisindex: Add %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
-	}
-	return nil
+	_, _, err := det.write(ctx, "Add", d, modeAdd)
+	return err
 }
 
 // MatchOrAdd returns the kept pages within T_B bits of d; when there are none
 // it keeps d, in one step on the Redis primary, so that of two near-duplicate
 // pages offered by any processes at once exactly one is kept.
 func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.MatchOrAddContext(ctx, d)
 }
@@ -496,29 +448,7 @@ func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, err
 // (a lost connection, a deadline) the page may or may not have been kept:
 // Redis ran the script to its end or not at all; Match tells which.
 func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
-	if det.client == nil {
-		return nil, false, errNoClient
-	}
-	fp, err := simhash.Of(d)
-	if err != nil {
-		return nil, false, err
-	}
-	if err := detector.CheckID("redisindex", "MatchOrAdd", d.ID); err != nil {
-		return nil, false, err
-	}
-	if det.spread {
-		ms, kept, err := det.spreadWrite(ctx, d, fp, modeMatchOrAdd)
-		return ms, kept, spreadErr("MatchOrAdd", d.ID, err)
-	}
-	res, err := det.run(ctx, matchOrAddScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, false, wrap("MatchOrAdd", d.ID, err)
-	}
-	if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
-		return nil, false, fmt.Errorf("redisindex: MatchOrAdd %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
-	}
-	ms, err := matches(res)
-	return ms, err == nil && len(ms) == 0, err
+	return det.write(ctx, "MatchOrAdd", d, modeMatchOrAdd)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
@@ -527,83 +457,63 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 // page is within T_B bits (then those matches are returned and d.ID is kept
 // no more).
 func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.ReplaceContext(ctx, d)
 }
 
 // ReplaceContext is Replace with a context.
 func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
-	if det.client == nil {
-		return nil, false, errNoClient
+	return det.write(ctx, "Replace", d, modeReplace)
+}
+
+// write checks d and its ID and runs the write call of mode op.
+func (det *Detector) write(ctx context.Context, op string, d *neardup.Document, mode int) ([]neardup.Match, bool, error) {
+	if err := det.fc.Ready(); err != nil {
+		return nil, false, err
 	}
 	fp, err := simhash.Of(d)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := detector.CheckID("redisindex", "Replace", d.ID); err != nil {
+	if err := fleet.CheckID(op, d.ID); err != nil {
 		return nil, false, err
 	}
-	if det.spread {
-		ms, kept, err := det.spreadWrite(ctx, d, fp, modeReplace)
-		return ms, kept, spreadErr("Replace", d.ID, err)
+	ms, kept, err := det.layout.write(ctx, d, fp, mode)
+	if err != nil {
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
-	res, err := det.run(ctx, replaceScript, det.keys(fp, newCall()), det.args(ctx, fp, d.ID)...).Slice()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, false, wrap("Replace", d.ID, err)
-	}
-	ms, err := matches(res)
-	return ms, err == nil && len(ms) == 0, err
+	return ms, kept, nil
 }
 
 // Remove forgets id.
 func (det *Detector) Remove(id string) error {
-	ctx, cancel := det.ctx()
+	ctx, cancel := det.fc.Ctx()
 	defer cancel()
 	return det.RemoveContext(ctx, id)
 }
 
 // RemoveContext is Remove with a context.
 func (det *Detector) RemoveContext(ctx context.Context, id string) error {
-	if det.client == nil {
-		return errNoClient
+	if err := det.fc.Ready(); err != nil {
+		return err
 	}
-	if det.spread {
-		return spreadErr("Remove", id, det.spreadRemove(ctx, id))
-	}
-	n, err := det.run(ctx, removeScript, det.fixedKeys(newCall()), det.args(ctx, 0, id)...).Int()
-	switch {
-	case err != nil:
-		return wrap("Remove", id, err)
-	case n == 0:
-		return fmt.Errorf("redisindex: Remove %s: %w", detector.QuoteID(id), neardup.ErrUnknownID)
-	}
-	return nil
+	return fleet.Wrap("Remove", id, det.layout.remove(ctx, id))
 }
 
 // Lookup returns the fingerprint kept under id, and whether id is kept.
 func (det *Detector) Lookup(ctx context.Context, id string) (simhash.Fingerprint, bool, error) {
-	return det.lookup(ctx, id)
-}
-
-func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint, bool, error) {
-	c, ok := det.client.(redis.Cmdable)
-	if !ok {
-		return 0, false, fmt.Errorf("redisindex: the client cannot run HGET: %w", neardup.ErrInvalidOption)
+	if err := det.fc.Ready(); err != nil {
+		return 0, false, err
 	}
-	key := det.prefix + ":ids"
-	if det.spread {
-		key = det.bucketKey(bucketOf(id), "ids")
-	}
-	entry, err := c.HGet(ctx, key, id).Bytes()
-	if errors.Is(err, redis.Nil) {
+	entry, err := det.fc.Client.HGet(ctx, det.layout.idsKey(id), id).Bytes()
+	switch {
+	case errors.Is(err, redis.Nil):
 		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, wrap("Lookup", id, err)
-	}
-	if len(entry) != entrySize {
-		return 0, false, fmt.Errorf("redisindex: Lookup %s: entry of %d bytes: %w", detector.QuoteID(id), len(entry), neardup.ErrCorrupt)
+	case err != nil:
+		return 0, false, fleet.Wrap("Lookup", id, err)
+	case len(entry) != entrySize:
+		return 0, false, fleet.Wrap("Lookup", id, fmt.Errorf("%w: entry of %d bytes", neardup.ErrCorrupt, len(entry)))
 	}
 	return simhash.Fingerprint(binary.BigEndian.Uint64(entry)), true, nil
 }
@@ -613,22 +523,11 @@ const entrySize = 16
 
 // Len returns the number of kept pages.
 func (det *Detector) Len(ctx context.Context) (int, error) {
-	c, ok := det.client.(redis.Cmdable)
-	if !ok {
-		return 0, fmt.Errorf("redisindex: the client cannot run HLEN: %w", neardup.ErrInvalidOption)
+	if err := det.fc.Ready(); err != nil {
+		return 0, err
 	}
-	if det.spread {
-		n, err := det.spreadLen(ctx, c)
-		if err != nil {
-			return 0, wrap("Len", "", err)
-		}
-		return n, nil
-	}
-	n, err := c.HLen(ctx, det.prefix+":ids").Result()
-	if err != nil {
-		return 0, wrap("Len", "", err)
-	}
-	return int(n), nil
+	n, err := det.layout.len(ctx)
+	return n, fleet.Wrap("Len", "", err)
 }
 
 // Interface checks.

@@ -97,13 +97,13 @@ func TestUnreachable(t *testing.T) {
 // added is kept.
 func TestFleet(t *testing.T) {
 	_, prefix := client(t)
-	fleet(t, func() redis.Scripter { c, _ := client(t); return c }, Options{Prefix: prefix, MaxDistance: 6})
+	runFleet(t, func() redis.UniversalClient { c, _ := client(t); return c }, Options{Prefix: prefix, MaxDistance: 6})
 }
 
 // fleet is TestFleet with clients from newClient and the detectors' options
 // o (but for Client): detectortest.Fleet, the client cut off after 0 to
 // 150 µs.
-func fleet(t *testing.T, newClient func() redis.Scripter, o Options) {
+func runFleet(t *testing.T, newClient func() redis.UniversalClient, o Options) {
 	newDet := func() detectortest.FleetDetector {
 		o := o
 		o.Client = newClient()
@@ -199,7 +199,7 @@ func TestCorrupt(t *testing.T) {
 	if fp, ok, err := det.Lookup(ctx, "b"); err != nil || !ok || fp != fpOf(g[1][0]) {
 		t.Errorf("after the refused Replace, b is %v, %v, %v; want its page kept", fp, ok, err)
 	}
-	keys := det.blockKeys(nil, fpOf(g[2][0]))
+	keys := oneSlot{det}.blockKeys(nil, fpOf(g[2][0]))
 	if err := c.Append(ctx, keys[0], "cut").Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -131,9 +132,9 @@ func TestCallRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := newCall()
+	call := fleet.NewCall()
 	run := func(s *redis.Script, more ...any) []any {
-		res, err := s.Run(ctx, c, det.keys(fp, call), det.args(ctx, fp, more...)...).Slice()
+		res, err := s.Run(ctx, c, oneSlot{det}.keys(fp, call), oneSlot{det}.args(ctx, fp, more...)...).Slice()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			t.Fatal(err)
 		}
@@ -151,13 +152,13 @@ func TestCallRecord(t *testing.T) {
 	}
 	long, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	if ttl := det.recordTTL(long); ttl < 5*time.Minute || ttl > 5*time.Minute+time.Second {
+	if ttl := det.fc.RecordTTL(long); ttl < 5*time.Minute || ttl > 5*time.Minute+time.Second {
 		t.Errorf("record TTL of a call with 5 minutes left = %v, want 5 minutes and up to a second", ttl)
 	}
-	if ttl := det.recordTTL(ctx); ttl != time.Minute {
+	if ttl := det.fc.RecordTTL(ctx); ttl != time.Minute {
 		t.Errorf("record TTL of a call without a deadline = %v, want CallTTL", ttl)
 	}
-	call = newCall()
+	call = fleet.NewCall()
 	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
 		t.Fatalf("MatchOrAdd under a new call ID = %v, want its own page: added", res)
 	}
@@ -168,9 +169,9 @@ func TestCallRecord(t *testing.T) {
 		t.Fatalf("MatchOrAdd of the page under another ID = %v, want %s at 0", res, d.ID)
 	}
 	// Remove, twice under one call ID: 1 both times.
-	call = newCall()
+	call = fleet.NewCall()
 	for i := range 2 {
-		n, err := removeScript.Run(ctx, c, det.fixedKeys(call), det.args(ctx, 0, d.ID)...).Int()
+		n, err := removeScript.Run(ctx, c, oneSlot{det}.fixedKeys(call), oneSlot{det}.args(ctx, 0, d.ID)...).Int()
 		if err != nil || n != 1 {
 			t.Fatalf("Remove #%d = %d, %v; want 1", i, n, err)
 		}
@@ -217,8 +218,8 @@ func TestScriptBlockKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, fp := range fps {
-			got, err := script.Run(context.Background(), c, det.fixedKeys(""), det.args(context.Background(), fp)...).StringSlice()
-			if want := det.blockKeys(nil, fp); err != nil || !slices.Equal(got, want) {
+			got, err := script.Run(context.Background(), c, oneSlot{det}.fixedKeys(""), oneSlot{det}.args(context.Background(), fp)...).StringSlice()
+			if want := (oneSlot{det}).blockKeys(nil, fp); err != nil || !slices.Equal(got, want) {
 				t.Errorf("k %d, fp %#x: script's keys %q (%v), want %q", k, uint64(fp), got, err, want)
 			}
 		}

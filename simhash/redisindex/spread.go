@@ -10,13 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -25,10 +24,10 @@ import (
 // write call (MatchOrAdd, Add, Replace) runs attempts; an attempt, under a
 // token (the call ID and the attempt's number):
 //
-//  1. leases the page's block keys, one at a time in the order of their
-//     names (all at once first; on a conflict it keeps the leases before
-//     the first held key, drops the others and goes on in order, waiting
-//     while another attempt holds a key), each lease read with the key's
+//  1. leases the page's block keys in the order of their names
+//     (fleet.Core.Acquire: all at once first; on a conflict it keeps the
+//     leases before the first held key, drops the others and goes on in
+//     order, waiting while another attempt holds a key), each lease read with the key's
 //     entries within T_B (leaseScript); in the same round trip it
 //     reserves a pending handle in the ID's bucket (reserveScript);
 //  2. resolves the handles found (resolveScript, per bucket): a committed
@@ -40,8 +39,8 @@ import (
 //  4. commits in the ID's bucket (commitScript): the one step that makes
 //     the page kept, refused when a reader aborted the handle;
 //  5. releases its leases, aborts its reservation if it did not commit,
-//     and deletes its state (finishScript), after the call has returned
-//     when it succeeded.
+//     and deletes its state (finishScript), in one round trip before the
+//     call returns.
 //
 // Two near-duplicates share a block key, whose lease one attempt holds at a
 // time, and every write to it needs the lease: the second to hold it reads
@@ -56,15 +55,6 @@ import (
 // buckets is the number of ID buckets (the bucket of a handle is handle mod
 // buckets).
 const buckets = 16384
-
-// DefaultLeaseTTL is Options.LeaseTTL when it is zero: also how long the
-// near-duplicates of a page whose writer died mid-call wait for its block
-// keys.
-const DefaultLeaseTTL = 2 * time.Second
-
-// errAborted is an attempt that lost a lease or whose pending handle was
-// aborted; the call starts a new attempt.
-var errAborted = errors.New("redisindex: attempt aborted")
 
 // errDied is returned by an attempt the test hook stopped as if its process
 // had died.
@@ -85,8 +75,8 @@ func bucketOf(id string) uint64 {
 	return f.Sum64() % buckets
 }
 
-// spreadBlockKeys returns the block keys of fp (hash tags of their own).
-func (det *Detector) spreadBlockKeys(fp simhash.Fingerprint) []string {
+// blockKeys returns the block keys of fp (hash tags of their own).
+func (det spread) blockKeys(fp simhash.Fingerprint) []string {
 	ks := make([]string, len(det.blocks))
 	for t, b := range det.blocks {
 		ks[t] = fmt.Sprintf("{%s:b:%d:%x}", det.prefix, t, b.Value(uint64(fp)))
@@ -95,48 +85,21 @@ func (det *Detector) spreadBlockKeys(fp simhash.Fingerprint) []string {
 }
 
 // bucketKey returns the key name of the bucket b's part (ids, names, ...).
-func (det *Detector) bucketKey(b uint64, part string) string {
+func (det spread) bucketKey(b uint64, part string) string {
 	return "{" + det.prefix + ":p:" + strconv.FormatUint(b, 10) + "}:" + part
 }
 
-// parallel runs f(0..n-1) at once and joins their errors.
-func parallel(n int, f func(i int) error) error {
-	if n == 1 {
-		return f(0)
-	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { errs[i] = f(i) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// parallelHeld runs f for 0 … n-1 as parallel does; when no call fails but
-// one reports its lease lost (false), it returns errAborted.
-func parallelHeld(n int, f func(i int) (bool, error)) error {
-	var lost atomic.Bool
-	err := parallel(n, func(i int) error {
-		held, err := f(i)
-		if err == nil && !held {
-			lost.Store(true)
-		}
-		return err
-	})
-	if err == nil && lost.Load() {
-		return errAborted
-	}
-	return err
-}
+// spread is the layout of a repository over every slot (the protocol
+// above, the scripts in spread_script.go).
+type spread struct{ *Detector }
 
 // checkK checks the T_B the repository records, recording det's when there
 // is none and write is set. Once it has agreed, det does not ask again.
-func (det *Detector) checkK(ctx context.Context, write bool) error {
+func (det spread) checkK(ctx context.Context, write bool) error {
 	if det.kChecked.Load() {
 		return nil
 	}
-	c := det.client.(redis.Cmdable)
+	c := det.fc.Client
 	key := "{" + det.prefix + "}:k"
 	want := strconv.Itoa(det.k)
 	if write {
@@ -175,7 +138,7 @@ func hits(res []any) ([]hit, error) {
 // (each entry once, a distance being the entry's) as Matches, and the
 // entries that are no committed page's. With abort, pending handles are
 // aborted.
-func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[string]bool, error) {
+func (det spread) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[string]bool, error) {
 	byBucket := map[uint64][]hit{}
 	seen := map[string]bool{}
 	for _, l := range hs {
@@ -198,13 +161,13 @@ func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]nea
 		flag = "1"
 	}
 	ids := make([][]any, len(bs))
-	err := parallel(len(bs), func(i int) error {
+	err := fleet.Parallel(len(bs), func(i int) error {
 		b := bs[i]
 		args := []any{flag}
 		for _, x := range byBucket[b] {
 			args = append(args, x.h, x.entry)
 		}
-		res, err := resolveScript.Run(ctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "ids")}, args...).Slice()
+		res, err := resolveScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "ids")}, args...).Slice()
 		if err == nil && len(res) != len(byBucket[b]) {
 			err = fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
 		}
@@ -229,14 +192,14 @@ func (det *Detector) resolve(ctx context.Context, hs [][]hit, abort bool) ([]nea
 	return ms, gone, nil
 }
 
-func (det *Detector) spreadMatch(ctx context.Context, fp simhash.Fingerprint) ([]neardup.Match, error) {
+func (det spread) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.Match, error) {
 	if err := det.checkK(ctx, false); err != nil {
 		return nil, err
 	}
-	keys := det.spreadBlockKeys(fp)
+	keys := det.blockKeys(fp)
 	hs := make([][]hit, len(keys))
-	err := parallel(len(keys), func(i int) error {
-		res, err := readScript.Run(ctx, det.client, keys[i:i+1], uint32(fp>>32), uint32(fp), det.k).Slice()
+	err := fleet.Parallel(len(keys), func(i int) error {
+		res, err := readScript.Run(ctx, det.fc.Client, keys[i:i+1], uint32(fp>>32), uint32(fp), det.k).Slice()
 		if err != nil {
 			return err
 		}
@@ -250,23 +213,15 @@ func (det *Detector) spreadMatch(ctx context.Context, fp simhash.Fingerprint) ([
 	return ms, err
 }
 
-// write modes of a spread call.
-const (
-	modeMatchOrAdd = iota
-	modeAdd
-	modeReplace
-)
-
-// spreadWrite runs the attempts of a write call until one ends it. It
-// returns the matches, and whether d was kept; ErrDuplicateID as an error.
-func (det *Detector) spreadWrite(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
+// write runs the attempts of a write call until one ends it.
+func (det spread) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
 	if err := det.checkK(ctx, true); err != nil {
 		return nil, false, err
 	}
 	if mode != modeAdd {
 		// Its own page, committed (an ID's entry is written by the
 		// commit): kept, nothing to change, no lease to take.
-		entry, err := det.client.(redis.Cmdable).HGet(ctx, det.bucketKey(bucketOf(d.ID), "ids"), d.ID).Bytes()
+		entry, err := det.fc.Client.HGet(ctx, det.bucketKey(bucketOf(d.ID), "ids"), d.ID).Bytes()
 		switch {
 		case errors.Is(err, redis.Nil):
 		case err != nil:
@@ -277,50 +232,37 @@ func (det *Detector) spreadWrite(ctx context.Context, d *neardup.Document, fp si
 			return nil, true, nil
 		}
 	}
-	keys := det.spreadBlockKeys(fp)
+	keys := det.blockKeys(fp)
 	slices.Sort(keys)
-	call := newCall()
+	call := fleet.NewCall()
 	for attempt := 0; ; attempt++ {
 		token := call + strconv.Itoa(attempt)
 		ms, kept, err := det.attempt(ctx, d, fp, keys, token, mode)
-		if !errors.Is(err, errAborted) {
+		if !errors.Is(err, fleet.ErrAborted) {
 			return ms, kept, err
 		}
-		if err := sleep(ctx, time.Duration(rand.Int64N(int64(time.Millisecond)))); err != nil {
+		if err := fleet.Sleep(ctx, time.Duration(rand.Int64N(int64(time.Millisecond)))); err != nil {
 			return nil, false, err
 		}
 	}
 }
 
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // died reports whether the test hook stops the attempt at step.
-func (det *Detector) died(step string) bool { return det.hook != nil && det.hook(step) }
+func (det spread) died(step string) bool { return det.hook != nil && det.hook(step) }
 
-func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, token string, mode int) (ms []neardup.Match, kept bool, err error) {
+func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, token string, mode int) (ms []neardup.Match, kept bool, err error) {
 	held := make([]bool, len(keys))
 	b := bucketOf(d.ID)
 	var h uint64 // the reserved handle, 0 before the reservation
-	dead, committed := false, false
+	dead := false
 	defer func() {
 		if dead {
 			return
 		}
 		// Give back the leases, abort a reservation not committed and
 		// delete the attempt's state (no step of the attempt can be re-sent
-		// any more), with a context of its own: a call cut off by its
-		// context still cleans up when Redis answers. After a commit or a
-		// match the call returns at once and this runs on.
+		// any more), before the call returns, with a context of its own: a
+		// call cut off by its context still cleans up when Redis answers.
 		if err != nil {
 			// A lease whose reply was lost is the attempt's too, unmarked:
 			// give back every key the token may hold, so that the call's
@@ -329,16 +271,21 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 				held[i] = true
 			}
 		}
-		finish := func() {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			defer cancel()
-			det.release(rctx, keys, held, token)
-			finishScript.Run(rctx, det.client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token)
-		}
-		if committed || len(ms) > 0 {
-			go finish()
-		} else {
-			finish()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		cerr := fleet.Parallel(2, func(i int) error {
+			if i == 0 {
+				return det.fc.Release(rctx, token, leases(keys), held)
+			}
+			return finishScript.Run(rctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
+		})
+		// A clean-up that failed leaves what a client that dies leaves
+		// (the protocol above): leases that expire after LeaseTTL, a state
+		// that expires with the call's record, a pending handle no match
+		// counts. So its error joins the attempt's own, and never replaces
+		// a result.
+		if err != nil && cerr != nil {
+			err = errors.Join(err, cerr)
 		}
 	}()
 
@@ -349,8 +296,8 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 	var r string
 	var rerr error
 	reserve := func() {
-		r, rerr = reserveScript.Run(ctx, det.client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), det.bucketKey(b, "c:"+token)},
-			d.ID, token, b, det.recordTTL(ctx).Milliseconds(), replace).Text()
+		r, rerr = reserveScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), det.bucketKey(b, "c:"+token)},
+			d.ID, token, b, det.fc.RecordTTL(ctx).Milliseconds(), replace).Text()
 		if rerr == nil && strings.HasPrefix(r, "r") {
 			h, rerr = strconv.ParseUint(r[1:], 10, 64)
 		}
@@ -380,7 +327,7 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		}
 		if len(ms) > 0 {
 			if mode == modeReplace {
-				if err := det.spreadRemove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+				if err := det.remove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
 					return nil, false, err
 				}
 			}
@@ -407,14 +354,14 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 	}
 	entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
 	entry = binary.BigEndian.AppendUint64(entry, h)
-	err = parallelHeld(len(keys), func(i int) (bool, error) {
+	err = fleet.ParallelHeld(len(keys), func(i int) (bool, error) {
 		args := []any{token, entry}
 		for _, x := range hs[i] {
 			if gone[x.entry] {
 				args = append(args, x.entry)
 			}
 		}
-		n, err := det.run(ctx, appendScript, []string{keys[i], keys[i] + ":l"}, args...).Int() // on the replicas before the commit, with ReplicaAck
+		n, err := det.fc.Run(ctx, appendScript, []string{keys[i], keys[i] + ":l"}, args...).Int() // on the replicas before the commit, with ReplicaAck
 		return n != 0, err
 	})
 	if err != nil {
@@ -427,32 +374,32 @@ func (det *Detector) attempt(ctx context.Context, d *neardup.Document, fp simhas
 		dead = true
 		return nil, false, errDied
 	}
-	res, err := det.run(ctx, commitScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
-		d.ID, h, entry, token, det.recordTTL(ctx).Milliseconds(), replace).Text()
+	res, err := det.fc.Run(ctx, commitScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
+		d.ID, h, entry, token, det.fc.RecordTTL(ctx).Milliseconds(), replace).Text()
 	switch {
 	case err != nil:
 		return nil, false, err
 	case res == "aborted":
-		return nil, false, errAborted
+		return nil, false, fleet.ErrAborted
 	case res == "dup":
 		return nil, false, neardup.ErrDuplicateID
 	case !strings.HasPrefix(res, "added"):
 		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, res)
 	}
-	committed = true
 	if old := res[len("added"):]; len(old) == entrySize {
-		det.clean(ctx, old)
+		_ = det.clean(ctx, old) // its error is safe to ignore (clean)
 	}
 	return nil, true, nil
 }
 
-// acquire leases keys (sorted) for token, marking held the ones it holds,
-// and returns each key's entries within T_B, read under its lease.
-func (det *Detector) acquire(ctx context.Context, keys []string, held []bool, token string, fp simhash.Fingerprint) ([][]hit, error) {
+// acquire leases keys (sorted) for token (fleet.Core.Acquire), marking
+// held the ones it holds, and returns each key's entries within T_B, read
+// under its lease.
+func (det spread) acquire(ctx context.Context, keys []string, held []bool, token string, fp simhash.Fingerprint) ([][]hit, error) {
 	hs := make([][]hit, len(keys))
-	lease := func(i int) (bool, error) {
-		res, err := leaseScript.Run(ctx, det.client, []string{keys[i], keys[i] + ":l"},
-			token, det.leaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
+	h, err := det.fc.Acquire(ctx, token, leases(keys), func(i int) (bool, error) {
+		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"},
+			token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
 		if errors.Is(err, redis.Nil) {
 			return false, nil
 		}
@@ -460,111 +407,55 @@ func (det *Detector) acquire(ctx context.Context, keys []string, held []bool, to
 			return false, err
 		}
 		hs[i], err = hits(res)
-		held[i] = err == nil
-		return held[i], err
-	}
-	start := time.Now()
-	var mu sync.Mutex
-	first := len(keys)
-	err := parallel(len(keys), func(i int) error {
-		ok, err := lease(i)
-		if err == nil && !ok {
-			mu.Lock()
-			first = min(first, i)
-			mu.Unlock()
-		}
-		return err
+		return err == nil, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	if first == len(keys) {
-		return hs, nil
-	}
-	// Keep the leases before the first held key; take the rest in order.
-	after := slices.Clone(held)
-	for i := range first + 1 {
-		after[i] = false
-	}
-	det.release(ctx, keys, after, token)
-	for i := first + 1; i < len(keys); i++ {
-		held[i] = false
-	}
-	wait := 50 * time.Microsecond
-	for i := first; i < len(keys); {
-		ok, err := lease(i)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			i++
-			wait = 50 * time.Microsecond
-			continue
-		}
-		if err := sleep(ctx, wait/2+time.Duration(rand.Int64N(int64(wait)))); err != nil {
-			return nil, err
-		}
-		wait = min(2*wait, 5*time.Millisecond)
-	}
-	if time.Since(start) > det.leaseTTL/2 {
-		// The first leases may be near their end: renew them all (and read
-		// again). A lease lost meanwhile makes a new attempt.
-		if err := parallelHeld(len(keys), lease); err != nil {
-			return nil, err
-		}
-	}
-	return hs, nil
+	copy(held, h)
+	return hs, err
 }
 
-// release gives back the leases of keys marked held.
-func (det *Detector) release(ctx context.Context, keys []string, held []bool, token string) {
-	var idx []int
-	for i, h := range held {
-		if h {
-			idx = append(idx, i)
-		}
+// leases returns the lease keys of block keys.
+func leases(keys []string) []string {
+	ls := make([]string, len(keys))
+	for i, k := range keys {
+		ls[i] = k + ":l"
 	}
-	if len(idx) == 0 {
-		return
-	}
-	parallel(len(idx), func(j int) error {
-		return releaseScript.Run(ctx, det.client, []string{keys[idx[j]] + ":l"}, token).Err()
+	return ls
+}
+
+// clean drops entry from the block keys of its fingerprint. Its page is
+// gone, so readers ignore what is left, and the next append to a key drops
+// it: a failure is safe to ignore.
+func (det spread) clean(ctx context.Context, entry string) error {
+	keys := det.blockKeys(simhash.Fingerprint(binary.BigEndian.Uint64([]byte(entry))))
+	return fleet.Parallel(len(keys), func(i int) error {
+		return cleanScript.Run(ctx, det.fc.Client, keys[i:i+1], entry).Err()
 	})
 }
 
-// clean drops entry from the block keys of its fingerprint, best effort:
-// its page is gone, so readers ignore what is left.
-func (det *Detector) clean(ctx context.Context, entry string) {
-	fp := simhash.Fingerprint(binary.BigEndian.Uint64([]byte(entry)))
-	keys := det.spreadBlockKeys(fp)
-	parallel(len(keys), func(i int) error {
-		return cleanScript.Run(ctx, det.client, keys[i:i+1], entry).Err()
-	})
-}
-
-// spreadRemove forgets id; ErrUnknownID when it is not kept.
-func (det *Detector) spreadRemove(ctx context.Context, id string) error {
+// remove forgets id; ErrUnknownID when it is not kept.
+func (det spread) remove(ctx context.Context, id string) error {
 	b := bucketOf(id)
-	call := newCall()
-	e, err := det.run(ctx, spreadRemoveScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
-		id, det.recordTTL(ctx).Milliseconds()).Text()
-	if errors.Is(err, redis.Nil) {
+	call := fleet.NewCall()
+	e, err := det.fc.Run(ctx, spreadRemoveScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "c:"+call)},
+		id, det.fc.RecordTTL(ctx).Milliseconds()).Text()
+	switch {
+	case errors.Is(err, redis.Nil):
 		return neardup.ErrUnknownID
-	}
-	if err != nil {
+	case err != nil:
 		return err
-	}
-	if len(e) != entrySize {
+	case len(e) != entrySize:
 		return fmt.Errorf("%w: entry of %d bytes", neardup.ErrCorrupt, len(e))
 	}
-	det.clean(ctx, e)
+	_ = det.clean(ctx, e) // its error is safe to ignore (clean)
 	return nil
 }
 
-// spreadLen counts the kept pages over every bucket.
-func (det *Detector) spreadLen(ctx context.Context, c redis.Cmdable) (int, error) {
+func (det spread) idsKey(id string) string { return det.bucketKey(bucketOf(id), "ids") }
+
+// len counts the kept pages over every bucket.
+func (det spread) len(ctx context.Context) (int, error) {
 	cmds := make([]*redis.IntCmd, buckets)
-	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := det.fc.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for b := range cmds {
 			cmds[b] = p.HLen(ctx, det.bucketKey(uint64(b), "ids"))
 		}

@@ -38,8 +38,8 @@ func TestSpreadCluster(t *testing.T) {
 		})
 	})
 	t.Run("fleet", func(t *testing.T) {
-		newClient := func() redis.Scripter { return cl.client(t, nil) }
-		fleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, Spread: true, LeaseTTL: 200 * time.Millisecond})
+		newClient := func() redis.UniversalClient { return cl.client(t, nil) }
+		runFleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, Spread: true, LeaseTTL: 200 * time.Millisecond})
 	})
 	t.Run("race", func(t *testing.T) { spreadRace(t, cl, prefix+"-race") })
 	t.Run("dropped", func(t *testing.T) { spreadDropped(t, cl, prefix+"-drop") })

@@ -190,12 +190,6 @@ end
 return redis.call('DEL', KEYS[3])
 `)
 
-// releaseScript deletes a lease key if it holds the token ARGV[1].
-var releaseScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`)
-
 // spreadRemoveScript forgets the ID ARGV[1] and returns its entry (nil when
 // it is not kept), recorded for ARGV[2] ms under the call's key, so that a
 // Remove sent again returns the same. KEYS: ids, names and the call's state

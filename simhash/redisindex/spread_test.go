@@ -31,12 +31,12 @@ func TestSpread(t *testing.T) {
 		})
 	})
 	t.Run("fleet", func(t *testing.T) {
-		newClient := func() redis.Scripter {
+		newClient := func() redis.UniversalClient {
 			c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
 			t.Cleanup(func() { c.Close() })
 			return c
 		}
-		fleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, Spread: true, LeaseTTL: 200 * time.Millisecond})
+		runFleet(t, newClient, Options{Prefix: prefix + "-fleet", MaxDistance: 6, Spread: true, LeaseTTL: 200 * time.Millisecond})
 	})
 }
 
@@ -137,16 +137,16 @@ func TestSpreadHandleGivenAgain(t *testing.T) {
 		t.Fatalf("MatchOrAdd(a) = %v, %v", added, err)
 	}
 	b := bucketOf("a")
-	entry, err := c.HGet(ctx, det.bucketKey(b, "ids"), "a").Result()
+	entry, err := c.HGet(ctx, spread{det}.bucketKey(b, "ids"), "a").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := binary.BigEndian.Uint64([]byte(entry[8:]))
 	// What a failover of a's bucket could lose: a's records and the
 	// counter's increment. a's entries in the block keys stay.
-	c.HDel(ctx, det.bucketKey(b, "ids"), "a")
-	c.HDel(ctx, det.bucketKey(b, "names"), strconv.FormatUint(h, 10))
-	c.Set(ctx, det.bucketKey(b, "next"), h/buckets-1, 0)
+	c.HDel(ctx, spread{det}.bucketKey(b, "ids"), "a")
+	c.HDel(ctx, spread{det}.bucketKey(b, "names"), strconv.FormatUint(h, 10))
+	c.Set(ctx, spread{det}.bucketKey(b, "next"), h/buckets-1, 0)
 	id := ""
 	for i := 0; id == ""; i++ {
 		if cand := fmt.Sprint("b", i); bucketOf(cand) == b {
@@ -156,7 +156,7 @@ func TestSpreadHandleGivenAgain(t *testing.T) {
 	if _, added, err := det.MatchOrAdd(&neardup.Document{ID: id, Page: g[1][0].Page}); err != nil || !added {
 		t.Fatalf("MatchOrAdd(%s) = %v, %v", id, added, err)
 	}
-	if got, _ := c.HGet(ctx, det.bucketKey(b, "names"), strconv.FormatUint(h, 10)).Result(); got != id {
+	if got, _ := c.HGet(ctx, spread{det}.bucketKey(b, "names"), strconv.FormatUint(h, 10)).Result(); got != id {
 		t.Fatalf("handle %d names %q, want it given again to %s", h, got, id)
 	}
 	ms, err := det.Match(&neardup.Document{ID: "a2", Page: g[0][1].Page})
