@@ -1,0 +1,68 @@
+package redisindex
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/minhash"
+)
+
+// The candidates of a page are the in-process Detector's (two of its query
+// keys in common, or one rare key), in both layouts: on the generated crawl
+// whose phrases recur across unrelated pages, the pages kept are the
+// Detector's, one by one, and the pages judged per page are within a fifth
+// of its own (a repository keeps a page under the keys it was kept with,
+// the Detector files it again as its host's template grows). Candidates
+// under any shared key judge several times as many.
+func TestCandidateRule(t *testing.T) {
+	const n = 1500
+	crawl := detectortest.Crawls(n)[1] // bigram
+	if crawl.Name != "bigram" {
+		t.Fatalf("crawl %q, want bigram", crawl.Name)
+	}
+	local, _ := minhash.New(minhash.Options{})
+	var want []bool
+	for _, d := range detectortest.CrawlOf(t, crawl.Opts) {
+		_, added, err := local.MatchOrAdd(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, added)
+	}
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
+			c, prefix := client(t)
+			det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i, differ := 0, 0
+			for _, d := range detectortest.CrawlOf(t, crawl.Opts) {
+				_, added, err := det.MatchOrAddContext(context.Background(), d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if added != want[i] {
+					differ++
+					if differ <= 3 {
+						t.Errorf("page %d (%s): added %v, in process %v", i, d.ID, added, want[i])
+					}
+				}
+				i++
+			}
+			got, in := det.Comparisons(), local.Comparisons()
+			t.Logf("%d pages: %d judged, in process %d compared", n, got, in)
+			if differ > 0 {
+				t.Errorf("%d of %d verdicts differ", differ, n)
+			}
+			if float64(got) > 1.2*float64(in) || float64(got) < 0.8*float64(in) {
+				t.Errorf("%d pages judged, %d compared in process: want within a fifth", got, in)
+			}
+			if n := det.keyMisses.Load(); n != 0 {
+				t.Errorf("%d reads derived other keys than the Judge's", n)
+			}
+		})
+	}
+}
