@@ -17,7 +17,7 @@ import (
 // the Detector files it again as its host's template grows). Candidates
 // under any shared key judge several times as many.
 func TestCandidateRule(t *testing.T) {
-	const n = 1500
+	const n = 800
 	crawl := detectortest.Crawls(n)[1] // bigram
 	if crawl.Name != "bigram" {
 		t.Fatalf("crawl %q, want bigram", crawl.Name)
