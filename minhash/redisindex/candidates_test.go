@@ -3,6 +3,7 @@ package redisindex
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/internal/detectortest"
@@ -64,5 +65,49 @@ func TestCandidateRule(t *testing.T) {
 				t.Errorf("%d reads derived other keys than the Judge's", n)
 			}
 		})
+	}
+}
+
+// A page's commit reads again the postings of every key it was looked up
+// under, not only of those it is filed under: a page filed meanwhile under
+// one of its further query keys may be its candidate, and the commit
+// answers that it must read again. A commit that checked only its keys
+// (Judge.Keys) would add it.
+func TestCommitChecksQueryKeys(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	det, err := New(Options{Client: c, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 44, Groups: 2, Members: 1})
+	if err := det.Add(first[0][0]); err != nil { // the repository's first write: its options
+		t.Fatal(err)
+	}
+	d := first[1][0]
+	r, err := det.judge.Record(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := det.judgePage(ctx, "MatchOrAdd", d, r, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.matches) != 0 || len(rd.query) <= len(rd.keys) {
+		t.Fatalf("read: %d matches, %d query keys, %d keys; want none, more than the keys", len(rd.matches), len(rd.query), len(rd.keys))
+	}
+	// A page filed since the read under the last query key, which the
+	// page is not filed under (a handle after the last one read; buckets
+	// are a key's low 16 bits while the repository is small).
+	k := rd.query[len(rd.query)-1]
+	if slices.Contains(rd.keys, k) {
+		t.Fatal("the last query key is a key")
+	}
+	if err := c.HSet(ctx, fmt.Sprintf("%s:m3:k:%04x", prefix, k&0xffff), u32s([]uint32{k}), u64(uint64(rd.seen+1))).Err(); err != nil {
+		t.Fatal(err)
+	}
+	added, err := det.commit(ctx, "MatchOrAdd", d, rd, rd.seen, false, newCall())
+	if err != nil || added {
+		t.Fatalf("commit after a page was filed under a query key: added %v, %v; want a conflict", added, err)
 	}
 }

@@ -14,8 +14,9 @@
 // rebuild.
 //
 // A page's candidates are the in-process Detector's: it is looked up under
-// the index keys of its 16 smallest content hashes (minhash.Judge.QueryKeys;
-// it is filed under the first 8, Judge.Keys), and a kept page is a
+// the index keys of its 16 smallest content hashes (minhash.Judge.QueryKeys,
+// with the default Options.Keys; it is filed under the first 8,
+// Judge.Keys), and a kept page is a
 // candidate when it is filed under two of them, or under one that at most
 // minhash.RareKey pages are filed under. A MatchOrAdd reads in one script
 // (the page's exact copies, remembered verdict and template counts, the
