@@ -51,7 +51,10 @@ import (
 // Readers ignore pending records, so a page whose client died before its
 // commit is never seen (a ghost): its record and postings are garbage its
 // handle points to (until its intent is finished, below), and its leases
-// expire. A page is filed under some of its query keys, so when of two
+// expire. Its postings still count in telling whether a key is rare (filed
+// under at most minhash.RareKey pages), as do those of a page marked
+// removed until it is unfiled: a key they push past it makes candidates
+// only with a second key. A page is filed under some of its query keys, so when of two
 // near-duplicates either is the other's candidate they share a query key,
 // and one of them waits for the other's lease and reads its committed page.
 // A step the client re-sends changes nothing: filing a handle filed, moving
