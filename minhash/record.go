@@ -173,15 +173,43 @@ func (j *Judge) content(r *Record, t Template) sample {
 	return strip(&r.f, j.st.o.SketchSize, t)
 }
 
-// Keys returns the keys to file r under, and to look its candidates up by,
-// when t is its host's template: the index keys (Record.IndexKeys) of the
-// Options.Keys smallest hashes of its content, that is of its content
-// sketch less the hashes of template blocks (of the whole sketch when all
-// are). Two records with a key in common are candidates for Near. A record
-// parsed from its binary form has no index keys: Keys returns nil, as it
-// does for a nil record or a nil or zero Judge.
+// Keys returns the keys to file r under when t is its host's template: the
+// index keys (Record.IndexKeys) of the Options.Keys smallest hashes of its
+// content, that is of its content sketch less the hashes of template
+// blocks (of the whole sketch when all are). A record parsed from its
+// binary form has no index keys: Keys returns nil, as it does for a nil
+// record or a nil or zero Judge.
 func (j *Judge) Keys(r *Record, t Template) []uint32 {
-	if j == nil || j.st == nil || r == nil {
+	if j == nil || j.st == nil {
+		return nil
+	}
+	return j.keys(r, t, j.st.o.Keys)
+}
+
+// RareKey is the most records a key may be filed under for one key in
+// common to make a candidate (QueryKeys).
+const RareKey = rareKey
+
+// QueryKeys returns the keys to look r's candidates up by when t is its
+// host's template: as Keys, of its queryWidth × Options.Keys (16 by
+// default) smallest content hashes; Keys(r, t) is their start. A kept
+// record is a candidate for Near, as in the Detector, when two of its Keys
+// are among them, or one is that is the key of at most RareKey kept
+// records: a phrase many pages share is among two unrelated pages'
+// smallest hashes by chance the more often the more pages are kept, two
+// such coincidences far less often, and a near record shares several.
+// It returns nil when Keys does.
+func (j *Judge) QueryKeys(r *Record, t Template) []uint32 {
+	if j == nil || j.st == nil {
+		return nil
+	}
+	return j.keys(r, t, queryWidth*j.st.o.Keys)
+}
+
+// keys returns the index keys of r's first n content hashes whose block t
+// does not count as template (of the first n when every block is).
+func (j *Judge) keys(r *Record, t Template, n int) []uint32 {
+	if r == nil {
 		return nil
 	}
 	f := &r.f
@@ -192,9 +220,9 @@ func (j *Judge) Keys(r *Record, t Template) []uint32 {
 	if t != nil {
 		tmpl, _ = templateTags(f, t)
 	}
-	keys := appendKept(make([]uint32, 0, j.st.o.Keys), f.keys, f, &tmpl, j.st.o.Keys)
+	keys := appendKept(make([]uint32, 0, n), f.keys, f, &tmpl, n)
 	if len(keys) == 0 {
-		keys = append(keys, f.keys[:min(len(f.keys), j.st.o.Keys)]...)
+		keys = append(keys, f.keys[:min(len(f.keys), n)]...)
 	}
 	return keys
 }

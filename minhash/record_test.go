@@ -22,7 +22,8 @@ import (
 
 // repo is a repository kept outside a Detector, as a fleet backend keeps
 // one: records filed under their keys, each host's block counts and the
-// theme counts, judged by a Judge.
+// theme counts, judged by a Judge against the candidates of its query keys
+// (two keys in common, or one rare key).
 type repo struct {
 	j        *minhash.Judge
 	recs     map[string]*minhash.Record
@@ -60,15 +61,27 @@ func (rp *repo) matchOrAdd(d *neardup.Document) ([]string, bool, error) {
 			found = append(found, id)
 		}
 	}
-	for _, k := range keys {
-		for _, id := range rp.postings[k] {
-			if slices.Contains(found, id) {
-				continue
+	shared := map[string]int{} // a candidate's keys among the query's, a rare key twice
+	var cands []string
+	for _, k := range rp.j.QueryKeys(r, t) {
+		ps := rp.postings[k]
+		for _, id := range ps {
+			if shared[id] == 0 {
+				cands = append(cands, id)
 			}
-			c := rp.recs[id]
-			if _, near := rp.j.Near(r, t, c, rp.template(c.Host())); near {
-				found = append(found, id)
+			shared[id]++
+			if len(ps) <= minhash.RareKey {
+				shared[id]++
 			}
+		}
+	}
+	for _, id := range cands {
+		if shared[id] < 2 || slices.Contains(found, id) {
+			continue
+		}
+		c := rp.recs[id]
+		if _, near := rp.j.Near(r, t, c, rp.template(c.Host())); near {
+			found = append(found, id)
 		}
 	}
 	if len(found) > 0 {
@@ -590,6 +603,50 @@ func TestIndexKeys(t *testing.T) {
 	slices.Sort(hashes)
 	if mk, mh := keys[len(keys)/2], hashes[len(hashes)/2]; mk < 1<<30 || mh > 1<<28 {
 		t.Errorf("median index key %d, median of the hashes it stands for %d: want a key spread over 2^32, hashes small", mk, mh)
+	}
+}
+
+// QueryKeys are the index keys of a record's first 2 × Keys content hashes
+// not of template blocks, Keys their start: a QueryKeys that looked up only
+// Keys, or that kept template blocks' keys, fails.
+func TestQueryKeys(t *testing.T) {
+	j, _ := minhash.NewJudge(minhash.Options{Keys: 4})
+	tmpl := func(b uint32) bool { return b%3 == 0 }
+	longer := 0
+	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 43, Groups: 4}) {
+		for _, d := range g {
+			r, err := j.Record(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, tags := r.Content()
+			ik := r.IndexKeys()
+			for _, tt := range []minhash.Template{nil, tmpl} {
+				var want []uint32
+				for i := range c {
+					if tt == nil || !tt(r.Blocks()[tags[i]]) {
+						want = append(want, ik[i])
+					}
+				}
+				if len(want) == 0 {
+					want = ik
+				}
+				want = want[:min(len(want), 8)]
+				q, keys := j.QueryKeys(r, tt), j.Keys(r, tt)
+				if !slices.Equal(q, want) || !slices.Equal(keys, want[:min(len(want), 4)]) {
+					t.Fatalf("%s: QueryKeys %v, Keys %v; want %v and its first 4", d.ID, q, keys, want)
+				}
+				if len(q) > len(keys) {
+					longer++
+				}
+			}
+		}
+	}
+	if longer == 0 {
+		t.Error("no record has more query keys than keys")
+	}
+	if k := j.QueryKeys(nil, nil); k != nil {
+		t.Errorf("QueryKeys(nil) = %v, want nil", k)
 	}
 }
 

@@ -14,12 +14,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 )
 
-// BenchmarkScale streams the first n pages of the generated crawl
-// (internal/synth, as minhash's BenchmarkScale) through one Detector on the
-// loopback redis-server TestMain starts, and reports:
+// BenchmarkScale streams the first n pages of a generated crawl
+// (internal/synth, as minhash's BenchmarkScale: crawl=words, or
+// crawl=bigram, whose 4-token phrases recur across unrelated pages) through
+// one Detector on the loopback redis-server TestMain starts, and reports:
 //
 //   - us-p50/page, us-p99/page, us/page: MatchOrAdd's wall time (median,
 //     99th percentile, mean), preprocessing not counted
@@ -36,7 +38,7 @@ import (
 // PageSketchSize), a smaller record for a less exact distance. One iteration is
 // the whole crawl; run it once:
 //
-//	cd minhash/redisindex && go test -run '^$' -bench Scale -benchtime 1x -timeout 60m
+//	cd minhash/redisindex && go test -run '^$' -bench 'Scale/crawl=.*/n=100k$' -benchtime 1x -timeout 60m
 func BenchmarkScale(b *testing.B) {
 	small := minhash.Options{SketchSize: 32, PageSketchSize: 32}
 	for _, c := range []struct {
@@ -47,14 +49,16 @@ func BenchmarkScale(b *testing.B) {
 	}{{"n=10k", 10_000, false, minhash.Options{}}, {"n=100k", 100_000, false, minhash.Options{}}, {"n=1M", 1_000_000, false, minhash.Options{}},
 		{"spread/n=10k", 10_000, true, minhash.Options{}}, {"spread/n=100k", 100_000, true, minhash.Options{}},
 		{"sketch=32/n=100k", 100_000, false, small}, {"sketch=32/n=1M", 1_000_000, false, small}} {
-		b.Run(c.name, func(b *testing.B) {
-			if testing.Short() && c.n > 10_000 {
-				b.Skip("-short: only n=10k")
-			}
-			for b.Loop() {
-				scale(b, c.n, c.spread, c.o)
-			}
-		})
+		for _, cr := range detectortest.Crawls(c.n) {
+			b.Run("crawl="+cr.Name+"/"+c.name, func(b *testing.B) {
+				if testing.Short() && c.n > 10_000 {
+					b.Skip("-short: only n=10k")
+				}
+				for b.Loop() {
+					scale(b, cr.Opts, c.spread, c.o)
+				}
+			})
+		}
 	}
 }
 
@@ -73,7 +77,8 @@ func usedMemory(b *testing.B, c *redis.Client) int64 {
 	return 0
 }
 
-func scale(b *testing.B, n int, spread bool, o minhash.Options) {
+func scale(b *testing.B, crawl synth.Options, spread bool, o minhash.Options) {
+	n := crawl.Pages
 	c, _ := client(b)
 	const prefix = "neardup" // the default: the key names' bytes are a production repository's
 	ctx := context.Background()
@@ -88,7 +93,7 @@ func scale(b *testing.B, n int, spread bool, o minhash.Options) {
 	times := make([]time.Duration, 0, n)
 	cmps := make([]int64, 0, n)
 	var tally detectortest.Tally
-	for p, d := range detectortest.Crawl(b, 1, n) {
+	for p, d := range detectortest.CrawlOf(b, crawl) {
 		c0, t0 := det.Comparisons(), time.Now()
 		ms, added, err := det.MatchOrAddContext(ctx, d)
 		times = append(times, time.Since(t0))

@@ -13,16 +13,21 @@
 // crawled by any process, and a process that restarts has nothing to
 // rebuild.
 //
-// A MatchOrAdd reads in one script (the page's exact copies, remembered
-// verdict and template counts, the keys they give it, and the pages filed
-// under those keys with their hosts' templates), judges in the client, and,
-// when nothing is near, adds in a second script that first checks that no
-// page was filed under the page's keys or kept with its text since it read;
-// if one was, it reads again. A page with nothing to be judged against (no
-// candidate, no copy of its text) is added by the read script itself, in one
-// round trip. Two near-duplicates that share a key therefore never both stay,
-// whichever processes offer them, as in the Detector, whose candidates too
-// are the pages that share a key. Each script runs to its end on the primary
+// A page's candidates are the in-process Detector's: it is looked up under
+// the index keys of its 16 smallest content hashes (minhash.Judge.QueryKeys,
+// with the default Options.Keys; it is filed under the first 8,
+// Judge.Keys), and a kept page is a
+// candidate when it is filed under two of them, or under one that at most
+// minhash.RareKey pages are filed under. A MatchOrAdd reads in one script
+// (the page's exact copies, remembered verdict and template counts, the
+// keys they give it, and its candidates with their hosts' templates),
+// judges in the client, and, when nothing is near, adds in a second script
+// that first checks that no page was filed under the page's query keys or
+// kept with its text since it read; if one was, it reads again. A page with
+// nothing to be judged against (no candidate, no copy of its text) is added
+// by the read script itself, in one round trip. Two near-duplicates either
+// of which is the other's candidate therefore never both stay, whichever
+// processes offer them, as in the Detector. Each script runs to its end on the primary
 // before any other command, so a client that dies mid-call leaves
 // the call done or not done.
 //
@@ -415,13 +420,14 @@ func set(v any) map[uint32]bool {
 	return m
 }
 
-// read is what a page is judged by: its record, template and keys, the
-// last handle given when it read, its matches, and the handle kept under
-// its ID.
+// read is what a page is judged by: its record, template, keys and query
+// keys (Judge.Keys and QueryKeys), the last handle given when it read, its
+// matches, and the handle kept under its ID.
 type read struct {
 	rec     *minhash.Record
 	tmpl    minhash.Template
 	keys    []uint32
+	query   []uint32
 	seen    int64
 	matches []neardup.Match
 	own     int64
@@ -460,7 +466,8 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	}
 	theme := det.theme.Load()
 	a := det.writeArgs(ctx, call, u64(r.TextHash()), r.Host(), u32s(r.Blocks()), d.ID,
-		u32s(r.IndexKeys()), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()))
+		u32s(r.IndexKeys()), string(tags), det.opts.Minhash.Keys, rep, addNew, rec, theme.version(), theme.flags(r.Blocks()),
+		len(det.judge.QueryKeys(r, nil)))
 	var run *redis.Cmd
 	if call != "" { // it may keep the page
 		run = det.fc.Run(ctx, readScript, det.keys(), a...)
@@ -476,7 +483,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 			hc, _ := res[3].([]any)
 			tc, _ := res[4].([]any)
 			keys, _ := res[2].([]any)
-			if u32s(det.judge.Keys(r, det.template(r.Blocks(), hc, tc))) != concat(keys) {
+			if u32s(det.judge.QueryKeys(r, det.template(r.Blocks(), hc, tc))) != concat(keys) {
 				det.keyMisses.Add(1)
 			}
 		}
@@ -496,14 +503,14 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	if !replacing {
 		own = 0
 	}
-	// The script derived the keys from the counts it read, as Judge.Keys
-	// does, and gathered their candidates; should the two ever differ, the
-	// candidates are read again under the Judge's keys.
+	// The script derived the query keys from the counts it read, as
+	// Judge.QueryKeys does, and gathered their candidates; should the two
+	// ever differ, the candidates are read again under the Judge's keys.
 	scriptKeys, _ := res[6].([]any)
 	res, _ = res[7].([]any)
-	if u32s(rd.keys) != concat(scriptKeys) {
+	if u32s(rd.query) != concat(scriptKeys) {
 		det.keyMisses.Add(1)
-		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.keys), own, theme.version()).Slice()
+		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.query), own, theme.version()).Slice()
 		if err != nil {
 			return nil, false, wrap(op, d.ID, err)
 		}
@@ -830,7 +837,7 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 	if replacing {
 		rep = 1
 	}
-	a := det.writeArgs(ctx, call, seen, e, rep)
+	a := det.writeArgs(ctx, call, seen, e, rep, u32s(rd.query))
 	res, err := det.fc.Run(ctx, commitScript, det.keys(), a...).Slice()
 	if err != nil {
 		return false, wrap(op, d.ID, err)

@@ -65,6 +65,7 @@ var scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
 local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
+local RARE = ` + strconv.Itoa(minhash.RareKey) + `
 local function u16(s, p) return struct.unpack('>I2', s, p) end
 local function bucket16(s) return string.format('%02x%02x', string.byte(s, #s - 1, #s)) end
 -- entry returns the ID, host, keys, blocks (keys and blocks as lists of
@@ -170,30 +171,40 @@ local function entryHost(e)
   local p = 3 + u16(e, 1)
   return string.sub(e, p + 2, p + 1 + u16(e, p))
 end
--- gather returns the entries of the kept pages filed under keys (4-byte
--- strings) but handle skip, their distinct hosts, each host's template
+-- gather returns the entries of the candidates of a page looked up under
+-- keys (4-byte strings, minhash.Judge.QueryKeys) but handle skip: the kept
+-- pages filed under two of keys, or under one filed under at most RARE
+-- pages (minhash.RareKey; its postings, not its bucket's), as the
+-- Detector's candidates are; their distinct hosts, each host's template
 -- blocks (the string P:m3:T:<host>), the entries' handles, the theme set's
 -- version, and the theme set when its version is not tver (else false);
 -- and, as a second value, the postings it read by key (false for none).
 -- v, when given, is the theme set's version as the script read it; with
 -- no entry gathered the version is not read (tver is returned).
 local function gather(keys, skip, tver, v)
-  local out, handles, seen, hosts, hostList, got = {}, {}, {}, {}, {}, {}
+  local out, handles, shared, order, hosts, hostList, got = {}, {}, {}, {}, {}, {}, {}
   for _, k in ipairs(keys) do
     local ps = redis.call('HGET', keyfield(k))
     got[k] = ps
     if ps and ps ~= 'S' then
+      local w = 1
+      if #ps / 8 <= RARE then w = 2 end -- a rare key counts as two
       for p = 1, #ps, 8 do
         local h = struct.unpack('>I8', ps, p)
-        if h ~= skip and not seen[h] then
-          seen[h] = true
-          local e = kept(h, 'a posting')
-          out[#out + 1] = e
-          handles[#out] = h
-          local host = entryHost(e)
-          if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
+        if h ~= skip then
+          if not shared[h] then shared[h] = 0; order[#order + 1] = h end
+          shared[h] = shared[h] + w
         end
       end
+    end
+  end
+  for _, h in ipairs(order) do
+    if shared[h] >= 2 then
+      local e = kept(h, 'a posting')
+      out[#out + 1] = e
+      handles[#out] = h
+      local host = entryHost(e)
+      if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
     end
   end
   local tsets = {}
@@ -207,12 +218,15 @@ local function gather(keys, skip, tver, v)
   end
   return {out, hostList, tsets, handles, v, theme}, got
 end
--- derive returns a page's index keys as the client's minhash.Judge.Keys
--- does: of its content hashes (ascending) the index keys (ikeys: 4-byte
--- values, one per hash, minhash.Record.IndexKeys) of the first K whose
--- block (tags: a byte per hash, the block's index) is not template (its
--- host count hc >= TP, or its theme count tc >= THEME), or of the first K
--- when every block is template.
+-- derive returns a page's query keys as the client's
+-- minhash.Judge.QueryKeys does (K of them; their first Options.Keys are
+-- those Judge.Keys files it under): of its content hashes (ascending) the
+-- index keys (ikeys: 4-byte values, one per hash, Record.IndexKeys) of the
+-- first K whose block (tags: a byte per hash, the block's index) is not
+-- template (its host count hc >= TP, or its theme count tc >= THEME), or of
+-- the first K when every block is template. The template counts are read
+-- in the same script, so the keys are made here; the client checks them
+-- against the Judge's (Detector.keyMisses).
 local function derive(ikeys, tags, hc, tc, K, TP)
   local tmpl = {}
   if TP >= 0 then
@@ -241,19 +255,22 @@ end
 // block index of each hash (a byte each), Options.Keys, 1 to leave the page kept
 // under the ID out of the candidates (Replace) or 0, 1 to keep the page
 // when it has nothing to be judged against (MatchOrAdd) or 0, its record
-// in binary form, the version of the theme set the caller holds, and a
+// in binary form, the version of the theme set the caller holds, a
 // byte for each of the page's blocks, '1' if that set holds it (the
-// theme's counts are read only when the set is not the caller's). It
+// theme's counts are read only when the set is not the caller's), and how
+// many query keys to derive (Judge.QueryKeys with no template: 2 ×
+// Options.Keys, or every content hash when there are fewer). It
 // returns {next, exact, verdict, hc, tc, own,
 // keys, gathered}: the last handle given; {id, ...} of the pages kept with
 // the same text; {id, distance} of the remembered verdict of this text ({}
 // if none, or if its page is kept no more); the host's and the theme's
 // counts of the blocks (the theme's from the caller's bytes when its set
 // is current: ThemeHosts for a block it holds, else 0); the handle kept under the ID (0 if none); the
-// page's index keys as derive makes them; and gather's reply for those
+// page's query keys as derive makes them; and gather's reply for those
 // keys. A page to keep with no copy of its text kept, no remembered
-// verdict, no page under its ID and no candidate is kept there and then,
-// as the commit script would: it returns {"added", handle, keys, hc, tc}
+// verdict, no page under its ID and no candidate is kept there and then
+// (filed under the first Options.Keys of its query keys), as the commit
+// script would: it returns {"added", handle, query keys, hc, tc}
 // ({"added", handle} recorded under the call ID, which a re-sent call
 // gets).
 var readScript = redis.NewScript(writeLib + `
@@ -287,10 +304,11 @@ if tv == ARGV[18] then flags = ARGV[19] end
 local hc, tc = counts(ARGV[9], blocks, flags)
 local own = tonumber(redis.call('HGET', P .. ':ids', ARGV[11])) or 0
 if own ~= 0 then kept(own, 'the ID') end
-local keys = derive(ARGV[12], ARGV[13], hc, tc, tonumber(ARGV[14]), TP)
+local qkeys = derive(ARGV[12], ARGV[13], hc, tc, tonumber(ARGV[20]), TP)
+local keys = {unpack(qkeys, 1, math.min(tonumber(ARGV[14]), #qkeys))}
 local skip = 0
 if ARGV[15] == '1' then skip = own end
-local g, got = gather(keys, skip, ARGV[18], tv)
+local g, got = gather(qkeys, skip, ARGV[18], tv)
 if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
   badcfg(true, cfg)
   local id, host = ARGV[11], ARGV[9]
@@ -300,16 +318,16 @@ if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
   got[ARGV[8]] = xs
   local h = add(e, got, hc, {id, host, keys, blocks, ARGV[8]})
   record({'added', h})
-  return {'added', h, keys, hc, tc}
+  return {'added', h, qkeys, hc, tc}
 end
 local next = lastHandle()
-return {next, exact, verdict, hc, tc, own, keys, g}
+return {next, exact, verdict, hc, tc, own, qkeys, g}
 `)
 
-// candidatesScript returns the entries of the kept pages filed under any
-// of a page's keys, and their hosts' templates. ARGV: P, cfg, the keys
-// (4-byte values, concatenated), a handle to leave out (0 for none), the
-// version of the theme set the caller holds. It returns gather's reply.
+// candidatesScript returns the entries of a page's candidates, and their
+// hosts' templates. ARGV: P, cfg, the page's query keys (4-byte values,
+// concatenated), a handle to leave out (0 for none), the version of the
+// theme set the caller holds. It returns gather's reply.
 var candidatesScript = redis.NewScript(scriptLib + `
 local bad = badcfg(false)
 if bad then return bad end
@@ -421,8 +439,9 @@ local function learn(host, blocks, delta, known)
     hdel(H, once)
   end
 end
--- newer reports whether a page was filed under any of keys, or kept with
--- the text hash x, after handle seen.
+-- newer reports whether a page was filed under any of keys (a page's query
+-- keys: whatever was filed under them may be a candidate), or kept with the
+-- text hash x, after handle seen.
 local function newer(keys, x, seen)
   for _, k in ipairs(keys) do
     local ps = redis.call('HGET', keyfield(k))
@@ -500,11 +519,12 @@ local function forget(id)
 end
 `
 
-// commitScript keeps a page unless a page was filed under its keys or kept
-// with its text since the caller read them. ARGV: P, cfg, call ID, call
+// commitScript keeps a page unless a page was filed under its query keys or
+// kept with its text since the caller read them. ARGV: P, cfg, call ID, call
 // record TTL (ms), TemplatePages, MaxPostings, MaxHostBlocks, the handle
 // the caller read last (seen), the page's entry, 1 to forget first what is
-// kept under its ID (Replace) or 0. It returns
+// kept under its ID (Replace) or 0, the page's query keys (4-byte values,
+// concatenated; the entry's keys are their start). It returns
 // {"added", handle} (recorded), {"dup"} when the ID was kept when the
 // caller read (and is not to be replaced), or {"conflict"} when the caller
 // must read again.
@@ -520,7 +540,7 @@ if not replace and held then
   if held > seen then return {'conflict'} end
   return {'dup'}
 end
-if newer(keys, x, seen) then return {'conflict'} end
+if newer(split4(ARGV[11]), x, seen) then return {'conflict'} end
 if replace then forget(id) end
 return record({'added', add(e, nil, nil, {id, host, keys, blocks, x})})
 `)

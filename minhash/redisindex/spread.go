@@ -30,15 +30,17 @@ import (
 // shards. A script may touch only the keys of one slot, so "add if new"
 // cannot be one script; it is a protocol over the keys a page touches:
 //
-//  1. Read the page's template counts and derive its index keys (and
-//     finish its host's intents past their due time, below).
-//  2. Lease each of its keys, its text hash and its ID (SET NX PX on a lease
-//     key beside each, in one global order: sorted by name), each lease's
+//  1. Read the page's template counts and derive its query keys
+//     (Judge.QueryKeys; its keys, Judge.Keys, are their start), and
+//     finish its host's intents past their due time (below).
+//  2. Lease each of its query keys, its text hash and its ID (SET NX PX on
+//     a lease key beside each, in one global order: sorted by name), each lease's
 //     token the call's ID and attempt, its expiry the shard's clock plus
 //     Options.LeaseTTL: all at once, and on a conflict the rest in order
 //     (fleet.Core.Acquire). A lease held by another call is waited for.
 //  3. Under the leases, read the pages kept with its text, its remembered
-//     verdict and the pages filed under its keys, and judge.
+//     verdict and its candidates (the pages filed under two of its query
+//     keys, or under one rare key, as in the Detector), and judge.
 //  4. A new page: write its record as pending, with a deadline a quarter of
 //     the TTL before its leases' earliest expiry, and on its host's slot an
 //     intent to count its blocks, due at that expiry; file its handle under
@@ -52,8 +54,12 @@ import (
 // Readers ignore pending records, so a page whose client died before its
 // commit is never seen (a ghost): its record and postings are garbage its
 // handle points to (until its intent is finished, below), and its leases
-// expire. Two near-duplicates share a key,
-// so one of them waits for the other's lease and reads its committed page.
+// expire. Its postings still count in telling whether a key is rare (filed
+// under at most minhash.RareKey pages), as do those of a page marked
+// removed until it is unfiled: a key they push past it makes candidates
+// only with a second key. A page is filed under some of its query keys, so when of two
+// near-duplicates either is the other's candidate they share a query key,
+// and one of them waits for the other's lease and reads its committed page.
 // A step the client re-sends changes nothing: filing a handle filed, moving
 // a record to its state and unfiling are idempotent, and a count step
 // counts only an intent not yet done. The deadline assumes the nodes'
@@ -529,8 +535,10 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 	return out, nil
 }
 
-// spreadCandidates returns the committed entries filed under keys (but
-// skip's).
+// spreadCandidates returns the committed entries of the candidates of a
+// page looked up under keys (Judge.QueryKeys), but skip's: the pages filed
+// under two of keys, or under one filed under at most minhash.RareKey
+// pages (as the one-slot scripts' gather).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64) ([]string, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
 	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
@@ -542,18 +550,29 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
-	seen := map[uint64]bool{skip: true}
-	var handles []uint64
+	shared := map[uint64]int{}
+	var order, handles []uint64
 	for _, c := range cmds {
 		ps, err := c.Result()
 		if err != nil || ps == "S" {
 			continue
 		}
+		w := 1
+		if len(ps)/8 <= minhash.RareKey {
+			w = 2 // a rare key counts as two
+		}
 		for p := 0; p+8 <= len(ps); p += 8 {
-			if h := binary.BigEndian.Uint64([]byte(ps[p:])); !seen[h] {
-				seen[h] = true
-				handles = append(handles, h)
+			if h := binary.BigEndian.Uint64([]byte(ps[p:])); h != skip {
+				if shared[h] == 0 {
+					order = append(order, h)
+				}
+				shared[h] += w
 			}
+		}
+	}
+	for _, h := range order {
+		if shared[h] >= 2 {
+			handles = append(handles, h)
 		}
 	}
 	entries, err := det.records(ctx, handles)
@@ -650,7 +669,7 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 			return nil, true, nil // its own page, committed: nothing changes (neardup.MatchAdder)
 		}
 		tmpl := det.template(r.Blocks(), own.hc, own.tc)
-		keys := det.judge.Keys(r, tmpl)
+		keys := det.judge.QueryKeys(r, tmpl) // whatever is filed under them may be a candidate
 		x := r.TextHash()
 		names := []string{lease(s.textBucket(x), u64(x)), lease(s.idBucket(d.ID), d.ID)}
 		for _, k := range keys {
@@ -699,7 +718,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	if force { // Add: whatever is kept
 		rd.matches = nil
 	} else {
-		entries, err := det.spreadCandidates(ctx, rd.keys, skip)
+		entries, err := det.spreadCandidates(ctx, rd.query, skip)
 		if err != nil {
 			return nil, false, false, wrap(op, d.ID, err)
 		}
@@ -987,6 +1006,7 @@ func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Reco
 	rd := &read{rec: r}
 	rd.tmpl = det.template(r.Blocks(), own.hc, own.tc)
 	rd.keys = det.judge.Keys(r, rd.tmpl)
+	rd.query = det.judge.QueryKeys(r, rd.tmpl)
 	found := map[string]bool{}
 	for _, id := range own.exact {
 		if id != "" && !(replacing && id == d.ID) {
@@ -1013,7 +1033,7 @@ func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minha
 		return nil, wrap("Match", d.ID, err)
 	}
 	rd, found := det.ownRead(own, d, r, false)
-	entries, err := det.spreadCandidates(ctx, rd.keys, 0)
+	entries, err := det.spreadCandidates(ctx, rd.query, 0)
 	if err != nil {
 		return nil, wrap("Match", d.ID, err)
 	}
