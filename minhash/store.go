@@ -313,6 +313,7 @@ func (st *store) Insert(h detector.Handle, f feature) error {
 	}
 	themed := st.countTheme(changed, 1)
 	m.pages = append(m.pages, uint32(h))
+	m.sigs = append(m.sigs, blockSig(f.blocks))
 	e := &st.entries[h]
 	keys := st.index.Keys(st.content(&f, m).s)
 	np, nc, nb := len(f.page), len(f.content), len(f.blocks)
@@ -389,8 +390,9 @@ func (st *store) Delete(h detector.Handle) error {
 	}
 	themed := st.countTheme(changed, -1)
 	if i := slices.Index(m.pages, uint32(h)); i >= 0 {
-		m.pages[i] = m.pages[len(m.pages)-1]
-		m.pages = m.pages[:len(m.pages)-1]
+		last := len(m.pages) - 1
+		m.pages[i], m.sigs[i] = m.pages[last], m.sigs[last]
+		m.pages, m.sigs = m.pages[:last], m.sigs[:last]
 	}
 	st.index.Remove(uint32(h), e.keys())
 	st.dropExact(e.exact, uint32(h))
@@ -427,9 +429,10 @@ func (st *store) rekey(m *hostModel, changed []uint32, skip uint32) {
 	if len(changed) == 0 {
 		return
 	}
-	for _, h := range m.pages {
-		if h == skip {
-			continue
+	sig := blockSig(changed)
+	for i, h := range m.pages {
+		if h == skip || m.sigs[i]&sig == 0 {
+			continue // skip, or a page without a changed block
 		}
 		e := &st.entries[h]
 		ef := st.feature(e)

@@ -12,10 +12,25 @@ type hostModel struct {
 	keys   []uint32 // block keys, ascending
 	counts []uint32 // counts[i]: kept pages holding keys[i]
 	pages  []uint32 // handles of the host's kept pages
+	// sigs[i] has a bit set for each block of pages[i] (blockBit): rekey
+	// reads a page's blocks only when its bits hold a changed block's.
+	sigs []uint64
 	// tmpl lists, ascending, the blocks counted at least the template
 	// threshold: a page's content is stripped by searching these few
 	// rather than all the counted blocks.
 	tmpl []uint32
+}
+
+// blockBit returns the bit of block k in a page's signature.
+func blockBit(k uint32) uint64 { return 1 << (k * 0x9e3779b1 >> 26) }
+
+// blockSig returns the signature of blocks: the union of their bits.
+func blockSig(blocks []uint32) uint64 {
+	var s uint64
+	for _, b := range blocks {
+		s |= blockBit(b)
+	}
+	return s
 }
 
 // template reports whether block k is counted at least the template
