@@ -1,13 +1,16 @@
 package minhash
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // rareKey is the most sketches a key may be filed under for one shared
-// key to make a candidate (see candidatesShared). On the generated crawl
-// with bigram text at 30,000 pages (BenchmarkScale), 4, 8 and 16 give 5.2,
-// 8.2 and 13.3 pages compared per page, all at F1 0.9956, that of any
-// shared key (53 pages compared per page); looking up 8 keys instead of 16
-// loses a pair or two (F1 0.9954 at 16, 0.9955 at 64).
+// key to make a candidate (see candidatesShared). Larger values compare
+// more pages per page for no pair found on the generated crawls, and
+// looking up only Keys hashes of a query instead of queryWidth × Keys
+// loses pairs found through one common key (docs/BENCHMARKS.md, "minhash:
+// candidates on a crawl whose phrases recur").
 const rareKey = 4
 
 // queryWidth is how many times Keys a query looks up: a query's further
@@ -45,6 +48,47 @@ func (x *Index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32
 			dst = append(dst, dst[len(dst)-filed:]...) // rare: each counts twice
 		}
 	}
+	s := dst[n:]
+	if len(s) > countSlots/2 {
+		return sharedSorted(dst, n)
+	}
+	// Count the IDs in an open-addressing table of at least twice as many
+	// slots, then keep, in place, each ID counted twice or more once.
+	var ids [countSlots]uint32
+	var counts [countSlots]uint8 // 0: a free slot
+	logSlots := max(6, bits.Len(uint(2*len(s)-1)))
+	mask := uint32(1)<<logSlots - 1
+	slot := func(id uint32) uint32 {
+		i := id * 0x9e3779b1 >> (32 - logSlots)
+		for counts[i] != 0 && ids[i] != id {
+			i = (i + 1) & mask
+		}
+		return i
+	}
+	for _, id := range s {
+		i := slot(id)
+		ids[i] = id
+		counts[i] = min(counts[i]+1, 2)
+	}
+	out := n
+	for _, id := range s {
+		if i := slot(id); counts[i] == 2 {
+			counts[i] = 3 // kept once
+			dst[out] = id
+			out++
+		}
+	}
+	slices.Sort(dst[n:out])
+	return dst[:out]
+}
+
+// countSlots is the size of candidatesShared's count table: it counts up
+// to countSlots/2 IDs in it, and sorts more.
+const countSlots = 2048
+
+// sharedSorted keeps, once each and ascending, the IDs of dst[n:] that
+// occur twice or more, by sorting them.
+func sharedSorted(dst []uint32, n int) []uint32 {
 	s := dst[n:]
 	slices.Sort(s)
 	out := n

@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/neardup/neardup"
@@ -58,25 +59,33 @@ type IndexOptions struct {
 type Index struct {
 	keys, maxPostings int
 	lists             map[uint32]posting
-	nodes             []node
-	free              int32 // first free node, or -1
-	filed, stopped    int
+	// ids holds the IDs of the keys filed under two or more: each such
+	// key's IDs, in no order, at the start of a block of blockCap(n)
+	// entries, so that a query reads a key's IDs from consecutive memory.
+	ids []uint32
+	// free is, by block class, the first free block of ids (a free block's
+	// first entry is the next one), or noBlock.
+	free           [33]uint32
+	filed, stopped int
 }
 
 // posting is the list of one key: how many IDs it has (stoppedList for a
-// key that passed MaxPostings) and its first node, or for a key of one ID
-// (most keys), that ID itself.
+// key that passed MaxPostings) and the offset of its block in Index.ids,
+// or for a key of one ID (most keys), that ID itself.
 type posting struct {
-	head, n int32
+	head uint32
+	n    int32
 }
 
 const stoppedList = -1
 
-// node is one sketch filed under a key.
-type node struct {
-	id   uint32
-	next int32 // -1 ends the list
-}
+// noBlock ends a free list of blocks.
+const noBlock = ^uint32(0)
+
+// blockClass returns the class of the block that holds n ≥ 2 IDs: the
+// block has 1 << class entries, the power of two at or above n, so a
+// block is at least half full and grows by moving to the next class.
+func blockClass(n int) int { return bits.Len(uint(n - 1)) }
 
 // NewIndex returns an empty Index. It returns an error wrapping
 // neardup.ErrInvalidOption for a negative Keys or a negative MaxPostings
@@ -102,7 +111,9 @@ func (x *Index) init(opts IndexOptions) {
 		x.maxPostings = DefaultMaxPostings
 	}
 	x.lists = make(map[uint32]posting)
-	x.free = -1
+	for c := range x.free {
+		x.free[c] = noBlock
+	}
 }
 
 func (x *Index) ready() {
@@ -128,26 +139,30 @@ func (x *Index) Insert(id uint32, keys []uint32) {
 			continue
 		case x.maxPostings > 0 && int(p.n) >= x.maxPostings:
 			if p.n > 1 {
-				x.freeList(p.head)
-			} else {
-				x.filed--
+				x.freeBlock(p.head, blockClass(int(p.n)))
 			}
-			x.lists[k] = posting{head: -1, n: stoppedList}
+			x.filed -= int(p.n)
+			x.lists[k] = posting{n: stoppedList}
 			x.stopped++
 			continue
 		case p.n == 0:
-			x.lists[k] = posting{head: int32(id), n: 1}
+			p.head = id
 		case p.n == 1:
-			first := x.newNode()
-			x.nodes[first] = node{id: uint32(p.head), next: -1}
-			n := x.newNode()
-			x.nodes[n] = node{id: id, next: first}
-			x.lists[k] = posting{head: n, n: 2}
+			b := x.newBlock(blockClass(2))
+			x.ids[b], x.ids[b+1] = p.head, id
+			p.head = b
 		default:
-			n := x.newNode()
-			x.nodes[n] = node{id: id, next: p.head}
-			x.lists[k] = posting{head: n, n: p.n + 1}
+			n := int(p.n)
+			if c := blockClass(n + 1); c != blockClass(n) { // full: move to a block twice the size
+				b := x.newBlock(c)
+				copy(x.ids[b:b+uint32(n)], x.ids[p.head:p.head+uint32(n)])
+				x.freeBlock(p.head, c-1)
+				p.head = b
+			}
+			x.ids[p.head+uint32(n)] = id
 		}
+		p.n++
+		x.lists[k] = p
 		x.filed++
 	}
 }
@@ -162,33 +177,31 @@ func (x *Index) Remove(id uint32, keys []uint32) {
 			continue
 		}
 		if p.n == 1 {
-			if uint32(p.head) == id {
+			if p.head == id {
 				delete(x.lists, k)
 				x.filed--
 			}
 			continue
 		}
-		prev := int32(-1)
-		for n := p.head; n >= 0; prev, n = n, x.nodes[n].next {
-			if x.nodes[n].id != id {
-				continue
-			}
-			if prev < 0 {
-				p.head = x.nodes[n].next
-			} else {
-				x.nodes[prev].next = x.nodes[n].next
-			}
-			x.nodes[n] = node{next: x.free}
-			x.free = n
-			x.filed--
-			p.n--
-			break
+		n := int(p.n)
+		list := x.ids[p.head : p.head+uint32(n)]
+		i := slices.Index(list, id)
+		if i < 0 {
+			continue
 		}
-		if p.n == 1 { // back to one ID: keep it in the posting
-			n := p.head
-			p.head = int32(x.nodes[n].id)
-			x.nodes[n] = node{next: x.free}
-			x.free = n
+		list[i] = list[n-1]
+		x.filed--
+		p.n--
+		switch c := blockClass(n - 1); {
+		case n-1 == 1: // back to one ID: keep it in the posting
+			last := list[0]
+			x.freeBlock(p.head, blockClass(n))
+			p.head = last
+		case c != blockClass(n): // half full: move to a block half the size
+			b := x.newBlock(c)
+			copy(x.ids[b:b+uint32(n-1)], list[:n-1])
+			x.freeBlock(p.head, c+1)
+			p.head = b
 		}
 		x.lists[k] = p
 	}
@@ -218,13 +231,9 @@ func (x *Index) appendFiled(dst []uint32, k uint32) ([]uint32, int) {
 	case !ok || p.n == stoppedList:
 		return dst, 0
 	case p.n == 1:
-		return append(dst, uint32(p.head)), 1
+		return append(dst, p.head), 1
 	}
-	n := len(dst)
-	for i := p.head; i >= 0; i = x.nodes[i].next {
-		dst = append(dst, x.nodes[i].id)
-	}
-	return dst, len(dst) - n
+	return append(dst, x.ids[p.head:p.head+uint32(p.n)]...), int(p.n)
 }
 
 // Len returns the number of (key, ID) entries filed.
@@ -233,24 +242,22 @@ func (x *Index) Len() int { return x.filed }
 // Stopped returns the number of keys dropped for passing MaxPostings.
 func (x *Index) Stopped() int { return x.stopped }
 
-func (x *Index) newNode() int32 {
-	if x.free >= 0 {
-		n := x.free
-		x.free = x.nodes[n].next
-		return n
+// newBlock returns the offset in x.ids of a block of class c, a free one
+// when there is one.
+func (x *Index) newBlock(c int) uint32 {
+	if b := x.free[c]; b != noBlock {
+		x.free[c] = x.ids[b]
+		return b
 	}
-	x.nodes = append(x.nodes, node{})
-	return int32(len(x.nodes) - 1)
+	b := len(x.ids)
+	x.ids = append(x.ids, make([]uint32, 1<<c)...)
+	return uint32(b)
 }
 
-func (x *Index) freeList(n int32) {
-	for n >= 0 {
-		next := x.nodes[n].next
-		x.nodes[n] = node{next: x.free}
-		x.free = n
-		x.filed--
-		n = next
-	}
+// freeBlock returns the block of class c at offset b to the free blocks.
+func (x *Index) freeBlock(b uint32, c int) {
+	x.ids[b] = x.free[c]
+	x.free[c] = b
 }
 
 // stoppedKey reports whether k passed MaxPostings.

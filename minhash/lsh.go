@@ -320,18 +320,7 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 	}
 	n := len(dst)
 	for i := range x.bands {
-		ix := &x.bands[i]
-		p, ok := ix.lists[x.bandKey(s, i)]
-		switch {
-		case !ok:
-			continue
-		case p.n == 1:
-			dst = append(dst, uint32(p.head))
-			continue
-		}
-		for j := p.head; j >= 0; j = ix.nodes[j].next {
-			dst = append(dst, ix.nodes[j].id)
-		}
+		dst, _ = x.bands[i].appendFiled(dst, x.bandKey(s, i))
 	}
 	slices.Sort(dst[n:])
 	return append(dst[:n], slices.Compact(dst[n:])...)

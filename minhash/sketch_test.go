@@ -152,56 +152,65 @@ func BenchmarkBuilder(b *testing.B) {
 
 // The Index returns exactly the IDs filed under a query's keys, once each,
 // through inserts and removals, and drops a key that passes MaxPostings.
+// With NoLimit, keys are filed under up to a few hundred IDs, so that
+// their blocks grow and shrink through several classes (catches an ID lost
+// or kept when a block moves, or a freed block still in use).
 func TestIndex(t *testing.T) {
-	x, err := NewIndex(IndexOptions{Keys: 3, MaxPostings: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(9, 10))
-	filed := map[uint32][]uint32{} // id -> keys
-	want := func(keys []uint32) []uint32 {
-		var ids []uint32
-		for id, ks := range filed {
-			for _, k := range ks {
-				if slices.Contains(keys, k) {
-					ids = append(ids, id)
-					break
+	for _, c := range []struct {
+		maxPostings, ids, small int
+	}{{4, 40, 30}, {NoLimit, 600, 4}} {
+		x, err := NewIndex(IndexOptions{Keys: 3, MaxPostings: c.maxPostings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(9, 10))
+		filed := map[uint32][]uint32{} // id -> keys
+		want := func(keys []uint32) []uint32 {
+			var ids []uint32
+			for id, ks := range filed {
+				for _, k := range ks {
+					if slices.Contains(keys, k) {
+						ids = append(ids, id)
+						break
+					}
 				}
 			}
+			slices.Sort(ids)
+			return ids
 		}
-		slices.Sort(ids)
-		return ids
-	}
-	count := map[uint32]int{}
-	for step := range 2000 {
-		id := uint32(r.IntN(40))
-		if ks, ok := filed[id]; ok {
-			x.Remove(id, ks)
-			for _, k := range ks {
-				count[k]--
+		keys := func() []uint32 {
+			return []uint32{uint32(r.IntN(c.small)), uint32(30 + r.IntN(c.small)), uint32(60 + r.IntN(300))}
+		}
+		for step := range 20 * c.ids {
+			id := uint32(r.IntN(c.ids))
+			if ks, ok := filed[id]; ok && r.IntN(2) == 0 {
+				x.Remove(id, ks)
+				delete(filed, id)
+			} else if !ok {
+				ks := keys()
+				x.Insert(id, ks)
+				filed[id] = ks
 			}
-			delete(filed, id)
-		} else {
-			ks := []uint32{uint32(r.IntN(30)), uint32(30 + r.IntN(30)), uint32(60 + r.IntN(300))}
-			x.Insert(id, ks)
-			filed[id] = ks
-		}
-		// Keys that passed the bound are no longer searched: leave them
-		// out of the expectation.
-		q := []uint32{uint32(r.IntN(30)), uint32(30 + r.IntN(30)), uint32(60 + r.IntN(300))}
-		got := x.Candidates(q, nil)
-		var live []uint32
-		for _, k := range q {
-			if !x.stoppedKey(k) {
-				live = append(live, k)
+			// Keys that passed the bound are no longer searched: leave them
+			// out of the expectation.
+			q := keys()
+			got := x.Candidates(q, nil)
+			var live []uint32
+			for _, k := range q {
+				if !x.stoppedKey(k) {
+					live = append(live, k)
+				}
+			}
+			if w := want(live); !slices.Equal(got, w) {
+				t.Fatalf("MaxPostings %d, step %d: candidates of %v = %v, want %v", c.maxPostings, step, q, got, w)
+			}
+			if c.maxPostings == NoLimit && x.Len() != 3*len(filed) {
+				t.Fatalf("step %d: Len = %d, want %d", step, x.Len(), 3*len(filed))
 			}
 		}
-		if w := want(live); !slices.Equal(got, w) {
-			t.Fatalf("step %d: candidates of %v = %v, want %v", step, q, got, w)
+		if c.maxPostings > 0 && x.Stopped() == 0 {
+			t.Errorf("no key passed MaxPostings %d among %d IDs", c.maxPostings, c.ids)
 		}
-	}
-	if x.Stopped() == 0 {
-		t.Error("no key passed MaxPostings 4 among 40 IDs over 30 keys")
 	}
 	if _, err := NewIndex(IndexOptions{Keys: -1}); err == nil {
 		t.Error("NewIndex with Keys -1: no error")

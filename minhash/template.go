@@ -12,7 +12,49 @@ type hostModel struct {
 	keys   []uint32 // block keys, ascending
 	counts []uint32 // counts[i]: kept pages holding keys[i]
 	pages  []uint32 // handles of the host's kept pages
-	ntmpl  int      // blocks counted at least the template threshold
+	// sigs[i] has a bit set for each block of pages[i] (blockBit): rekey
+	// reads a page's blocks only when its bits hold a changed block's.
+	sigs []uint64
+	// tmpl lists, ascending, the blocks counted at least the template
+	// threshold: a page's content is stripped by searching these few
+	// rather than all the counted blocks.
+	tmpl []uint32
+}
+
+// blockBit returns the bit of block k in a page's signature.
+func blockBit(k uint32) uint64 { return 1 << (k * 0x9e3779b1 >> 26) }
+
+// blockSig returns the signature of blocks: the union of their bits.
+func blockSig(blocks []uint32) uint64 {
+	var s uint64
+	for _, b := range blocks {
+		s |= blockBit(b)
+	}
+	return s
+}
+
+// template reports whether block k is counted at least the template
+// threshold.
+func (m *hostModel) template(k uint32) bool {
+	_, ok := slices.BinarySearch(m.tmpl, k)
+	return ok
+}
+
+// setTemplate adds (on) or removes the blocks of changed (as add and remove
+// return them) to or from the template blocks.
+func (m *hostModel) setTemplate(changed []uint32, on bool) {
+	for _, b := range changed {
+		i, ok := slices.BinarySearch(m.tmpl, b)
+		switch {
+		case on && !ok:
+			m.tmpl = slices.Insert(m.tmpl, i, b)
+		case !on && ok:
+			m.tmpl = slices.Delete(m.tmpl, i, i+1)
+		}
+	}
+	if len(m.tmpl) == 0 {
+		m.tmpl = nil
+	}
 }
 
 // count returns the number of kept pages holding block k.
