@@ -132,9 +132,10 @@ type Options struct {
 	Spread bool
 	// LeaseTTL is how long a Spread call holds the leases on its keys at
 	// most; zero means DefaultLeaseTTL, and it is at least a hundredth of a
-	// second. A call that has not committed a quarter of it before its
-	// leases expire starts again; a client that dies holding leases delays
-	// the calls that need them by up to this.
+	// second. A call whose leases expire before it commits may find its
+	// page aborted by the call that took them, and starts again; a client
+	// that dies holding leases delays the calls that need them by up to
+	// this.
 	LeaseTTL time.Duration
 	// Minhash are the detector's options (the zero value: the defaults).
 	// Every process sharing a Prefix must use the same: the repository
