@@ -832,21 +832,17 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	maxp := det.opts.Minhash.MaxPostings
 	lost := written != "ok"
-	for _, f := range files {
-		if lost {
-			break
-		}
-		mp := 0
-		if f.mode == "append" && f.bucket != files[0].bucket {
-			mp = max(maxp, 0)
-		}
-		res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
-		if err != nil {
+	if !lost { // every filing at once: one round trip
+		err := fleet.ParallelHeld(len(files), func(i int) (bool, error) {
+			f, mp := files[i], 0
+			if f.mode == "append" && f.bucket != files[0].bucket {
+				mp = max(maxp, 0)
+			}
+			res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
+			return res != "LEASE", err
+		})
+		if lost = errors.Is(err, fleet.ErrAborted); err != nil && !lost {
 			return nil, false, false, wrap(op, d.ID, err)
-		}
-		if res == "LEASE" {
-			lost = true
-			break
 		}
 	}
 	if det.beforeCommit != nil {
@@ -901,12 +897,9 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 	for _, k := range keys {
 		files = append(files, filing{s.keyBucket(k), u32s([]uint32{k})})
 	}
-	for _, f := range files {
-		if err := unfileScript.Run(ctx, det.client, []string{f.bucket}, f.field, hb).Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return fleet.Parallel(len(files), func(i int) error {
+		return unfileScript.Run(ctx, det.client, []string{files[i].bucket}, files[i].field, hb).Err()
+	})
 }
 
 // intent is one of a host's intents: its field and value (the layout is
