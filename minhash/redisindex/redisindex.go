@@ -52,7 +52,9 @@
 // racing on different clients are never both kept, a client that dies
 // mid-call leaves no page anyone sees and no lease past Options.LeaseTTL,
 // and a write step re-sent changes nothing. A Spread call takes
-// more round trips (one per lease and per key filed). docs/fleet.md has the
+// more round trips (about ten for a new page: reads before and under its
+// leases, the leases, its filings, its commit and its counts, each step
+// at once over its keys). docs/fleet.md has the
 // Redis settings the guarantees rely on, and the memory per page.
 package redisindex
 

@@ -574,7 +574,7 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 	}
 	err = fleet.Parallel(len(pending), func(j int) error {
 		i := pending[j]
-		v, err := decideScript.Run(ctx, det.client, []string{det.spread.record(handles[i])}, "A", "", det.opts.CallTTL.Milliseconds()).Text()
+		v, err := det.fc.Run(ctx, decideScript, []string{det.spread.record(handles[i])}, "A", "", det.opts.CallTTL.Milliseconds()).Text() // acknowledged with ReplicaAck
 		vals[i] = v
 		return err
 	})
