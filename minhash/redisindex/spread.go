@@ -28,15 +28,15 @@ import (
 // each record, and each host's counts is a key of its own slot (a hash tag
 // of its own), so the repository's memory and its calls spread over the
 // shards. A script may touch only the keys of one slot, so "add if new"
-// cannot be one script; it is a protocol over the keys a page touches:
+// cannot be one script; it is the Spread protocol of internal/fleet
+// (fleet.Core.Spread, shared with simhash/redisindex: readers under leases
+// abort other writers' pending pages) over the keys a page touches:
 //
 //  1. Read the page's template counts and derive its index keys (and
 //     finish its host's intents past their due time, below).
-//  2. Lease each of its keys, its text hash and its ID (SET NX PX on a lease
-//     key beside each, in one global order: sorted by name), each lease's
-//     token the call's ID and attempt, its expiry the shard's clock plus
-//     Options.LeaseTTL: all at once, and on a conflict the rest in order
-//     (fleet.Core.Acquire). A lease held by another call is waited for.
+//  2. Lease each of its keys, its text hash and its ID (a lease key beside
+//     each, its expiry the shard's clock plus Options.LeaseTTL;
+//     fleet.Attempt.Lease).
 //  3. Under the leases, read the pages kept with its text, its remembered
 //     verdict and the pages filed under its keys, aborting every pending
 //     page found there (records), and judge.
@@ -49,19 +49,14 @@ import (
 //     blocks in its host's template model (one script on the host's slot
 //     counts them and ends the intent), and release.
 //
-// This is simhash/redisindex's protocol: readers abort other writers'
-// pending pages. Readers without leases ignore pending records, so a page
-// whose client died before its commit is never seen (a ghost): its record
-// and postings are garbage its handle points to (until its intent is
-// finished, below), and its leases expire. Two near-duplicates share a
-// key, whose lease one call holds at a time: the second to hold it reads
-// the first's page there, committed (a match) or pending — then its writer
-// lost that lease, and the reader aborts it, so that its commit fails and
-// its call starts again. No step compares clocks: a call that stalls past
-// its leases loses its page, whatever the shards' clocks say. A step the
-// client re-sends changes nothing: filing a handle filed, moving a record
-// to its state and unfiling are idempotent, and a count step counts only
-// an intent not yet done.
+// Readers without leases ignore pending records, so a page whose client
+// died before its commit is never seen (a ghost): its record and postings
+// are garbage its handle points to (until its intent is finished, below).
+// Two near-duplicates share a key: the second call to hold its lease reads
+// the first's page, committed (a match) or pending, and then aborts it. No
+// step compares clocks. A step the client re-sends changes nothing:
+// filing a handle filed, moving a record to its state and unfiling are
+// idempotent, and a count step counts only an intent not yet done.
 //
 // Remove writes an intent to uncount on the host's slot, due LeaseTTL after
 // it read the record; marks the record removed by its call (readers ignore
@@ -74,10 +69,10 @@ import (
 // the record's state final for the intent's call (decideScript: a pending
 // record is aborted, a call that did not mark it removed is fenced out), so
 // the state tells what the call did, and the first call that reads the
-// host's counts past that time
-// (every call does, in step 1, with the due time of the host's earliest
-// intent and a node's clock: two plain reads, and a script on the host's
-// shard only when that intent may be due) finishes the intent: a committed
+// host's counts past that time (every call does, in step 1, with the due
+// time of the host's earliest intent and a node's clock: two plain reads,
+// and a script on the host's shard only when that intent may be due)
+// finishes the intent: a committed
 // page is counted, a page its call marked removed is unfiled, uncounted
 // and deleted, and any other intent dropped (a page aborted, a ghost,
 // unfiled and deleted with it). Counting ends the intent in the script that
@@ -660,17 +655,11 @@ func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]ui
 	return out, nil
 }
 
-// leased is the leases an attempt holds: its token, and their earliest
-// expiry in ms.
-type leased struct {
-	token  string
-	expiry int64
-}
-
 // acquire takes the leases of names (each once) for the attempt a
 // (fleet.Attempt.Lease), waiting for those other calls hold, until ctx is
-// done; the attempt's end gives them back.
-func (det *Detector) acquire(ctx context.Context, a *fleet.Attempt, names []string) (*leased, error) {
+// done, and returns their earliest expiry in ms; the attempt's end gives
+// them back.
+func (det *Detector) acquire(ctx context.Context, a *fleet.Attempt, names []string) (int64, error) {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	ttl := det.opts.LeaseTTL.Milliseconds()
@@ -684,9 +673,9 @@ func (det *Detector) acquire(ctx context.Context, a *fleet.Attempt, names []stri
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return &leased{token: a.Token, expiry: slices.Min(expiry)}, nil
+	return slices.Min(expiry), nil
 }
 
 // spreadLayout is the layout of a repository over every slot.
@@ -712,12 +701,12 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 		for _, k := range keys {
 			names = append(names, lease(s.keyBucket(k), u32s([]uint32{k})))
 		}
-		l, err := det.acquire(ctx, a, names)
+		expiry, err := det.acquire(ctx, a, names)
 		if err != nil {
 			return wrap(op, d.ID, err) // ErrAborted: a lease lost while it took the others
 		}
 		var retry bool
-		matches, added, retry, err = det.spreadLeased(ctx, op, d, r, replacing, force, l, a.Call)
+		matches, added, retry, err = det.spreadLeased(ctx, op, d, r, replacing, force, a, expiry)
 		switch {
 		case errors.Is(err, errDied):
 			a.Die()
@@ -737,10 +726,11 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 	return matches, added, nil
 }
 
-// spreadLeased is steps 3 and 4 of the protocol, under the leases l. retry
+// spreadLeased is steps 3 and 4 of the protocol, under the leases of the
+// attempt a, which expire at expiry (ms, on the shards' clocks). retry
 // reports that the page was not kept because it was aborted (or a lease
 // lost) before its commit.
-func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, l *leased, call string) (ms []neardup.Match, added, retry bool, err error) {
+func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, a *fleet.Attempt, expiry int64) (ms []neardup.Match, added, retry bool, err error) {
 	s := det.spread
 	ctx = underLeases(ctx) // its reads abort the pending pages of calls that lost their leases
 	own, err := det.readOwn(ctx, r, d.ID)
@@ -806,8 +796,8 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	// pending (decideScript), so its state tells whether to count it.
 	rk := s.record(h)
 	hostKeys := s.hostKeys(r.Host())
-	field, intentValue := "A"+string(hb[:]), "A"+call+u32s(r.Blocks())
-	intentArgs := []any{field, intentValue, l.expiry}
+	field, intentValue := "A"+string(hb[:]), "A"+a.Call+u32s(r.Blocks())
+	intentArgs := []any{field, intentValue, expiry}
 	var ic *redis.Cmd
 	cmds, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SetNX(ctx, s.cfg(), det.cfg, 0)
@@ -838,7 +828,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 			if f.mode == "append" && f.bucket != files[0].bucket {
 				mp = max(maxp, 0)
 			}
-			res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
+			res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, a.Token, f.field, string(hb[:]), mp, f.mode)
 			return res != "LEASE", err
 		})
 		if lost = errors.Is(err, fleet.ErrAborted); err != nil && !lost {
