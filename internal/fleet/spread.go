@@ -40,8 +40,8 @@ type Attempt struct {
 }
 
 // Spread runs the attempts of a Spread write call until one returns
-// anything but ErrAborted, which starts a new attempt after a pause of up
-// to a millisecond. Each attempt ends before the next starts, and the last
+// anything but ErrAborted, which starts a new attempt after a short random
+// pause. Each attempt ends before the next starts, and the last
 // before Spread returns (no goroutine outlives the call): its leases are
 // given back — after an error every lease it may hold, since a lease whose
 // reply was lost is its too — and its OnEnd run, with a context of its own
