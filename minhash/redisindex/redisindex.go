@@ -57,7 +57,9 @@
 // racing on different clients are never both kept, a client that dies
 // mid-call leaves no page anyone sees and no lease past Options.LeaseTTL,
 // and a write step re-sent changes nothing. A Spread call takes
-// more round trips (one per lease and per key filed). docs/fleet.md has the
+// more round trips (about ten for a new page: reads before and under its
+// leases, the leases, its filings, its commit and its counts, each step
+// at once over its keys). docs/fleet.md has the
 // Redis settings the guarantees rely on, and the memory per page.
 package redisindex
 
@@ -137,9 +139,10 @@ type Options struct {
 	Spread bool
 	// LeaseTTL is how long a Spread call holds the leases on its keys at
 	// most; zero means DefaultLeaseTTL, and it is at least a hundredth of a
-	// second. A call that has not committed a quarter of it before its
-	// leases expire starts again; a client that dies holding leases delays
-	// the calls that need them by up to this.
+	// second. A call whose leases expire before it commits may find its
+	// page aborted by the call that took them, and starts again; a client
+	// that dies holding leases delays the calls that need them by up to
+	// this.
 	LeaseTTL time.Duration
 	// Minhash are the detector's options (the zero value: the defaults).
 	// Every process sharing a Prefix must use the same: the repository

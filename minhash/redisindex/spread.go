@@ -28,58 +28,60 @@ import (
 // each record, and each host's counts is a key of its own slot (a hash tag
 // of its own), so the repository's memory and its calls spread over the
 // shards. A script may touch only the keys of one slot, so "add if new"
-// cannot be one script; it is a protocol over the keys a page touches:
+// cannot be one script; it is the Spread protocol of internal/fleet
+// (fleet.Core.Spread, shared with simhash/redisindex: readers under leases
+// abort other writers' pending pages) over the keys a page touches:
 //
 //  1. Read the page's template counts and derive its query keys
 //     (Judge.QueryKeys; its keys, Judge.Keys, are their start), and
 //     finish its host's intents past their due time (below).
-//  2. Lease each of its query keys, its text hash and its ID (SET NX PX on
-//     a lease key beside each, in one global order: sorted by name), each lease's
-//     token the call's ID and attempt, its expiry the shard's clock plus
-//     Options.LeaseTTL: all at once, and on a conflict the rest in order
-//     (fleet.Core.Acquire). A lease held by another call is waited for.
+//  2. Lease each of its query keys, its text hash and its ID (a lease key
+//     beside each, its expiry the shard's clock plus Options.LeaseTTL;
+//     fleet.Attempt.Lease).
 //  3. Under the leases, read the pages kept with its text, its remembered
 //     verdict and its candidates (the pages filed under two of its query
-//     keys, or under one rare key, as in the Detector), and judge.
-//  4. A new page: write its record as pending, with a deadline a quarter of
-//     the TTL before its leases' earliest expiry, and on its host's slot an
-//     intent to count its blocks, due at that expiry; file its handle under
-//     its keys, text hash and ID, each by a script that checks the lease's
-//     token first (fencing: a call whose lease expired and passed to another
-//     call can no longer file); then commit the record — a script that makes
-//     it visible only if its shard's clock is before the deadline. Then
-//     count its blocks in its host's template model (one script on the
-//     host's slot counts them and ends the intent), and release.
+//     keys, or under one rare key, as in the Detector), aborting every
+//     pending page found among them (records), and judge.
+//  4. A new page: write its record as pending, and on its host's slot an
+//     intent to count its blocks, due at its leases' expiry; file its
+//     handle under its keys, text hash and ID, each by a script that checks
+//     the lease's token first (fencing: a call whose lease expired and
+//     passed to another call can no longer file); then commit the record,
+//     a script that makes it visible unless it was aborted. Then count its
+//     blocks in its host's template model (one script on the host's slot
+//     counts them and ends the intent), and release.
 //
-// Readers ignore pending records, so a page whose client died before its
-// commit is never seen (a ghost): its record and postings are garbage its
-// handle points to (until its intent is finished, below), and its leases
-// expire. Its postings still count in telling whether a key is rare (filed
-// under at most minhash.RareKey pages), as do those of a page marked
-// removed until it is unfiled: a key they push past it makes candidates
-// only with a second key. A page is filed under some of its query keys, so when of two
-// near-duplicates either is the other's candidate they share a query key,
-// and one of them waits for the other's lease and reads its committed page.
-// A step the client re-sends changes nothing: filing a handle filed, moving
+// Readers without leases ignore pending records, so a page whose client
+// died before its commit is never seen (a ghost): its record and postings
+// are garbage its handle points to (until its intent is finished, below).
+// Its postings still count in telling whether a key is rare (filed under
+// at most minhash.RareKey pages), as do those of a page marked removed
+// until it is unfiled: a key they push past it makes candidates only with
+// a second key. A page is filed under some of its query keys, so when of
+// two near-duplicates either is the other's candidate they share a query
+// key: the second call to hold its lease reads the first's page, committed
+// (a match) or pending, and then aborts it. No step compares clocks. A
+// step the client re-sends changes nothing: filing a handle filed, moving
 // a record to its state and unfiling are idempotent, and a count step
-// counts only an intent not yet done. The deadline assumes the nodes'
-// clocks agree within a quarter of LeaseTTL.
+// counts only an intent not yet done.
 //
 // Remove writes an intent to uncount on the host's slot, due LeaseTTL after
-// it read the record; marks the record removed by its call, only before
-// the due time less a quarter of the TTL (readers ignore it); then unfiles
-// it, uncounts its blocks (ending the intent) and deletes the record.
+// it read the record; marks the record removed by its call (readers ignore
+// it) unless a finisher fenced the call out; then unfiles it, uncounts its
+// blocks (ending the intent) and deletes the record.
 //
 // The counts survive a client's death. An intent is due when its call's
 // leases expire (LeaseTTL after the call took them at most), or LeaseTTL
-// after its Remove read the record; from then its call can no longer commit
-// the record or mark it removed, so the record's state tells what the call
-// did, and the first call that reads the host's counts past that time
-// (every call does, in step 1, with the due time of the host's earliest
-// intent and a node's clock: two plain reads, and a script on the host's
-// shard only when that intent may be due) finishes the intent: a committed
+// after its Remove read the record. A call that finds it due first makes
+// the record's state final for the intent's call (decideScript: a pending
+// record is aborted, a call that did not mark it removed is fenced out), so
+// the state tells what the call did, and the first call that reads the
+// host's counts past that time (every call does, in step 1, with the due
+// time of the host's earliest intent and a node's clock: two plain reads,
+// and a script on the host's shard only when that intent may be due)
+// finishes the intent: a committed
 // page is counted, a page its call marked removed is unfiled, uncounted
-// and deleted, and any other intent dropped (a page left pending, a ghost,
+// and deleted, and any other intent dropped (a page aborted, a ghost,
 // unfiled and deleted with it). Counting ends the intent in the script that
 // counts, so two calls finishing one intent count it once; a page removed
 // before it was counted is counted neither way; the theme counts take each
@@ -155,21 +157,20 @@ return 1
 `)
 
 // stateScript moves a record on. KEYS: the record. ARGV: the new state:
-// "C" (commit: only a pending record, before its deadline) or "D" (removed:
-// only a committed record, by the call ARGV[2], before the time ARGV[3] in
-// ms; the record keeps the call). It returns "ok", "late" (the time passed:
-// not moved) or "gone" (not in a state it can move from). Moving a record
-// to the state it is in (removed: by the same call) answers "ok" (a
-// re-sent call).
-var stateScript = redis.NewScript(clockLib + `
+// "C" (commit: only a pending record, not aborted) or "D" (removed: only a
+// committed record, by the call ARGV[2], unless a finisher fenced the call
+// out; the record keeps the call). It returns "ok", "late" (fenced out:
+// not moved) or "gone" (not in a state it can move from: an aborted record
+// cannot commit). Moving a record to the state it is in (removed: by the
+// same call) answers "ok" (a re-sent call). No clock is read.
+var stateScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then return 'gone' end
 local s = string.sub(v, 1, 1)
 if ARGV[1] == 'C' then
   if s == 'C' then return 'ok' end
   if s ~= 'P' then return 'gone' end
-  if now() >= struct.unpack('>I8', v, 2) then return 'late' end
-  redis.call('SET', KEYS[1], 'C' .. string.sub(v, 10))
+  redis.call('SET', KEYS[1], 'C' .. string.sub(v, 2))
   return 'ok'
 end
 if s == 'D' then
@@ -177,9 +178,35 @@ if s == 'D' then
   return 'gone'
 end
 if s ~= 'C' then return 'gone' end
-if now() >= tonumber(ARGV[3]) then return 'late' end
+if redis.call('EXISTS', KEYS[1] .. ':f:' .. ARGV[2]) == 1 then return 'late' end
 redis.call('SET', KEYS[1], 'D' .. ARGV[2] .. string.sub(v, 2))
 return 'ok'
+`)
+
+// decideScript makes a record's state final for its call, so that the
+// caller can act on it: with ARGV[1] = "A" a pending record is aborted
+// (its commit will find it gone; "X" and the entry), and a missing one
+// becomes an aborted one ("X", for ARGV[3] ms, so that its call's record
+// write, SET NX, finds it); with "R" the call ARGV[2] is fenced out of
+// marking the record removed (for ARGV[3] ms) unless it did. KEYS: the
+// record. It returns the record after ("" when there is none).
+var decideScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if ARGV[1] == 'A' then
+  if not v then
+    redis.call('SET', KEYS[1], 'X', 'PX', ARGV[3])
+    return 'X'
+  end
+  if string.sub(v, 1, 1) == 'P' then
+    v = 'X' .. string.sub(v, 2)
+    redis.call('SET', KEYS[1], v)
+  end
+  return v
+end
+if v and string.sub(v, 1, 17) ~= 'D' .. ARGV[2] then
+  redis.call('SET', KEYS[1] .. ':f:' .. ARGV[2], '1', 'PX', ARGV[3])
+end
+return v or ''
 `)
 
 // recordScript reads a record and the shard's clock. KEYS: the record. It
@@ -384,7 +411,7 @@ func committed(v string) (string, bool, error) {
 			return "", false, fmt.Errorf("%w: committed record of %d bytes cut short", neardup.ErrCorrupt, len(v))
 		}
 		return v[1:], true, nil
-	case len(v) > 9 && v[0] == 'P', len(v) >= 17 && v[0] == 'D':
+	case len(v) > 1 && v[0] == 'P', len(v) >= 1 && v[0] == 'X', len(v) >= 17 && v[0] == 'D':
 		return "", false, nil
 	}
 	return "", false, fmt.Errorf("%w: record of %d bytes in no state", neardup.ErrCorrupt, len(v))
@@ -508,8 +535,23 @@ func ints(vs []any) []any {
 	return out
 }
 
+// leasedRead marks the context of the reads a call makes under its leases
+// (underLeases).
+type leasedRead struct{}
+
+// underLeases returns ctx marked as the context of reads under the call's
+// leases: there, records aborts the pending records it finds.
+func underLeases(ctx context.Context) context.Context {
+	return context.WithValue(ctx, leasedRead{}, true)
+}
+
 // records returns the committed entries of handles ("" for a handle whose
-// record is not committed), in one pipeline.
+// record is not committed), in one pipeline. Under the call's leases
+// (underLeases) it aborts the pending records it finds: one filed under a
+// key, text or ID the call leases is one whose call lost that lease (every
+// filing needs it), and aborted it can no longer commit beside the page
+// this call may keep (decideScript; a record committed meanwhile is read
+// as committed).
 func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, error) {
 	if len(handles) == 0 {
 		return nil, nil
@@ -524,9 +566,26 @@ func (det *Detector) records(ctx context.Context, handles []uint64) ([]string, e
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
-	out := make([]string, len(handles))
+	vals := make([]string, len(handles))
+	var pending []int
 	for i, c := range cmds {
-		if v, err := c.Result(); err == nil {
+		vals[i] = c.Val()
+		if len(vals[i]) > 1 && vals[i][0] == 'P' && ctx.Value(leasedRead{}) != nil {
+			pending = append(pending, i)
+		}
+	}
+	err = fleet.Parallel(len(pending), func(j int) error {
+		i := pending[j]
+		v, err := det.fc.Run(ctx, decideScript, []string{det.spread.record(handles[i])}, "A", "", det.opts.CallTTL.Milliseconds()).Text() // acknowledged with ReplicaAck
+		vals[i] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(handles))
+	for i, v := range vals {
+		if v != "" {
 			if out[i], _, err = committed(v); err != nil {
 				return nil, err
 			}
@@ -616,25 +675,17 @@ func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]ui
 	return out, nil
 }
 
-// leased is the leases a call holds: each lease key, its token, and the
-// earliest expiry in ms.
-type leased struct {
-	keys   []string
-	token  string
-	expiry int64
-}
-
-// acquire takes the leases of names (sorted, each once) in order
-// (fleet.Core.Acquire), waiting for those other calls hold, until ctx is
-// done. On an error it gives back every lease the token may hold.
-func (det *Detector) acquire(ctx context.Context, names []string, token string) (*leased, error) {
+// acquire takes the leases of names (each once) for the attempt a
+// (fleet.Attempt.Lease), waiting for those other calls hold, until ctx is
+// done, and returns their earliest expiry in ms; the attempt's end gives
+// them back.
+func (det *Detector) acquire(ctx context.Context, a *fleet.Attempt, names []string) (int64, error) {
 	slices.Sort(names)
 	names = slices.Compact(names)
-	l := &leased{keys: names, token: token, expiry: math.MaxInt64}
 	ttl := det.opts.LeaseTTL.Milliseconds()
 	expiry := make([]int64, len(names))
-	held, err := det.fc.Acquire(ctx, token, names, func(i int) (bool, error) {
-		res, err := leaseScript.Run(ctx, det.client, names[i:i+1], token, ttl).Int64Slice()
+	err := a.Lease(ctx, names, func(i int) (bool, error) {
+		res, err := leaseScript.Run(ctx, det.client, names[i:i+1], a.Token, ttl).Int64Slice()
 		if err != nil || len(res) != 2 || res[0] <= 0 {
 			return false, err
 		}
@@ -642,31 +693,26 @@ func (det *Detector) acquire(ctx context.Context, names []string, token string) 
 		return true, nil
 	})
 	if err != nil {
-		return nil, errors.Join(err, det.fc.Release(context.WithoutCancel(ctx), token, names, held))
+		return 0, err
 	}
-	for _, e := range expiry {
-		l.expiry = min(l.expiry, e)
-	}
-	return l, nil
+	return slices.Min(expiry), nil
 }
 
 // spreadLayout is the layout of a repository over every slot.
 type spreadLayout struct{ *Detector }
 
-// matchOrAdd runs the protocol at the top of this file.
-func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+// matchOrAdd runs the protocol at the top of this file, in attempts
+// (fleet.Core.Spread).
+func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) (matches []neardup.Match, added bool, err error) {
 	s := det.spread
-	call := fleet.NewCall()
-	for attempt := 0; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return nil, false, wrap(op, d.ID, err)
-		}
+	err = det.fc.Spread(ctx, func(a *fleet.Attempt) error {
 		own, err := det.readOwn(ctx, r, d.ID)
 		if err != nil {
-			return nil, false, wrap(op, d.ID, err)
+			return wrap(op, d.ID, err)
 		}
 		if !replacing && !force && slices.Contains(own.exact, d.ID) {
-			return nil, true, nil // its own page, committed: nothing changes (neardup.MatchAdder)
+			matches, added = nil, true
+			return nil // its own page, committed: nothing changes (neardup.MatchAdder)
 		}
 		tmpl := det.template(r.Blocks(), own.hc, own.tc)
 		keys := det.judge.QueryKeys(r, tmpl) // whatever is filed under them may be a candidate
@@ -675,37 +721,38 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 		for _, k := range keys {
 			names = append(names, lease(s.keyBucket(k), u32s([]uint32{k})))
 		}
-		token := fmt.Sprintf("%x:%d", call, attempt)
-		l, err := det.acquire(ctx, names, token)
-		if errors.Is(err, fleet.ErrAborted) {
-			continue // a lease lost while it took the others
-		}
+		expiry, err := det.acquire(ctx, a, names)
 		if err != nil {
-			return nil, false, wrap(op, d.ID, err)
+			return wrap(op, d.ID, err) // ErrAborted: a lease lost while it took the others
 		}
-		matches, added, retry, err := det.spreadLeased(ctx, op, d, r, replacing, force, l, call)
-		if errors.Is(err, errDied) {
-			return nil, false, err
+		var retry bool
+		matches, added, retry, err = det.spreadLeased(ctx, op, d, r, replacing, force, a, expiry)
+		switch {
+		case errors.Is(err, errDied):
+			a.Die()
+		case err == nil && retry:
+			return fleet.ErrAborted
 		}
-		// A lease not given back expires after LeaseTTL: it delays the
-		// calls that need it and lets no near-duplicate in, so its error
-		// joins the call's own and never replaces a result or a retry.
-		if rerr := det.fc.Release(context.WithoutCancel(ctx), l.token, l.keys, nil); err != nil && rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-		if err != nil || !retry {
-			if err == nil && !added && len(matches) > 0 && !replacing && matches[0].Score > 0 {
-				_ = det.spreadRemember(ctx, r, matches[0]) // safe to ignore: see remember
-			}
-			return matches, added, err
-		}
+		return err
+	})
+	switch {
+	case err != nil && err == ctx.Err(): // the context ended between attempts
+		return nil, false, wrap(op, d.ID, err)
+	case err != nil:
+		return nil, false, err
+	case !added && len(matches) > 0 && !replacing && matches[0].Score > 0:
+		_ = det.spreadRemember(ctx, r, matches[0]) // safe to ignore: see remember
 	}
+	return matches, added, nil
 }
 
-// spreadLeased is steps 3 and 4 of the protocol, under the leases l. retry
-// reports that the page was not kept because its commit came too late.
-func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, l *leased, call string) (ms []neardup.Match, added, retry bool, err error) {
+// spreadLeased is steps 3 and 4 of the protocol, under the leases of the
+// attempt a, which expire at expiry (ms, on the shards' clocks). retry
+// reports that the page was not kept because it was aborted (or a lease
+// lost) before its commit.
+func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, a *fleet.Attempt, expiry int64) (ms []neardup.Match, added, retry bool, err error) {
 	s := det.spread
+	ctx = underLeases(ctx) // its reads abort the pending pages of calls that lost their leases
 	own, err := det.readOwn(ctx, r, d.ID)
 	if err != nil {
 		return nil, false, false, wrap(op, d.ID, err)
@@ -731,7 +778,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	if len(rd.matches) > 0 {
 		if replacing && own.own != 0 {
-			if err := det.spreadRemove(ctx, d.ID, own.own, call); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+			if err := det.spreadRemove(ctx, d.ID, own.own); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
 				return nil, false, false, err
 			}
 		}
@@ -746,12 +793,12 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		}
 	}
 	if replacing && own.own != 0 {
-		if err := det.spreadRemove(ctx, d.ID, own.own, call); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+		if err := det.spreadRemove(ctx, d.ID, own.own); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
 			return nil, false, false, err
 		}
 	}
 	// Step 4: a pending record, filed under its keys, text and ID, then
-	// committed before the deadline.
+	// committed unless aborted.
 	var hb [8]byte
 	rand.Read(hb[:])
 	h := binary.BigEndian.Uint64(hb[:]) | 1 // never 0 (no handle)
@@ -760,22 +807,21 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	if err != nil {
 		return nil, false, false, err
 	}
-	deadline := l.expiry - det.opts.LeaseTTL.Milliseconds()/4
 	run := func(sc *redis.Script, keys []string, args ...any) (any, error) {
 		return det.fc.Run(ctx, sc, keys, args...).Result() // a filing or the commit: acknowledged with ReplicaAck
 	}
-	// The record, and the intent to count its blocks, due when the leases
-	// expire: on the host's shard that is past the deadline on the
-	// record's (the clocks agree within a quarter of the TTL), so a call
-	// that finds it due can tell whether the page was committed.
+	// The record (SET NX: a finisher may have aborted it before it was
+	// written), and the intent to count its blocks, due when the leases
+	// expire: a call that finds it due aborts the record if it is still
+	// pending (decideScript), so its state tells whether to count it.
 	rk := s.record(h)
 	hostKeys := s.hostKeys(r.Host())
-	field, intentValue := "A"+string(hb[:]), "A"+call+u32s(r.Blocks())
-	intentArgs := []any{field, intentValue, l.expiry}
+	field, intentValue := "A"+string(hb[:]), "A"+a.Call+u32s(r.Blocks())
+	intentArgs := []any{field, intentValue, expiry}
 	var ic *redis.Cmd
 	cmds, err := det.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		p.SetNX(ctx, s.cfg(), det.cfg, 0)
-		p.Set(ctx, rk, "P"+u64(uint64(deadline))+e, 0)
+		p.SetNX(ctx, rk, "P"+e, 0)
 		ic = p.EvalSha(ctx, intentScript.Hash(), hostKeys, intentArgs...)
 		return nil
 	})
@@ -796,21 +842,17 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	maxp := det.opts.Minhash.MaxPostings
 	lost := written != "ok"
-	for _, f := range files {
-		if lost {
-			break
-		}
-		mp := 0
-		if f.mode == "append" && f.bucket != files[0].bucket {
-			mp = max(maxp, 0)
-		}
-		res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, l.token, f.field, string(hb[:]), mp, f.mode)
-		if err != nil {
+	if !lost { // every filing at once: one round trip
+		err := fleet.ParallelHeld(len(files), func(i int) (bool, error) {
+			f, mp := files[i], 0
+			if f.mode == "append" && f.bucket != files[0].bucket {
+				mp = max(maxp, 0)
+			}
+			res, err := run(fileScript, []string{f.bucket, lease(f.bucket, f.field)}, a.Token, f.field, string(hb[:]), mp, f.mode)
+			return res != "LEASE", err
+		})
+		if lost = errors.Is(err, fleet.ErrAborted); err != nil && !lost {
 			return nil, false, false, wrap(op, d.ID, err)
-		}
-		if res == "LEASE" {
-			lost = true
-			break
 		}
 	}
 	if det.beforeCommit != nil {
@@ -827,8 +869,9 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		state, _ = res.(string)
 	}
 	if state != "ok" {
-		// Too late: the leases may have passed to another call. What was
-		// filed points to a record never committed; drop it and try again.
+		// Aborted (the leases passed to another call, which found the page
+		// pending) or a lease lost: what was filed points to a record never
+		// committed; drop it and try again.
 		// A step that fails ends the call: the record stays pending with
 		// its intent, which the host's next read past its due time
 		// finishes as a ghost's (finish).
@@ -864,12 +907,9 @@ func (det *Detector) unfile(ctx context.Context, keys []uint32, x uint64, id, hb
 	for _, k := range keys {
 		files = append(files, filing{s.keyBucket(k), u32s([]uint32{k})})
 	}
-	for _, f := range files {
-		if err := unfileScript.Run(ctx, det.client, []string{f.bucket}, f.field, hb).Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return fleet.Parallel(len(files), func(i int) error {
+		return unfileScript.Run(ctx, det.client, []string{files[i].bucket}, files[i].field, hb).Err()
+	})
 }
 
 // intent is one of a host's intents: its field and value (the layout is
@@ -957,12 +997,12 @@ func (det *Detector) finish(ctx context.Context, host string, due []intent) erro
 		}
 		hb := in.field[1:]
 		rk := s.record(binary.BigEndian.Uint64([]byte(hb)))
-		v, err := det.client.Get(ctx, rk).Result()
-		if err != nil && !errors.Is(err, redis.Nil) {
+		op := in.field[0]
+		v, err := decideScript.Run(ctx, det.client, []string{rk}, string(op), in.value[1:17], det.opts.CallTTL.Milliseconds()).Text()
+		if err != nil {
 			return err
 		}
-		err = nil
-		switch op := in.field[0]; {
+		switch {
 		case op == 'A' && (strings.HasPrefix(v, "C") || strings.HasPrefix(v, "D")):
 			err = det.count(ctx, host, in.field)
 		case op == 'R' && len(v) >= 17 && v[0] == 'D' && v[1:17] == in.value[1:17]:
@@ -972,8 +1012,8 @@ func (det *Detector) finish(ctx context.Context, host string, due []intent) erro
 				}
 			}
 		default:
-			if op == 'A' && len(v) > 9 && v[0] == 'P' {
-				if err = det.unfileEntry(ctx, v[9:], hb); err == nil {
+			if op == 'A' && len(v) > 1 && v[0] == 'X' { // aborted: a ghost
+				if err = det.unfileEntry(ctx, v[1:], hb); err == nil {
 					err = det.client.Del(ctx, rk).Err()
 				}
 			}
@@ -1058,7 +1098,7 @@ func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m ne
 // uncount its blocks on its host, its record marked removed (by the call,
 // before the intent is due), then unfiled and uncounted, its record
 // deleted.
-func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call string) error {
+func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64) error {
 	s := det.spread
 	rk, hb := s.record(h), u64(h)
 	field := "R" + hb
@@ -1090,13 +1130,14 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64, call
 		}
 		host := r.Host()
 		due := now + ttl
+		call := fleet.NewCall() // each round its own: a finisher may have fenced out the last
 		value := "R" + call + u32s(r.Blocks())
 		st, err := intentScript.Run(ctx, det.client, s.hostKeys(host), field, value, due).Text()
 		if err != nil {
 			return wrap("Remove", id, err)
 		}
 		if st == "ok" {
-			st, err = stateScript.Run(ctx, det.client, []string{rk}, "D", call, due-ttl/4).Text()
+			st, err = stateScript.Run(ctx, det.client, []string{rk}, "D", call).Text()
 			if err != nil {
 				return wrap("Remove", id, err)
 			}
@@ -1161,7 +1202,7 @@ func (det spreadLayout) remove(ctx context.Context, id string) error {
 	case !ok:
 		return wrap("Remove", id, neardup.ErrUnknownID)
 	}
-	return det.spreadRemove(ctx, id, h, fleet.NewCall())
+	return det.spreadRemove(ctx, id, h)
 }
 
 func (det spreadLayout) contains(ctx context.Context, id string) (bool, error) {

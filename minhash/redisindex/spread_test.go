@@ -93,8 +93,12 @@ func TestSpreadDeath(t *testing.T) {
 		t.Errorf("Match of the dead client's page = %v, %v; want only the page kept after", ms, err)
 	}
 
-	// A client that stalls past its deadline: another call keeps a
-	// near-duplicate meanwhile; the stalled one cannot commit and finds it.
+	// A client that stalls past its leases: another call keeps a
+	// near-duplicate meanwhile, finds the stalled page pending under a key
+	// it leases and aborts it; the stalled one cannot commit and finds the
+	// other. The other page is of another host, so that the stalled call's
+	// intent is not finished (and its page aborted) by the host's read.
+	g[1][1].Host = "elsewhere.example"
 	stalled := newDet()
 	released := make(chan struct{})
 	stalled.beforeCommit = func() error {

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -20,15 +18,17 @@ import (
 )
 
 // The protocol of a spread repository (Options.Spread), whose keys lie in
-// many hash slots, so that no one script can check and write a page. A
-// write call (MatchOrAdd, Add, Replace) runs attempts; an attempt, under a
-// token (the call ID and the attempt's number):
+// many hash slots, so that no one script can check and write a page: the
+// Spread protocol of internal/fleet (fleet.Core.Spread), shared with
+// minhash/redisindex. A write call (MatchOrAdd, Add, Replace) runs
+// attempts; an attempt, under a token (the call ID and the attempt's
+// number):
 //
 //  1. leases the page's block keys in the order of their names
-//     (fleet.Core.Acquire: all at once first; on a conflict it keeps the
+//     (fleet.Attempt.Lease: all at once first; on a conflict it keeps the
 //     leases before the first held key, drops the others and goes on in
-//     order, waiting while another attempt holds a key), each lease read with the key's
-//     entries within T_B (leaseScript); in the same round trip it
+//     order, waiting while another attempt holds a key), each lease read
+//     with the key's entries within T_B (leaseScript); in the same round trip it
 //     reserves a pending handle in the ID's bucket (reserveScript);
 //  2. resolves the handles found (resolveScript, per bucket): a committed
 //     page whose entry is the one found is a match; a pending one is
@@ -38,9 +38,9 @@ import (
 //     still the attempt's (appendScript, the fencing check);
 //  4. commits in the ID's bucket (commitScript): the one step that makes
 //     the page kept, refused when a reader aborted the handle;
-//  5. releases its leases, aborts its reservation if it did not commit,
-//     and deletes its state (finishScript), in one round trip before the
-//     call returns.
+//  5. ends (fleet.Core.Spread): releases its leases, aborts its
+//     reservation if it did not commit, and deletes its state
+//     (finishScript), in one round trip before the call returns.
 //
 // Two near-duplicates share a block key, whose lease one attempt holds at a
 // time, and every write to it needs the lease: the second to hold it reads
@@ -234,60 +234,29 @@ func (det spread) write(ctx context.Context, d *neardup.Document, fp simhash.Fin
 	}
 	keys := det.blockKeys(fp)
 	slices.Sort(keys)
-	call := fleet.NewCall()
-	for attempt := 0; ; attempt++ {
-		token := call + strconv.Itoa(attempt)
-		ms, kept, err := det.attempt(ctx, d, fp, keys, token, mode)
-		if !errors.Is(err, fleet.ErrAborted) {
-			return ms, kept, err
-		}
-		if err := fleet.Sleep(ctx, time.Duration(rand.Int64N(int64(time.Millisecond)))); err != nil {
-			return nil, false, err
-		}
-	}
+	var ms []neardup.Match
+	var kept bool
+	err := det.fc.Spread(ctx, func(a *fleet.Attempt) (err error) {
+		ms, kept, err = det.attempt(ctx, d, fp, keys, a, mode)
+		return err
+	})
+	return ms, kept, err
 }
 
 // died reports whether the test hook stops the attempt at step.
 func (det spread) died(step string) bool { return det.hook != nil && det.hook(step) }
 
-func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, token string, mode int) (ms []neardup.Match, kept bool, err error) {
-	held := make([]bool, len(keys))
+func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, a *fleet.Attempt, mode int) (ms []neardup.Match, kept bool, err error) {
+	token := a.Token
 	b := bucketOf(d.ID)
 	var h uint64 // the reserved handle, 0 before the reservation
-	dead := false
-	defer func() {
-		if dead {
-			return
-		}
-		// Give back the leases, abort a reservation not committed and
-		// delete the attempt's state (no step of the attempt can be re-sent
-		// any more), before the call returns, with a context of its own: a
-		// call cut off by its context still cleans up when Redis answers.
-		if err != nil {
-			// A lease whose reply was lost is the attempt's too, unmarked:
-			// give back every key the token may hold, so that the call's
-			// next attempt (or the caller's retry) does not wait for it.
-			for i := range held {
-				held[i] = true
-			}
-		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		cerr := fleet.Parallel(2, func(i int) error {
-			if i == 0 {
-				return det.fc.Release(rctx, token, leases(keys), held)
-			}
-			return finishScript.Run(rctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
-		})
-		// A clean-up that failed leaves what a client that dies leaves
-		// (the protocol above): leases that expire after LeaseTTL, a state
-		// that expires with the call's record, a pending handle no match
-		// counts. So its error joins the attempt's own, and never replaces
-		// a result.
-		if err != nil && cerr != nil {
-			err = errors.Join(err, cerr)
-		}
-	}()
+	// Beside the release of the leases: abort a reservation not committed
+	// and delete the attempt's state (no step of the attempt can be re-sent
+	// any more). Left undone, the state expires with the call's record and
+	// a pending handle is one no match counts.
+	a.OnEnd(func(ctx context.Context) error {
+		return finishScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
+	})
 
 	replace := "0"
 	if mode == modeReplace {
@@ -308,7 +277,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 		defer close(reserved)
 		reserve()
 	}()
-	hs, err := det.acquire(ctx, keys, held, token, fp)
+	hs, err := det.acquire(ctx, a, keys, fp)
 	<-reserved
 	if err != nil {
 		return nil, false, err
@@ -349,7 +318,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, r)
 	}
 	if det.died("reserved") {
-		dead = true
+		a.Die()
 		return nil, false, errDied
 	}
 	entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
@@ -371,7 +340,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 		return nil, false, err
 	}
 	if det.died("appended") {
-		dead = true
+		a.Die()
 		return nil, false, errDied
 	}
 	res, err := det.fc.Run(ctx, commitScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
@@ -392,14 +361,13 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 	return nil, true, nil
 }
 
-// acquire leases keys (sorted) for token (fleet.Core.Acquire), marking
-// held the ones it holds, and returns each key's entries within T_B, read
-// under its lease.
-func (det spread) acquire(ctx context.Context, keys []string, held []bool, token string, fp simhash.Fingerprint) ([][]hit, error) {
+// acquire leases keys (sorted) for the attempt a (fleet.Attempt.Lease),
+// and returns each key's entries within T_B, read under its lease.
+func (det spread) acquire(ctx context.Context, a *fleet.Attempt, keys []string, fp simhash.Fingerprint) ([][]hit, error) {
 	hs := make([][]hit, len(keys))
-	h, err := det.fc.Acquire(ctx, token, leases(keys), func(i int) (bool, error) {
+	err := a.Lease(ctx, leases(keys), func(i int) (bool, error) {
 		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"},
-			token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
+			a.Token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
 		if errors.Is(err, redis.Nil) {
 			return false, nil
 		}
@@ -409,7 +377,6 @@ func (det spread) acquire(ctx context.Context, keys []string, held []bool, token
 		hs[i], err = hits(res)
 		return err == nil, err
 	})
-	copy(held, h)
 	return hs, err
 }
 
