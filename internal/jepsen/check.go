@@ -12,7 +12,7 @@ import (
 // check heals what is still broken and checks the run: what the clients
 // were told (the lines) against what the repository keeps, through a
 // client of its own without faults.
-func (h *harness) check(groups [][]*neardup.Document, lastHeal time.Time) {
+func (h *harness) check(groups [][]*neardup.Document) {
 	t, r := h.t, &h.rep
 	if h.replRelay != nil {
 		h.replRelay.Release()
@@ -157,5 +157,4 @@ func (h *harness) check(groups [][]*neardup.Document, lastHeal time.Time) {
 			r.Recovery = max(r.Recovery, firstV[w][i].Sub(heal))
 		}
 	}
-	_ = lastHeal
 }

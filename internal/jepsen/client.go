@@ -2,12 +2,15 @@ package jepsen
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
 	mredis "github.com/neardup/neardup/minhash/redisindex"
+	"github.com/neardup/neardup/simhash"
 	sredis "github.com/neardup/neardup/simhash/redisindex"
 )
 
@@ -42,7 +46,7 @@ type Config struct {
 	Prefix   string            // the repository
 	Ack      int               // Options.ReplicaAck
 	LeaseTTL time.Duration     // Options.LeaseTTL (Spread)
-	Groups   GroupsSpec        // the pages
+	Docs     string            // the file of the near-duplicate groups (WriteGroups)
 	Start    time.Time         // when group 0 is offered; zero: read from the standard input once ready
 	Step     time.Duration     // group i is offered at Start + i·Step
 	From     int               // the first group this process offers (a restarted client's)
@@ -61,12 +65,65 @@ type GroupsSpec struct {
 // crawler client (TestClient).
 const ClientEnv = "NEARDUP_JEPSEN_CLIENT"
 
-// Make returns the groups of s.
+// Make returns the groups of s: of the groups detectortest.Groups
+// generates, those whose members' fingerprints are all within
+// simhashDistance bits of each other (a few copies of the shorter pages
+// are not), so that either backend must keep one page of each.
 func (s GroupsSpec) Make(t testing.TB) [][]*neardup.Document {
-	return detectortest.Groups(t, nil, detectortest.GroupSpec{
-		Seed: s.Seed, Groups: s.Groups, Members: s.Members,
+	all := detectortest.Groups(t, nil, detectortest.GroupSpec{
+		Seed: s.Seed, Groups: s.Groups * 3 / 2, Members: s.Members,
 		Sentences: func(g int) int { return 20 + g%11 },
 	})
+	var groups [][]*neardup.Document
+	for _, g := range all {
+		if len(groups) < s.Groups && tight(t, g) {
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) < s.Groups {
+		t.Fatalf("jepsen: %d of %d generated groups are within %d bits", len(groups), len(all), simhashDistance)
+	}
+	return groups
+}
+
+// WriteGroups writes groups to the file path for ReadGroups, so that the
+// client processes need not generate them again (seconds under -race).
+func WriteGroups(path string, groups [][]*neardup.Document) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(groups); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// ReadGroups reads the groups WriteGroups wrote to path.
+func ReadGroups(path string) ([][]*neardup.Document, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var groups [][]*neardup.Document
+	err = gob.NewDecoder(bytes.NewReader(b)).Decode(&groups)
+	return groups, err
+}
+
+// tight reports whether the fingerprints of g are within simhashDistance
+// bits of each other.
+func tight(t testing.TB, g []*neardup.Document) bool {
+	fps := make([]simhash.Fingerprint, len(g))
+	for i, d := range g {
+		fp, err := simhash.Of(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fps[i] = fp
+		for _, o := range fps[:i] {
+			if simhash.Distance(fp, o) > simhashDistance {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // fleet is what the harness uses of a backend.
@@ -155,7 +212,10 @@ const linePrefix = "JEPSEN "
 // c.Start is zero it writes "R" once it has its pages and reads the start
 // time from in (RFC 3339), so that the clients start together.
 func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
-	groups := c.Groups.Make(t)
+	groups, err := ReadGroups(c.Docs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	client := newClient(c, c.Dial)
 	defer client.Close()
 	det, err := newFleet(c, client, c.Ack)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,10 +118,16 @@ type clientProc struct {
 // what they were told and what the repository keeps.
 func Run(t *testing.T, s Scenario) *Report {
 	h := &harness{t: t, s: s, last: map[int]Line{}, waitB: map[int]chan struct{}{}, procs: map[int]*clientProc{}, stopped: map[*clientProc]bool{}}
+	begin := time.Now()
 	h.start()
 	groups := int(s.Duration / s.Step)
+	docs := GroupsSpec{Seed: s.Seed, Groups: groups, Members: s.Clients}.Make(t)
+	t.Logf("%d groups made in %v", groups, time.Since(begin).Round(100*time.Millisecond))
 	h.cf = Config{Backend: s.Backend, Mode: s.Mode, Prefix: fmt.Sprintf("jepsen-%d", time.Now().UnixNano()), Ack: s.Ack,
-		Groups: GroupsSpec{Seed: s.Seed, Groups: groups, Members: s.Clients}, Step: s.Step, Patience: 20 * time.Second}
+		Docs: filepath.Join(t.TempDir(), "groups.gob"), Step: s.Step, Patience: 20 * time.Second}
+	if err := WriteGroups(h.cf.Docs, docs); err != nil {
+		t.Fatal(err)
+	}
 	if s.Mode == Spread {
 		h.cf.LeaseTTL = s.LeaseTTL
 	}
@@ -134,8 +141,8 @@ func Run(t *testing.T, s Scenario) *Report {
 			h.cf.Dial[a] = h.proxies[i].Addr()
 		}
 	}
-	docs := h.cf.Groups.Make(t)
 	var starts []io.WriteCloser
+	t.Logf("servers up in %v", time.Since(begin).Round(100*time.Millisecond))
 	for w := range s.Clients {
 		starts = append(starts, h.startClient(w, 0))
 	}
@@ -159,6 +166,7 @@ func Run(t *testing.T, s Scenario) *Report {
 		}
 		in.Close()
 	}
+	t.Logf("servers and %d clients ready in %v", s.Clients, time.Since(begin).Round(100*time.Millisecond))
 	time.Sleep(time.Until(h.cf.Start))
 	for i, f := range s.Faults {
 		time.Sleep(time.Until(h.cf.Start.Add(s.Duration * time.Duration(i+1) * 3 / time.Duration(4*len(s.Faults)+4))))
@@ -174,7 +182,10 @@ func Run(t *testing.T, s Scenario) *Report {
 		t.Errorf("the faults healed %v before the clients' last page: under 3 s to see them make progress; lengthen the scenario", end.Sub(lastHeal).Round(time.Millisecond))
 	}
 	h.waitClients()
-	h.check(docs, lastHeal)
+	t.Logf("clients done %v after the start", time.Since(h.cf.Start).Round(100*time.Millisecond))
+	begin = time.Now()
+	h.check(docs)
+	t.Logf("checked in %v", time.Since(begin).Round(100*time.Millisecond))
 	return &h.rep
 }
 
@@ -377,9 +388,9 @@ func (h *harness) fault(f string, i int) {
 		signal := detectortest.Stop(t, primary)
 		h.awaitTakeover(primary)
 		signal(syscall.SIGCONT)
+		h.healed()
 		h.awaitReplica(primary)
 		h.rep.Failovers++
-		h.healed()
 	default:
 		t.Fatalf("unknown fault %q", f)
 	}
@@ -462,6 +473,7 @@ func (h *harness) shard(i int) (primary, replica string) {
 func (h *harness) killPrimary(primary string) {
 	detectortest.Kill(h.t, primary)
 	h.awaitTakeover(primary)
+	h.healed()
 	_, port, _ := strings.Cut(primary, ":")
 	server, _ := exec.LookPath("redis-server")
 	cmd := exec.Command(server, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -473,13 +485,12 @@ func (h *harness) killPrimary(primary string) {
 	h.t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	h.awaitReplica(primary)
 	h.rep.Failovers++
-	h.healed()
 }
 
 // awaitTakeover waits until another node than old serves the slots old
 // served.
 func (h *harness) awaitTakeover(old string) {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, a := range h.nodes {
 			if a == old {
@@ -503,7 +514,16 @@ func (h *harness) awaitTakeover(old string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	h.t.Fatalf("no replica took over from %s within 30 s", old)
+	nodes := ""
+	for _, a := range h.nodes {
+		if a != old {
+			c := redis.NewClient(&redis.Options{Addr: a})
+			nodes, _ = c.ClusterNodes(context.Background()).Result()
+			c.Close()
+			break
+		}
+	}
+	h.t.Fatalf("no replica took over from %s within 60 s; the cluster's nodes:\n%s", old, nodes)
 }
 
 // awaitReplica waits until addr is a replica whose link to its primary is
