@@ -64,7 +64,7 @@ func TestJepsen(t *testing.T) {
 						f = cluster
 					}
 					scenarios = append(scenarios, Scenario{Backend: b, Mode: m, Ack: ack, Faults: f,
-						Clients: 6, Duration: 60 * time.Second})
+						Clients: 6, Duration: 60 * time.Second, Rounds: -1})
 				}
 			}
 		}
@@ -85,6 +85,9 @@ func TestJepsen(t *testing.T) {
 		}
 		if *clients > 0 {
 			s.Clients = *clients
+		}
+		if s.Rounds < 0 { // a round of the faults every 20 s (a cluster's takes up to 15)
+			s.Rounds = max(1, int(s.Duration/(20*time.Second)))
 		}
 		if re != nil && !re.MatchString(s.Name()) {
 			continue

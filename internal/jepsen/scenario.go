@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ import (
 const (
 	KillClient  = "kill-client"  // SIGKILL a client process just after it began a call; start it again
 	StopClient  = "stop-client"  // SIGSTOP a client just after it began a call, past its leases; SIGCONT
-	Proxy       = "proxy"        // drop the replies of a share of every command for a while (DropProxy)
+	Proxy       = "proxy"        // drop the replies of 12 % of the commands for 2 s (DropProxy)
 	Lag         = "lag"          // hold a primary's replica behind for a while (one server: its link held; cluster: SIGSTOP)
 	KillPrimary = "kill-primary" // right after a lag, SIGKILL that primary: its replica takes over
 	StopPrimary = "stop-primary" // SIGSTOP another primary until its replica takes over; SIGCONT
@@ -41,6 +42,7 @@ type Scenario struct {
 	Step          time.Duration // between two groups
 	LeaseTTL      time.Duration // Spread's
 	Faults        []string      // in order, spread over the first 3/4 of Duration
+	Rounds        int           // times the faults are injected, in turn (zero: once)
 	Seed          uint64
 }
 
@@ -168,9 +170,10 @@ func Run(t *testing.T, s Scenario) *Report {
 	}
 	t.Logf("servers and %d clients ready in %v", s.Clients, time.Since(begin).Round(100*time.Millisecond))
 	time.Sleep(time.Until(h.cf.Start))
-	for i, f := range s.Faults {
-		time.Sleep(time.Until(h.cf.Start.Add(s.Duration * time.Duration(i+1) * 3 / time.Duration(4*len(s.Faults)+4))))
-		h.fault(f, i)
+	faults := slices.Repeat(s.Faults, max(s.Rounds, 1))
+	for i := range faults {
+		time.Sleep(time.Until(h.cf.Start.Add(s.Duration * time.Duration(i+1) * 3 / time.Duration(4*len(faults)+4))))
+		h.fault(faults, i)
 	}
 	h.mu.Lock()
 	var lastHeal time.Time
@@ -303,9 +306,9 @@ func (h *harness) healed() {
 	h.mu.Unlock()
 }
 
-// fault injects fault f (the i-th) and heals it.
-func (h *harness) fault(f string, i int) {
-	t := h.t
+// fault injects faults[i] and heals it.
+func (h *harness) fault(faults []string, i int) {
+	t, f := h.t, faults[i]
 	w := i % h.s.Clients
 	switch f {
 	case KillClient:
@@ -344,9 +347,9 @@ func (h *harness) fault(f string, i int) {
 		h.healed()
 	case Proxy:
 		for j, p := range h.proxies {
-			p.DropRate(0.08, h.s.Seed*100+uint64(j))
+			p.DropRate(0.12, h.s.Seed*100+uint64(j))
 		}
-		time.Sleep(1500 * time.Millisecond)
+		time.Sleep(2 * time.Second)
 		for j, p := range h.proxies {
 			p.DropRate(0, uint64(j))
 		}
@@ -355,7 +358,7 @@ func (h *harness) fault(f string, i int) {
 		if h.s.Mode == Server {
 			h.replRelay.Hold()
 			time.Sleep(1500 * time.Millisecond)
-			if next(h.s.Faults, i) == KillPrimary {
+			if next(faults, i) == KillPrimary {
 				h.failoverServer() // with the replica behind
 				return
 			}
@@ -365,7 +368,7 @@ func (h *harness) fault(f string, i int) {
 			signal := detectortest.Stop(t, replica)
 			time.Sleep(1500 * time.Millisecond)
 			signal(syscall.SIGCONT)
-			if next(h.s.Faults, i) == KillPrimary {
+			if next(faults, i) == KillPrimary {
 				h.killPrimary(primary)
 				return
 			}
@@ -373,7 +376,7 @@ func (h *harness) fault(f string, i int) {
 		h.healed()
 	case KillPrimary:
 		switch {
-		case prev(h.s.Faults, i) == Lag: // done right after the lag
+		case prev(faults, i) == Lag: // done right after the lag
 		case h.s.Mode == Server:
 			h.failoverServer()
 		default:
@@ -412,7 +415,8 @@ func prev(faults []string, i int) string {
 
 // failoverServer kills the one server's primary with its replica's link
 // held (what it did not send is lost), promotes the replica, sends the
-// clients to it and starts a new replica of it.
+// clients to it and starts a new replica of it (through a relay of its
+// own, for the next lag).
 func (h *harness) failoverServer() {
 	t := h.t
 	detectortest.Kill(t, h.primary)
@@ -424,11 +428,12 @@ func (h *harness) failoverServer() {
 	}
 	h.primary, h.replica = h.replica, ""
 	var stop func()
-	h.replica, stop = detectortest.StartReplica(t, h.primary, "--repl-diskless-sync-delay", "0")
-	t.Cleanup(stop)
 	h.clientRelay.Cut(h.primary)
-	h.rep.Failovers++
 	h.healed()
+	h.replRelay = StartRelay(t, h.primary)
+	h.replica, stop = detectortest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
+	t.Cleanup(stop)
+	h.rep.Failovers++
 }
 
 // shard returns the primary and replica of the repository's slot (Slot)
