@@ -40,12 +40,13 @@ func (h *harness) check(groups [][]*neardup.Document) {
 	offered := map[string]time.Time{} // the first call of each page began then
 	acked := map[string]bool{}        // pages some client was told it added
 	firstV := map[int][]time.Time{}   // each client's verdict times
+	for _, l := range lines {         // first: lines of different clients arrive in any order
+		if _, ok := offered[l.ID]; !ok && l.Kind == "B" {
+			offered[l.ID] = l.Time
+		}
+	}
 	for _, l := range lines {
 		switch l.Kind {
-		case "B":
-			if _, ok := offered[l.ID]; !ok {
-				offered[l.ID] = l.Time
-			}
 		case "E":
 			r.Errors++
 			if l.Bad {

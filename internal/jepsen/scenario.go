@@ -55,7 +55,7 @@ func (s Scenario) Name() string {
 type Report struct {
 	Calls, Errors, GaveUp   int           // verdicts acknowledged, calls failed, pages given up
 	Killed, KilledMidCall   int           // client processes killed, of them with a call begun and unanswered
-	Stopped                 int           // client processes stopped past their leases
+	Stopped, StoppedMidCall int           // client processes stopped past their leases, of them with a call begun and unanswered
 	Dropped                 int           // replies the proxies dropped
 	Failovers               int           // primaries replaced by their replicas
 	Kept                    int           // pages kept at the end
@@ -70,8 +70,8 @@ type Report struct {
 }
 
 func (r *Report) String() string {
-	return fmt.Sprintf("calls=%d errors=%d gave-up=%d killed=%d (mid-call %d) stopped=%d dropped=%d failovers=%d kept=%d recovery=%v lost=%d two-kept=%d self=%d foreign=%d unoffered=%d unmatched=%d bad-errors=%d no-progress=%d len-mismatch=%d violations=%d",
-		r.Calls, r.Errors, r.GaveUp, r.Killed, r.KilledMidCall, r.Stopped, r.Dropped, r.Failovers, r.Kept, r.Recovery.Round(10*time.Millisecond),
+	return fmt.Sprintf("calls=%d errors=%d gave-up=%d killed=%d (mid-call %d) stopped=%d (mid-call %d) dropped=%d failovers=%d kept=%d recovery=%v lost=%d two-kept=%d self=%d foreign=%d unoffered=%d unmatched=%d bad-errors=%d no-progress=%d len-mismatch=%d violations=%d",
+		r.Calls, r.Errors, r.GaveUp, r.Killed, r.KilledMidCall, r.Stopped, r.StoppedMidCall, r.Dropped, r.Failovers, r.Kept, r.Recovery.Round(10*time.Millisecond),
 		r.Lost, r.TwoKept, r.SelfMatch, r.Foreign, r.Unoffered, r.Unmatched, r.BadErrors, r.NoProgress, r.LenMismatch, len(r.Violations))
 }
 
@@ -339,6 +339,11 @@ func (h *harness) fault(faults []string, i int) {
 		h.stopped[p] = true
 		h.mu.Unlock()
 		time.Sleep(2*max(h.s.LeaseTTL, time.Second) + 200*time.Millisecond)
+		h.mu.Lock()
+		if h.last[w].Kind == "B" { // what it wrote before it stopped has been read
+			h.rep.StoppedMidCall++
+		}
+		h.mu.Unlock()
 		p.cmd.Process.Signal(syscall.SIGCONT)
 		h.mu.Lock()
 		delete(h.stopped, p)
