@@ -210,7 +210,8 @@ const linePrefix = "JEPSEN "
 // the same page, as a crawler does), and writes a Line to out for every
 // call it begins and every answer or error it gets, as it gets it. When
 // c.Start is zero it writes "R" once it has its pages and reads the start
-// time from in (RFC 3339), so that the clients start together.
+// time from in (RFC 3339), so that the clients start together. It stops at
+// the end of in, or after the last group.
 func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
 	groups, err := ReadGroups(c.Docs)
 	if err != nil {
@@ -232,9 +233,10 @@ func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
 			t.Fatal(err)
 		}
 	}
+	r := bufio.NewReader(in)
 	if c.Start.IsZero() {
 		write(Line{Kind: "R"})
-		line, err := bufio.NewReader(in).ReadString('\n')
+		line, err := r.ReadString('\n')
 		if err != nil {
 			t.Fatalf("reading the start time: %v", err)
 		}
@@ -242,8 +244,17 @@ func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
 			t.Fatal(err)
 		}
 	}
+	stop := make(chan struct{}) // closed at the end of in
+	go func() {
+		io.Copy(io.Discard, r)
+		close(stop)
+	}()
 	for gi := c.From; gi < len(groups); gi++ {
-		time.Sleep(time.Until(c.Start.Add(time.Duration(gi) * c.Step)))
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Until(c.Start.Add(time.Duration(gi) * c.Step))):
+		}
 		d := groups[gi][c.Client%len(groups[gi])]
 		giveUp := time.Now().Add(c.Patience)
 		for {

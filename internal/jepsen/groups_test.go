@@ -14,7 +14,7 @@ import (
 // group whose copies one detector does not match would be reported as a
 // group keeping two pages.
 func TestGroups(t *testing.T) {
-	groups := GroupsSpec{Seed: 41, Groups: 200, Members: 4}.Make(t)
+	groups := GroupsSpec{Seed: 41, Groups: 100, Members: 4}.Make(t)
 	for name, newDet := range map[string]func() (neardup.MatchAdder, error){
 		"minhash": func() (neardup.MatchAdder, error) { return minhash.New(minhash.Options{}) },
 		"simhash": func() (neardup.MatchAdder, error) { return simhash.New(simhash.Options{MaxDistance: simhashDistance}) },

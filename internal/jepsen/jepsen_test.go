@@ -70,8 +70,8 @@ func TestJepsen(t *testing.T) {
 		}
 	} else {
 		scenarios = []Scenario{
-			{Backend: Minhash, Mode: Server, Ack: 1, Faults: server, Clients: 3, Duration: 16 * time.Second},
-			{Backend: Simhash, Mode: Spread, Ack: 1, Faults: []string{Proxy, Lag, KillPrimary}, Clients: 3, Duration: 20 * time.Second},
+			{Backend: Minhash, Mode: Server, Ack: 1, Faults: server, Clients: 3, Duration: 12 * time.Second},
+			{Backend: Simhash, Mode: Spread, Ack: 1, Faults: []string{Proxy, Lag, KillPrimary}, Clients: 3, Duration: 12 * time.Second},
 		}
 	}
 	var re *regexp.Regexp
@@ -79,7 +79,10 @@ func TestJepsen(t *testing.T) {
 		re = regexp.MustCompile(*only)
 	}
 	for i, s := range scenarios {
-		s.Step, s.LeaseTTL, s.Seed = 50*time.Millisecond, time.Second, uint64(41+i)
+		s.Step, s.LeaseTTL, s.Seed = 80*time.Millisecond, time.Second, uint64(41+i) // fewer pages to make under -race
+		if *long {
+			s.Step = 50 * time.Millisecond
+		}
 		if *duration > 0 {
 			s.Duration = *duration
 		}
