@@ -143,8 +143,9 @@ func (h *harness) check(groups [][]*neardup.Document) {
 
 	// Every client made progress after each fault healed.
 	h.mu.Lock()
-	heals := slices.Clone(h.heals)
+	heals, healOf := slices.Clone(h.heals), slices.Clone(h.healOf)
 	h.mu.Unlock()
+	r.RecoveryBy = map[string]time.Duration{}
 	for hi, heal := range heals {
 		for w := range h.s.Clients {
 			i, _ := slices.BinarySearchFunc(firstV[w], heal, func(a, b time.Time) int { return a.Compare(b) })
@@ -155,7 +156,9 @@ func (h *harness) check(groups [][]*neardup.Document) {
 				}
 				continue
 			}
-			r.Recovery = max(r.Recovery, firstV[w][i].Sub(heal))
+			d := firstV[w][i].Sub(heal).Round(10 * time.Millisecond)
+			r.Recovery = max(r.Recovery, d)
+			r.RecoveryBy[healOf[hi]] = max(r.RecoveryBy[healOf[hi]], d)
 		}
 	}
 }

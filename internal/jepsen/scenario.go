@@ -53,26 +53,27 @@ func (s Scenario) Name() string {
 
 // Report is what a run measured.
 type Report struct {
-	Calls, Errors, GaveUp   int           // verdicts acknowledged, calls failed, pages given up
-	Killed, KilledMidCall   int           // client processes killed, of them with a call begun and unanswered
-	Stopped, StoppedMidCall int           // client processes stopped past their leases, of them with a call begun and unanswered
-	Dropped                 int           // replies the proxies dropped
-	Failovers               int           // primaries replaced by their replicas
-	Kept                    int           // pages kept at the end
-	Recovery                time.Duration // the longest time from a fault healing to a verdict of every client
-	Lost                    int           // pages acknowledged as kept and gone after the faults
-	TwoKept, SelfMatch      int           // groups with two kept pages; verdicts naming the page itself
-	Foreign, Unoffered      int           // verdicts naming a page of another group, or one not offered before
-	Unmatched, BadErrors    int           // kept pages not answered as their own or not matched by a copy; ErrCorrupt, ErrDuplicateID, ErrInvalidID
-	NoProgress, LenMismatch int           // clients with no verdict after the last fault healed; Len differing from the pages kept
-	LostWindow              bool          // replication may have been lost (ReplicaAck 0 and a failover): Lost, TwoKept, Unmatched are counted, not violations
+	Calls, Errors, GaveUp   int                      // verdicts acknowledged, calls failed, pages given up
+	Killed, KilledMidCall   int                      // client processes killed, of them with a call begun and unanswered
+	Stopped, StoppedMidCall int                      // client processes stopped past their leases, of them with a call begun and unanswered
+	Dropped                 int                      // replies the proxies dropped
+	Failovers               int                      // primaries replaced by their replicas
+	Kept                    int                      // pages kept at the end
+	Recovery                time.Duration            // the longest time from a fault healing to a verdict of every client
+	RecoveryBy              map[string]time.Duration // Recovery after each kind of fault
+	Lost                    int                      // pages acknowledged as kept and gone after the faults
+	TwoKept, SelfMatch      int                      // groups with two kept pages; verdicts naming the page itself
+	Foreign, Unoffered      int                      // verdicts naming a page of another group, or one not offered before
+	Unmatched, BadErrors    int                      // kept pages not answered as their own or not matched by a copy; ErrCorrupt, ErrDuplicateID, ErrInvalidID
+	NoProgress, LenMismatch int                      // clients with no verdict after the last fault healed; Len differing from the pages kept
+	LostWindow              bool                     // replication may have been lost (ReplicaAck 0 and a failover): Lost, TwoKept, Unmatched are counted, not violations
 	Violations              []string
 }
 
 func (r *Report) String() string {
-	return fmt.Sprintf("calls=%d errors=%d gave-up=%d killed=%d (mid-call %d) stopped=%d (mid-call %d) dropped=%d failovers=%d kept=%d recovery=%v lost=%d two-kept=%d self=%d foreign=%d unoffered=%d unmatched=%d bad-errors=%d no-progress=%d len-mismatch=%d violations=%d",
+	return fmt.Sprintf("calls=%d errors=%d gave-up=%d killed=%d (mid-call %d) stopped=%d (mid-call %d) dropped=%d failovers=%d kept=%d recovery=%v lost=%d two-kept=%d self=%d foreign=%d unoffered=%d unmatched=%d bad-errors=%d no-progress=%d len-mismatch=%d violations=%d recovery-by-fault=%v",
 		r.Calls, r.Errors, r.GaveUp, r.Killed, r.KilledMidCall, r.Stopped, r.StoppedMidCall, r.Dropped, r.Failovers, r.Kept, r.Recovery.Round(10*time.Millisecond),
-		r.Lost, r.TwoKept, r.SelfMatch, r.Foreign, r.Unoffered, r.Unmatched, r.BadErrors, r.NoProgress, r.LenMismatch, len(r.Violations))
+		r.Lost, r.TwoKept, r.SelfMatch, r.Foreign, r.Unoffered, r.Unmatched, r.BadErrors, r.NoProgress, r.LenMismatch, len(r.Violations), r.RecoveryBy)
 }
 
 func (r *Report) violate(format string, args ...any) {
@@ -105,6 +106,8 @@ type harness struct {
 	stopped map[*clientProc]bool   // processes stopped now
 	stdin   map[int]io.WriteCloser // the standard input of each client's process: closed, it ends
 	heals   []time.Time            // when each fault healed
+	healOf  []string               // and which
+	current string                 // the fault being injected
 	ready   int                    // clients that wrote "R"
 	rep     Report
 }
@@ -310,12 +313,16 @@ func (h *harness) midCall(w int) *clientProc {
 func (h *harness) healed() {
 	h.mu.Lock()
 	h.heals = append(h.heals, time.Now())
+	h.healOf = append(h.healOf, h.current)
 	h.mu.Unlock()
 }
 
 // fault injects faults[i] and heals it.
 func (h *harness) fault(faults []string, i int) {
 	t, f := h.t, faults[i]
+	h.mu.Lock()
+	h.current = f
+	h.mu.Unlock()
 	w := i % h.s.Clients
 	switch f {
 	case KillClient:
