@@ -52,8 +52,8 @@ func TestJepsen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the fault scenarios start servers and processes for a minute")
 	}
-	server := []string{KillClient, StopClient, Proxy, Lag, KillPrimary}
-	cluster := []string{KillClient, StopClient, Proxy, Lag, KillPrimary, StopPrimary}
+	server := []string{KillClient, StopClient, Proxy, Delay, Lag, KillPrimary}
+	cluster := []string{KillClient, StopClient, Proxy, Delay, Lag, KillPrimary, StopPrimary}
 	var scenarios []Scenario
 	if *long {
 		for _, b := range []string{Minhash, Simhash} {

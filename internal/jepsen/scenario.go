@@ -23,11 +23,13 @@ import (
 	"github.com/neardup/neardup/internal/detectortest"
 )
 
-// Faults a scenario injects, in this order, each once.
+// Faults a scenario injects, in the order its Faults list them, each once a
+// round.
 const (
 	KillClient  = "kill-client"  // SIGKILL a client process just after it began a call; start it again
 	StopClient  = "stop-client"  // SIGSTOP a client just after it began a call, past its leases; SIGCONT
 	Proxy       = "proxy"        // drop the replies of 12 % of the commands for 2 s (DropProxy)
+	Delay       = "delay"        // hold every reply for 2.5 s, past the clients' read timeout (2 s)
 	Lag         = "lag"          // hold a primary's replica behind for a while (one server: its link held; cluster: SIGSTOP)
 	KillPrimary = "kill-primary" // right after a lag, SIGKILL that primary: its replica takes over
 	StopPrimary = "stop-primary" // SIGSTOP another primary until its replica takes over; SIGCONT
@@ -35,7 +37,7 @@ const (
 
 // Scenario is one run of the harness.
 type Scenario struct {
-	Backend, Mode string
+	Backend, Mode string        // Minhash or Simhash; Server, Slot or Spread
 	Ack           int           // Options.ReplicaAck of the clients
 	Clients       int           // crawler processes
 	Duration      time.Duration // how long the clients offer pages
@@ -43,7 +45,7 @@ type Scenario struct {
 	LeaseTTL      time.Duration // Spread's
 	Faults        []string      // in order, spread over the first 3/4 of Duration
 	Rounds        int           // times the faults are injected, in turn (zero: once)
-	Seed          uint64
+	Seed          uint64        // seeds the generated groups and the proxies' drops
 }
 
 // Name names s in test names and reports.
@@ -67,9 +69,10 @@ type Report struct {
 	Unmatched, BadErrors    int                      // kept pages not answered as their own or not matched by a copy; ErrCorrupt, ErrDuplicateID, ErrInvalidID
 	NoProgress, LenMismatch int                      // clients with no verdict after the last fault healed; Len differing from the pages kept
 	LostWindow              bool                     // replication may have been lost (ReplicaAck 0 and a failover): Lost, TwoKept, Unmatched are counted, not violations
-	Violations              []string
+	Violations              []string                 // what broke a guarantee, one line each
 }
 
+// String formats r's counts on one line.
 func (r *Report) String() string {
 	return fmt.Sprintf("calls=%d errors=%d gave-up=%d killed=%d (mid-call %d) stopped=%d (mid-call %d) dropped=%d failovers=%d kept=%d recovery=%v lost=%d two-kept=%d self=%d foreign=%d unoffered=%d unmatched=%d bad-errors=%d no-progress=%d len-mismatch=%d violations=%d recovery-by-fault=%v",
 		r.Calls, r.Errors, r.GaveUp, r.Killed, r.KilledMidCall, r.Stopped, r.StoppedMidCall, r.Dropped, r.Failovers, r.Kept, r.Recovery.Round(10*time.Millisecond),
@@ -87,12 +90,14 @@ type harness struct {
 	s  Scenario
 	cf Config // the clients' configuration, Client and From aside
 
-	// One server: the clients reach primary through proxy → clientRelay;
-	// the replica through replRelay.
+	// The clients reach each server through its DropProxy, then its relay
+	// in clientRelays (one server: clientRelays[0]). The replica of one
+	// server reaches its primary through replRelay.
 	primary, replica string
-	clientRelay      *Relay
+	clientRelays     []*Relay
 	replRelay        *Relay
-	// A cluster: its nodes, and the command lines to start one again.
+	// A cluster: its nodes, and the directory of their files (to start a
+	// killed one again).
 	nodes   []string
 	nodeDir string
 
@@ -103,7 +108,6 @@ type harness struct {
 	last    map[int]Line           // each client's last line
 	waitB   map[int]chan struct{}  // closed at the client's next "B"
 	procs   map[int]*clientProc    // the running process of each client
-	stopped map[*clientProc]bool   // processes stopped now
 	stdin   map[int]io.WriteCloser // the standard input of each client's process: closed, it ends
 	heals   []time.Time            // when each fault healed
 	healOf  []string               // and which
@@ -123,7 +127,7 @@ type clientProc struct {
 // is set), injects s.Faults, heals them, waits for the clients, and checks
 // what they were told and what the repository keeps.
 func Run(t *testing.T, s Scenario) *Report {
-	h := &harness{t: t, s: s, last: map[int]Line{}, waitB: map[int]chan struct{}{}, procs: map[int]*clientProc{}, stopped: map[*clientProc]bool{}, stdin: map[int]io.WriteCloser{}}
+	h := &harness{t: t, s: s, last: map[int]Line{}, waitB: map[int]chan struct{}{}, procs: map[int]*clientProc{}, stdin: map[int]io.WriteCloser{}}
 	begin := time.Now()
 	h.start()
 	groups := int((s.Duration + 10*time.Second) / s.Step)
@@ -216,10 +220,10 @@ func (h *harness) start() {
 		var stopReplica func()
 		h.replica, stopReplica = detectortest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
 		t.Cleanup(stopReplica)
-		h.clientRelay = StartRelay(t, h.primary)
-		p := detectortest.StartDropProxy(t, h.clientRelay.Addr())
+		r := StartRelay(t, h.primary)
+		p := detectortest.StartDropProxy(t, r.Addr())
 		p.DropEvery(0)
-		h.proxies = []*detectortest.DropProxy{p}
+		h.clientRelays, h.proxies = []*Relay{r}, []*detectortest.DropProxy{p}
 		return
 	}
 	h.nodes = detectortest.StartCluster(t, 3, 1)
@@ -232,9 +236,10 @@ func (h *harness) start() {
 	}
 	h.nodeDir = dir["dir"]
 	for _, a := range h.nodes {
-		p := detectortest.StartDropProxy(t, a)
+		r := StartRelay(t, a)
+		p := detectortest.StartDropProxy(t, r.Addr())
 		p.DropEvery(0)
-		h.proxies = append(h.proxies, p)
+		h.clientRelays, h.proxies = append(h.clientRelays, r), append(h.proxies, p)
 	}
 }
 
@@ -349,9 +354,6 @@ func (h *harness) fault(faults []string, i int) {
 	case StopClient:
 		p := h.midCall(w)
 		p.cmd.Process.Signal(syscall.SIGSTOP)
-		h.mu.Lock()
-		h.stopped[p] = true
-		h.mu.Unlock()
 		time.Sleep(2*max(h.s.LeaseTTL, time.Second) + 200*time.Millisecond)
 		h.mu.Lock()
 		if h.last[w].Kind == "B" { // what it wrote before it stopped has been read
@@ -360,7 +362,6 @@ func (h *harness) fault(faults []string, i int) {
 		h.mu.Unlock()
 		p.cmd.Process.Signal(syscall.SIGCONT)
 		h.mu.Lock()
-		delete(h.stopped, p)
 		h.rep.Stopped++
 		h.mu.Unlock()
 		h.healed()
@@ -371,6 +372,15 @@ func (h *harness) fault(faults []string, i int) {
 		time.Sleep(2 * time.Second)
 		for j, p := range h.proxies {
 			p.DropRate(0, uint64(j))
+		}
+		h.healed()
+	case Delay:
+		for _, r := range h.clientRelays {
+			r.Hold()
+		}
+		time.Sleep(2500 * time.Millisecond)
+		for _, r := range h.clientRelays {
+			r.Release()
 		}
 		h.healed()
 	case Lag:
@@ -447,7 +457,7 @@ func (h *harness) failoverServer() {
 	}
 	h.primary, h.replica = h.replica, ""
 	var stop func()
-	h.clientRelay.Cut(h.primary)
+	h.clientRelays[0].Cut(h.primary)
 	h.healed()
 	h.replRelay = StartRelay(t, h.primary)
 	h.replica, stop = detectortest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
