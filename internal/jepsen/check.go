@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -141,9 +142,10 @@ func (h *harness) check(groups [][]*neardup.Document) {
 		}
 	}
 
-	// Every client made progress after each fault healed.
+	// Every client made progress after each fault healed, and how soon
+	// (unless another fault began first).
 	h.mu.Lock()
-	heals, healOf := slices.Clone(h.heals), slices.Clone(h.healOf)
+	heals, healOf, began := slices.Clone(h.heals), slices.Clone(h.healOf), slices.Clone(h.began)
 	h.mu.Unlock()
 	r.RecoveryBy = map[string]time.Duration{}
 	for hi, heal := range heals {
@@ -156,9 +158,32 @@ func (h *harness) check(groups [][]*neardup.Document) {
 				}
 				continue
 			}
+			if j, _ := slices.BinarySearchFunc(began, heal, func(a, b time.Time) int { return a.Compare(b) }); j < len(began) && began[j].Before(firstV[w][i]) {
+				continue // the next fault began before the client answered: not this one's recovery
+			}
 			d := firstV[w][i].Sub(heal).Round(10 * time.Millisecond)
+			if d > r.Recovery {
+				r.Slowest = slowest(lines, w, heal, firstV[w][i], healOf[hi])
+			}
 			r.Recovery = max(r.Recovery, d)
 			r.RecoveryBy[healOf[hi]] = max(r.RecoveryBy[healOf[hi]], d)
 		}
 	}
+}
+
+// slowest describes client w's recovery from fault f, healed at heal,
+// until its verdict at v: its failed calls meanwhile, the first two
+// errors and every fifth.
+func slowest(lines []Line, w int, heal, v time.Time, f string) string {
+	var errs []string
+	n := 0
+	for _, l := range lines {
+		if l.Client == w && l.Kind == "E" && l.Time.After(heal) && l.Time.Before(v) {
+			n++
+			if len(errs) < 2 || n%5 == 0 {
+				errs = append(errs, fmt.Sprintf("+%v %s: %s", l.Time.Sub(heal).Round(time.Millisecond), l.ID, l.Err))
+			}
+		}
+	}
+	return fmt.Sprintf("client %d after %s: %d failed calls in %v; %s", w, f, n, v.Sub(heal).Round(time.Millisecond), strings.Join(errs, "; "))
 }

@@ -99,6 +99,7 @@ func TestJepsen(t *testing.T) {
 			start := time.Now()
 			r := Run(t, s)
 			t.Logf("%s in %v: %v", s.Name(), time.Since(start).Round(time.Second), r)
+			t.Logf("slowest to answer again: %s", r.Slowest)
 			if r.LostWindow {
 				t.Logf("without ReplicaAck: %d pages acknowledged as kept were lost in %d failovers, %d groups kept two pages, %d kept pages were not matched",
 					r.Lost, r.Failovers, r.TwoKept, r.Unmatched)

@@ -61,8 +61,9 @@ type Report struct {
 	Dropped                 int                      // replies the proxies dropped
 	Failovers               int                      // primaries replaced by their replicas
 	Kept                    int                      // pages kept at the end
-	Recovery                time.Duration            // the longest time from a fault healing to a verdict of every client
+	Recovery                time.Duration            // the longest time from a fault healing to a verdict of a client (none counted past the next fault's start)
 	RecoveryBy              map[string]time.Duration // Recovery after each kind of fault
+	Slowest                 string                   // the client that took Recovery: its failed calls meanwhile
 	Lost                    int                      // pages acknowledged as kept and gone after the faults
 	TwoKept, SelfMatch      int                      // groups with two kept pages; verdicts naming the page itself
 	Foreign, Unoffered      int                      // verdicts naming a page of another group, or one not offered before
@@ -112,6 +113,7 @@ type harness struct {
 	heals   []time.Time            // when each fault healed
 	healOf  []string               // and which
 	current string                 // the fault being injected
+	began   []time.Time            // when each fault began
 	ready   int                    // clients that wrote "R"
 	rep     Report
 }
@@ -326,6 +328,7 @@ func (h *harness) fault(faults []string, i int) {
 	t, f := h.t, faults[i]
 	h.mu.Lock()
 	h.current = f
+	h.began = append(h.began, time.Now())
 	h.mu.Unlock()
 	w := i % h.s.Clients
 	switch f {
