@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -62,7 +61,7 @@ type GroupsSpec struct {
 }
 
 // ClientEnv is the environment variable that makes the test binary a
-// crawler client (TestClient).
+// crawler client (TestMain, when ClientEnv is set).
 const ClientEnv = "NEARDUP_JEPSEN_CLIENT"
 
 // Make returns the groups of s: of the groups detectortest.Groups
@@ -212,25 +211,23 @@ const linePrefix = "JEPSEN "
 // c.Start is zero it writes "R" once it has its pages and reads the start
 // time from in (RFC 3339), so that the clients start together. It stops at
 // the end of in, or after the last group.
-func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
+func RunClient(c Config, in io.Reader, out io.Writer) error {
 	groups, err := ReadGroups(c.Docs)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	client := newClient(c, c.Dial)
 	defer client.Close()
 	det, err := newFleet(c, client, c.Ack)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	var mu sync.Mutex
+	var werr error // the first write's error: the harness reads out, so the client stops
 	write := func(l Line) {
 		l.Client, l.Time = c.Client, time.Now()
 		b, _ := json.Marshal(l)
-		mu.Lock()
-		defer mu.Unlock()
-		if _, err := out.Write(append(append([]byte(linePrefix), b...), '\n')); err != nil {
-			t.Fatal(err)
+		if _, err := out.Write(append(append([]byte(linePrefix), b...), '\n')); err != nil && werr == nil {
+			werr = err
 		}
 	}
 	r := bufio.NewReader(in)
@@ -238,10 +235,10 @@ func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
 		write(Line{Kind: "R"})
 		line, err := r.ReadString('\n')
 		if err != nil {
-			t.Fatalf("reading the start time: %v", err)
+			return fmt.Errorf("reading the start time: %v", err)
 		}
 		if c.Start, err = time.Parse(time.RFC3339Nano, strings.TrimSpace(line)); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	stop := make(chan struct{}) // closed at the end of in
@@ -252,8 +249,11 @@ func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
 	for gi := c.From; gi < len(groups); gi++ {
 		select {
 		case <-stop:
-			return
+			return werr
 		case <-time.After(time.Until(c.Start.Add(time.Duration(gi) * c.Step))):
+		}
+		if werr != nil {
+			return werr
 		}
 		d := groups[gi][c.Client%len(groups[gi])]
 		giveUp := time.Now().Add(c.Patience)
@@ -282,6 +282,7 @@ func RunClient(t testing.TB, c Config, in io.Reader, out io.Writer) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	return werr
 }
 
 // ParseLine parses a line a client wrote; ok is false for any other line

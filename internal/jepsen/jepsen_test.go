@@ -18,19 +18,24 @@ var (
 	only     = flag.String("scenario", "", "run only the scenarios whose name matches this regular expression")
 )
 
-// TestClient is a crawler client process of the harness: the test binary
-// started again by Run, with ClientEnv set to its Config. It skips when the
-// variable is unset.
-func TestClient(t *testing.T) {
+// TestMain runs a crawler client of the harness instead of the tests when
+// ClientEnv is set (the test binary started again by Run, with ClientEnv its
+// Config), and the tests otherwise.
+func TestMain(m *testing.M) {
 	env := os.Getenv(ClientEnv)
 	if env == "" {
-		t.Skip("a crawler client of TestJepsen: runs only in the processes it starts")
+		os.Exit(m.Run())
 	}
 	var c Config
-	if err := json.Unmarshal([]byte(env), &c); err != nil {
-		t.Fatal(err)
+	err := json.Unmarshal([]byte(env), &c)
+	if err == nil {
+		err = RunClient(c, os.Stdin, os.Stdout)
 	}
-	RunClient(t, c, os.Stdin, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jepsen client:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // TestJepsen runs the fault scenarios and checks each (Run): no group keeps

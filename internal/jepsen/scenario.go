@@ -125,7 +125,7 @@ type clientProc struct {
 }
 
 // Run runs s: it starts the servers, the proxies and s.Clients client
-// processes of the test binary (which must run TestClient when ClientEnv
+// processes of the test binary (whose TestMain must run RunClient when ClientEnv
 // is set), injects s.Faults, heals them, waits for the clients, and checks
 // what they were told and what the repository keeps.
 func Run(t *testing.T, s Scenario) *Report {
@@ -254,7 +254,7 @@ func (h *harness) startClient(w, from int) io.WriteCloser {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestClient$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.count=1")
 	cmd.Env = append(os.Environ(), ClientEnv+"="+string(b))
 	p := &clientProc{cmd: cmd, done: make(chan struct{})}
 	cmd.Stderr = &p.stderr
