@@ -101,7 +101,7 @@ func loadCluster(b *testing.B, c *redis.ClusterClient, o Options, n int) *Detect
 			entry := binary.BigEndian.AppendUint64(nil, uint64(fp))
 			entry = binary.BigEndian.AppendUint64(entry, h)
 			if det.opts.Spread {
-				for _, key := range (spread{det}).blockKeys(fp) {
+				for _, key := range det.blockKeys(nil, fp) {
 					pipe.Append(ctx, key, string(entry))
 				}
 				pipe.HSet(ctx, spread{det}.bucketKey(bucketOf(id), "names"), strconv.FormatUint(h, 10), id)

@@ -229,6 +229,7 @@ type Detector struct {
 	k      int
 	blocks []fpblock.Block
 	layout layout // oneSlot or spread, chosen by New
+	keyFmt string // the name of a block key: prefix, table, value (blockKeys)
 
 	// Spread only.
 	kChecked atomic.Bool            // the repository's T_B agrees with k
@@ -244,17 +245,19 @@ type layout interface {
 	// write runs a write call (modeAdd, modeMatchOrAdd, modeReplace) and
 	// returns the matches, and whether d was kept; ErrDuplicateID as an
 	// error.
-	write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error)
+	write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode string) ([]neardup.Match, bool, error)
 	remove(ctx context.Context, id string) error // ErrUnknownID when id is not kept
 	idsKey(id string) string                     // the hash that holds id's entry
 	len(ctx context.Context) (int, error)
 }
 
-// write modes.
+// The modes of a call (oneSlotScript's ARGV[7]).
 const (
-	modeMatchOrAdd = iota
-	modeAdd
-	modeReplace
+	modeMatch      = "match"
+	modeMatchOrAdd = "matchoradd"
+	modeAdd        = "add"
+	modeRemove     = "remove"
+	modeReplace    = "replace"
 )
 
 // New returns a Detector. A nil Client or options out of range return an
@@ -281,9 +284,9 @@ func New(o Options) (*Detector, error) {
 		o.MaxDistance = simhash.Identical
 	}
 	det := &Detector{opts: o, fc: fc, prefix: fc.KeyPrefix("2"), k: k, blocks: fpblock.Split(k)}
-	det.layout = oneSlot{det}
+	det.layout, det.keyFmt = oneSlot{det}, "%s:b:%d:%x"
 	if o.Spread {
-		det.layout = spread{det}
+		det.layout, det.keyFmt = spread{det}, "{%s:b:%d:%x}" // a hash tag each
 	}
 	return det, nil
 }
@@ -297,46 +300,53 @@ func (det *Detector) Options() Options { return det.opts }
 type oneSlot struct{ *Detector }
 
 // blockKeys appends the block keys of fp to ks.
-func (det oneSlot) blockKeys(ks []string, fp simhash.Fingerprint) []string {
+func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
 	for t, b := range det.blocks {
-		ks = append(ks, fmt.Sprintf("%s:b:%d:%x", det.prefix, t, b.Value(uint64(fp))))
+		ks = append(ks, fmt.Sprintf(det.keyFmt, det.prefix, t, b.Value(uint64(fp))))
 	}
 	return ks
 }
 
-// fixedKeys returns the names and ids hashes, the handle counter, the T_B
-// key and the key of the record of call, with room for the block keys.
-func (det oneSlot) fixedKeys(call string) []string {
+// keys returns the keys of a call in mode under the call ID call: the
+// names and ids hashes, the handle counter, the T_B key, the key of the
+// call's record, then, but for Remove, the block keys of fp.
+func (det oneSlot) keys(fp simhash.Fingerprint, call, mode string) []string {
 	ks := make([]string, 0, len(det.blocks)+5)
-	return append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next", det.prefix+":k", det.prefix+":c:"+call)
+	ks = append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next", det.prefix+":k", det.prefix+":c:"+call)
+	if mode == modeRemove {
+		return ks
+	}
+	return det.blockKeys(ks, fp)
 }
 
-// keys returns the fixed keys, then the block keys of fp.
-func (det oneSlot) keys(fp simhash.Fingerprint, call string) []string {
-	return det.blockKeys(det.fixedKeys(call), fp)
+// args returns oneSlotScript's ARGV: the number of blocks, fp's high and
+// low 32 bits, k, the call record's time to live in ms
+// (fleet.Core.RecordTTL), the prefix of the keys, the mode and the ID.
+func (det oneSlot) args(ctx context.Context, fp simhash.Fingerprint, mode, id string) []any {
+	return []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.fc.RecordTTL(ctx).Milliseconds(), det.prefix, mode, id}
 }
 
-// args returns the scripts' ARGV: the number of blocks, fp's high and low
-// 32 bits, k, the call record's time to live in ms (fleet.Core.RecordTTL),
-// the prefix of the keys, and more.
-func (det oneSlot) args(ctx context.Context, fp simhash.Fingerprint, more ...any) []any {
-	a := []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.fc.RecordTTL(ctx).Milliseconds(), det.prefix}
-	return append(a, more...)
+// run runs oneSlotScript: Match as it is, a call that may write under a
+// new call ID and acknowledged with ReplicaAck (fleet.Core.Run).
+func (det oneSlot) run(ctx context.Context, fp simhash.Fingerprint, mode, id string) *redis.Cmd {
+	if mode == modeMatch {
+		return oneSlotScript.Run(ctx, det.fc.Client, det.keys(fp, "", mode), det.args(ctx, fp, mode, id)...)
+	}
+	return det.fc.Run(ctx, oneSlotScript, det.keys(fp, fleet.NewCall(), mode), det.args(ctx, fp, mode, id)...)
 }
 
 func (det oneSlot) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.Match, error) {
-	res, err := matchScript.Run(ctx, det.fc.Client, det.keys(fp, ""), det.args(ctx, fp)...).Slice()
-	if err != nil && !errors.Is(err, redis.Nil) {
+	res, err := det.run(ctx, fp, modeMatch, "").Slice()
+	if err != nil {
 		return nil, err
 	}
 	return matches(res)
 }
 
-// write runs the mode's script, which checks and writes in one step.
-func (det oneSlot) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
-	s := [...]*redis.Script{modeMatchOrAdd: matchOrAddScript, modeAdd: addScript, modeReplace: replaceScript}[mode]
-	res, err := det.fc.Run(ctx, s, det.keys(fp, fleet.NewCall()), det.args(ctx, fp, d.ID)...).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
+// write runs the call, which checks and writes in one step.
+func (det oneSlot) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode string) ([]neardup.Match, bool, error) {
+	res, err := det.run(ctx, fp, mode, d.ID).Result()
+	if err != nil {
 		return nil, false, err
 	}
 	switch res := res.(type) {
@@ -356,7 +366,7 @@ func (det oneSlot) write(ctx context.Context, d *neardup.Document, fp simhash.Fi
 }
 
 func (det oneSlot) remove(ctx context.Context, id string) error {
-	n, err := det.fc.Run(ctx, removeScript, det.fixedKeys(fleet.NewCall()), det.args(ctx, 0, id)...).Int()
+	n, err := det.run(ctx, 0, modeRemove, id).Int()
 	if err == nil && n == 0 {
 		return neardup.ErrUnknownID
 	}
@@ -468,7 +478,7 @@ func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([
 }
 
 // write checks d and its ID and runs the write call of mode op.
-func (det *Detector) write(ctx context.Context, op string, d *neardup.Document, mode int) ([]neardup.Match, bool, error) {
+func (det *Detector) write(ctx context.Context, op string, d *neardup.Document, mode string) ([]neardup.Match, bool, error) {
 	if err := det.fc.Ready(); err != nil {
 		return nil, false, err
 	}
@@ -506,14 +516,20 @@ func (det *Detector) Lookup(ctx context.Context, id string) (simhash.Fingerprint
 	if err := det.fc.Ready(); err != nil {
 		return 0, false, err
 	}
+	fp, ok, err := det.lookup(ctx, id)
+	return fp, ok, fleet.Wrap("Lookup", id, err)
+}
+
+// lookup is Lookup, its errors for the caller to wrap.
+func (det *Detector) lookup(ctx context.Context, id string) (simhash.Fingerprint, bool, error) {
 	entry, err := det.fc.Client.HGet(ctx, det.layout.idsKey(id), id).Bytes()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return 0, false, nil
 	case err != nil:
-		return 0, false, fleet.Wrap("Lookup", id, err)
+		return 0, false, err
 	case len(entry) != entrySize:
-		return 0, false, fleet.Wrap("Lookup", id, fmt.Errorf("%w: entry of %d bytes", neardup.ErrCorrupt, len(entry)))
+		return 0, false, fmt.Errorf("%w: entry of %d bytes", neardup.ErrCorrupt, len(entry))
 	}
 	return simhash.Fingerprint(binary.BigEndian.Uint64(entry)), true, nil
 }

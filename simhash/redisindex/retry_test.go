@@ -133,17 +133,17 @@ func TestCallRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := fleet.NewCall()
-	run := func(s *redis.Script, more ...any) []any {
-		res, err := s.Run(ctx, c, oneSlot{det}.keys(fp, call), oneSlot{det}.args(ctx, fp, more...)...).Slice()
+	run := func(mode, id string) []any {
+		res, err := oneSlotScript.Run(ctx, c, oneSlot{det}.keys(fp, call, mode), oneSlot{det}.args(ctx, fp, mode, id)...).Slice()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			t.Fatal(err)
 		}
 		return res
 	}
-	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
+	if res := run(modeMatchOrAdd, d.ID); len(res) != 0 {
 		t.Fatalf("first MatchOrAdd = %v, want added", res)
 	}
-	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
+	if res := run(modeMatchOrAdd, d.ID); len(res) != 0 {
 		t.Fatalf("MatchOrAdd sent again = %v, want the recorded 'added'", res)
 	}
 	ttl, err := c.PTTL(ctx, det.prefix+":c:"+call).Result()
@@ -159,19 +159,19 @@ func TestCallRecord(t *testing.T) {
 		t.Errorf("record TTL of a call without a deadline = %v, want CallTTL", ttl)
 	}
 	call = fleet.NewCall()
-	if res := run(matchOrAddScript, d.ID); len(res) != 0 {
+	if res := run(modeMatchOrAdd, d.ID); len(res) != 0 {
 		t.Fatalf("MatchOrAdd under a new call ID = %v, want its own page: added", res)
 	}
 	if n, err := c.Exists(ctx, det.prefix+":c:"+call).Result(); err != nil || n != 0 {
 		t.Errorf("its own page offered again wrote a call record (%d, %v)", n, err)
 	}
-	if res := run(matchOrAddScript, d.ID+"-copy"); len(res) != 2 || res[0] != d.ID || res[1] != int64(0) {
+	if res := run(modeMatchOrAdd, d.ID+"-copy"); len(res) != 2 || res[0] != d.ID || res[1] != int64(0) {
 		t.Fatalf("MatchOrAdd of the page under another ID = %v, want %s at 0", res, d.ID)
 	}
 	// Remove, twice under one call ID: 1 both times.
 	call = fleet.NewCall()
 	for i := range 2 {
-		n, err := removeScript.Run(ctx, c, oneSlot{det}.fixedKeys(call), oneSlot{det}.args(ctx, 0, d.ID)...).Int()
+		n, err := oneSlotScript.Run(ctx, c, oneSlot{det}.keys(0, call, modeRemove), oneSlot{det}.args(ctx, 0, modeRemove, d.ID)...).Int()
 		if err != nil || n != 1 {
 			t.Fatalf("Remove #%d = %d, %v; want 1", i, n, err)
 		}
@@ -206,7 +206,7 @@ func TestMaxDistanceRecorded(t *testing.T) {
 // through it.
 func TestScriptBlockKeys(t *testing.T) {
 	c, prefix := client(t)
-	script := redis.NewScript(scriptLib + "return blockKeys(tonumber(ARGV[2]), tonumber(ARGV[3]))")
+	script := redis.NewScript(entryLib + oneSlotLib + "return blockKeys(tonumber(ARGV[2]), tonumber(ARGV[3]))")
 	r := rand.New(rand.NewPCG(29, 30))
 	fps := []simhash.Fingerprint{0, 1, ^simhash.Fingerprint(0), 1 << 63, 0xFFFFFFFF, 0xFFFFFFFF00000000}
 	for range 20 {
@@ -218,7 +218,7 @@ func TestScriptBlockKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, fp := range fps {
-			got, err := script.Run(context.Background(), c, oneSlot{det}.fixedKeys(""), oneSlot{det}.args(context.Background(), fp)...).StringSlice()
+			got, err := script.Run(context.Background(), c, oneSlot{det}.keys(fp, "", modeRemove), oneSlot{det}.args(context.Background(), fp, modeMatch, "")...).StringSlice()
 			if want := (oneSlot{det}).blockKeys(nil, fp); err != nil || !slices.Equal(got, want) {
 				t.Errorf("k %d, fp %#x: script's keys %q (%v), want %q", k, uint64(fp), got, err, want)
 			}

@@ -25,7 +25,7 @@ import "github.com/redis/go-redis/v9"
 //	               re-sent by the client's retries finds it and returns it
 //	               instead of running again
 //
-// KEYS of every script: P:2:names, P:2:ids, P:2:next, P:2:k and
+// KEYS of oneSlotScript: P:2:names, P:2:ids, P:2:next, P:2:k and
 // P:2:c:<call> (Match passes a call key it never reads), then, but for
 // Remove, the nb block keys of the fingerprint (table t's key first for t =
 // 0..nb-1). ARGV: nb, the fingerprint's high and low 32 bits, k, the call
@@ -33,8 +33,10 @@ import "github.com/redis/go-redis/v9"
 // fingerprint kept under an ID, which Remove and Replace derive from the
 // kept entry: a script may touch keys it was not given, as long as they are
 // in its hash slot, which is why a repository must be on one server or in
-// one slot), and for the writers the ID.
-const scriptLib = `
+// one slot), the call's mode and, for the writers, the ID.
+
+// entryLib is the Lua both layouts' scripts share: reading entries.
+const entryLib = `
 local band, rshift = bit.band, bit.rshift
 -- pop32 counts the set bits of a 32-bit value (LuaBitOp's results are
 -- signed; the shifts are logical).
@@ -44,12 +46,38 @@ local function pop32(x)
   x = band(x + rshift(x, 4), 0x0F0F0F0F)
   return band(x, 255) + band(rshift(x, 8), 255) + band(rshift(x, 16), 255) + rshift(x, 24)
 end
-local nb = tonumber(ARGV[1])
+-- corrupt raises an error the client reports as neardup.ErrCorrupt: what
+-- the repository holds is not what the scripts write (a key changed or
+-- deleted by hand, an evicted key). The scripts raise it before their
+-- first write.
+local function corrupt(msg) error('NEARDUP_CORRUPT ' .. msg) end
+-- scan appends {entry, distance} to out for each entry of blob (a block
+-- key's value, or false) within k bits of (qhi, qlo) whose handle seen
+-- does not hold yet, and returns out.
+local function scan(blob, qhi, qlo, k, seen, out)
+  if not blob then return out end
+  if #blob % 16 ~= 0 then corrupt('block key of ' .. #blob .. ' bytes') end
+  for p = 1, #blob, 16 do
+    local hi, lo, h = struct.unpack('>I4I4I8', blob, p)
+    if not seen[h] then
+      local d = pop32(bit.bxor(hi, qhi)) + pop32(bit.bxor(lo, qlo))
+      if d <= k then
+        seen[h] = true
+        out[#out + 1] = string.sub(blob, p, p + 15)
+        out[#out + 1] = d
+      end
+    end
+  end
+  return out
+end
+`
+
+// oneSlotLib is oneSlotScript's own functions (the tests call them).
+const oneSlotLib = `
+local nb, mode, id = tonumber(ARGV[1]), ARGV[7], ARGV[8]
 local qhi, qlo, k = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local NAMES, IDS, NEXT, KK, CALL = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local B = 5 -- KEYS[B+1 .. B+nb] are the block keys of (qhi, qlo)
--- u32 returns the unsigned value of a LuaBitOp result.
-local function u32(x) return x % 4294967296 end
 local function mask(w) if w >= 32 then return -1 end return bit.lshift(1, w) - 1 end
 -- blockKeys returns the block keys of the fingerprint (hi, lo) (what the
 -- client's blockKeys returns: the blocks of fpblock.Split, values in hex).
@@ -60,90 +88,43 @@ local function blockKeys(hi, lo)
     if i < 64 % nb then w = w + 1 end
     local v
     if w == 64 then
-      if hi ~= 0 then v = string.format('%x', u32(hi)) .. string.format('%08x', u32(lo))
-      else v = string.format('%x', u32(lo)) end
+      if hi ~= 0 then v = string.format('%x', hi) .. string.format('%08x', lo)
+      else v = string.format('%x', lo) end
     else
       local x
       if shift >= 32 then x = band(rshift(hi, shift - 32), mask(w))
       elseif shift + w <= 32 then x = band(rshift(lo, shift), mask(w))
       else x = bit.bor(rshift(lo, shift), bit.lshift(band(hi, mask(shift + w - 32)), 32 - shift)) end
-      v = string.format('%x', u32(x))
+      v = string.format('%x', x % 4294967296)
     end
     ks[#ks + 1] = ARGV[6] .. ':b:' .. i .. ':' .. v
     shift = shift + w
   end
   return ks
 end
--- badk returns an error reply when the repository was made with another k;
--- a writer records k in a new repository.
-local function badk(write)
-  local kk = redis.call('GET', KK)
-  if kk and kk ~= ARGV[4] then
-    return redis.error_reply('NEARDUP_K the repository was made with T_B = ' .. kk .. ', not ' .. ARGV[4])
-  end
-  if not kk and write then redis.call('SET', KK, ARGV[4]) end
-  return nil
-end
--- recorded returns the result recorded under this call's ID, if any.
-local function recorded()
-  local r = redis.call('GET', CALL)
-  if r then return cmsgpack.unpack(r) end
-  return nil
-end
 -- record keeps res under this call's ID for ARGV[5] ms, and returns it.
 local function record(res)
   redis.call('SET', CALL, cmsgpack.pack(res), 'PX', ARGV[5])
   return res
 end
--- corrupt raises an error the client reports as neardup.ErrCorrupt: what
--- the repository holds is not what the scripts write (a key changed or
--- deleted by hand, an evicted key). The scripts raise it before their
--- first write.
-local function corrupt(msg) error('NEARDUP_CORRUPT ' .. msg) end
--- find returns {handle, distance, ...} of the entries within k bits, each once.
-local function find()
-  local out, seen = {}, {}
-  for t = B + 1, B + nb do
-    local blob = redis.call('GET', KEYS[t])
-    if blob then
-      if #blob % 16 ~= 0 then corrupt('block key of ' .. #blob .. ' bytes') end
-      for p = 1, #blob, 16 do
-        local hi, lo, h = struct.unpack('>I4I4I8', blob, p)
-        if not seen[h] then
-          local d = pop32(bit.bxor(hi, qhi)) + pop32(bit.bxor(lo, qlo))
-          if d <= k then
-            seen[h] = true
-            out[#out + 1] = h
-            out[#out + 1] = d
-          end
-        end
-      end
+-- named returns the IDs and distances of found {entry, distance, ...}
+-- but the entry skip; a handle with no ID is corrupt.
+local function named(found, skip)
+  local out = {}
+  for i = 1, #found, 2 do
+    if found[i] ~= skip then
+      local _, _, h = struct.unpack('>I4I4I8', found[i])
+      local name = redis.call('HGET', NAMES, string.format('%d', h))
+      if not name then corrupt('handle ' .. string.format('%d', h) .. ' has no ID') end
+      out[#out + 1] = name
+      out[#out + 1] = found[i + 1]
     end
   end
   return out
 end
--- named replaces each handle of found by its ID; a handle with no ID is
--- corrupt.
-local function named(found)
-  for i = 1, #found, 2 do
-    local id = redis.call('HGET', NAMES, string.format('%d', found[i]))
-    if not id then corrupt('handle ' .. string.format('%d', found[i]) .. ' has no ID') end
-    found[i] = id
-  end
-  return found
-end
--- own returns the handle of the entry kept under id, or nil, and whether
--- its fingerprint is the query's (its own page).
-local function own(id)
-  local entry = redis.call('HGET', IDS, id)
-  if not entry then return nil, false end
-  if #entry ~= 16 then corrupt('entry of ' .. #entry .. ' bytes') end
-  local hi, lo, h = struct.unpack('>I4I4I8', entry)
-  return h, hi == u32(qhi) and lo == u32(qlo)
-end
 -- add keeps the fingerprint under id: a new handle, an entry in each block
 -- key, and the two hashes.
-local function add(id)
+local function add()
   local h = redis.call('INCR', NEXT)
   local entry = struct.pack('>I4I4I8', qhi, qlo, h)
   for t = B + 1, B + nb do redis.call('APPEND', KEYS[t], entry) end
@@ -155,7 +136,7 @@ end
 -- server, or one hash slot with SingleSlot). The shortened strings are
 -- written (SET, which a server out of memory refuses) before any key is
 -- deleted (which it allows), so that a refusal leaves the page whole.
-local function forget(id)
+local function forget()
   local entry = redis.call('HGET', IDS, id)
   if not entry then return false end
   local hi, lo, h = struct.unpack('>I4I4I8', entry)
@@ -180,83 +161,67 @@ local function forget(id)
 end
 `
 
-// matchScript returns the IDs and distances of the kept fingerprints within
-// k bits: {id, distance, id, distance, ...}.
-var matchScript = redis.NewScript(scriptLib + `
-local bad = badk(false)
-if bad then return bad end
-return named(find())
-`)
-
-// matchOrAddScript is matchScript, and when nothing is found it keeps the
-// fingerprint under ARGV[7] and returns {} (recorded); an ID already kept
-// with this fingerprint (its own page) returns {} and changes nothing; an ID
-// kept with another that matches nothing returns {"", -1}.
-var matchOrAddScript = redis.NewScript(scriptLib + `
-local r = recorded()
-if r then return r end
-local bad = badk(true)
-if bad then return bad end
-local oh, same = own(ARGV[7])
-if same then return {} end
-local found = find()
-if #found > 0 then return named(found) end
-if oh then return {'', -1} end
-add(ARGV[7])
-return record({})
-`)
-
-// addScript keeps the fingerprint under ARGV[7] whatever is kept and
-// returns 1 (recorded); an ID already kept returns 0.
-var addScript = redis.NewScript(scriptLib + `
-local r = recorded()
-if r then return r end
-local bad = badk(true)
-if bad then return bad end
-if redis.call('HEXISTS', IDS, ARGV[7]) == 1 then return 0 end
-add(ARGV[7])
-return record(1)
-`)
-
-// removeScript forgets ARGV[7] (KEYS are the five fixed keys, no block
-// keys; the fingerprint's ARGV are unused). It returns 1 (recorded), or 0
-// when the ID is not kept.
-var removeScript = redis.NewScript(scriptLib + `
-local r = recorded()
-if r then return r end
-local bad = badk(true)
-if bad then return bad end
-if not forget(ARGV[7]) then return 0 end
-return record(1)
-`)
-
-// replaceScript forgets what is kept under ARGV[7], then keeps the
-// fingerprint under ARGV[7] unless a kept one is within k bits. It returns
-// {} when it kept the page, and the matches {id, distance, ...} when it did
-// not (recorded when it forgot the old page). An ID kept with this
-// fingerprint (its own page) returns {} and changes nothing. The matches
-// are found and named before the old page is forgotten, so that corrupt
-// data is reported before any write.
-var replaceScript = redis.NewScript(scriptLib + `
-local r = recorded()
-if r then return r end
-local bad = badk(true)
-if bad then return bad end
-local oh, same = own(ARGV[7])
-if same then return {} end
-local all, found = find(), {}
-for i = 1, #all, 2 do
-  if all[i] ~= oh then
-    found[#found + 1] = all[i]
-    found[#found + 1] = all[i + 1]
-  end
+// oneSlotScript runs a call (ARGV[7]) of a one-slot repository:
+//
+//   - match returns the IDs and distances of the kept fingerprints within
+//     k bits, {id, distance, id, distance, ...}, and writes nothing;
+//   - matchoradd does the same, and when nothing is found it keeps the
+//     fingerprint under the ID ARGV[8] and returns {}; an ID already kept
+//     with this fingerprint (its own page) returns {} and changes nothing;
+//     an ID kept with another that matches nothing returns {"", -1};
+//   - add keeps the fingerprint under ARGV[8] whatever is kept and returns
+//     1; an ID already kept returns 0;
+//   - remove forgets ARGV[8] (KEYS are the five fixed keys, no block keys;
+//     the fingerprint's ARGV are unused) and returns 1, or 0 when the ID is
+//     not kept;
+//   - replace forgets what is kept under ARGV[8], then keeps the
+//     fingerprint under ARGV[8] unless a kept one is within k bits. It
+//     returns {} when it kept the page, and the matches when it did not
+//     (the ID kept no more). An ID kept with this fingerprint (its own
+//     page) returns {} and changes nothing. The matches are found and named
+//     before the old page is forgotten, so that corrupt data is reported
+//     before any write.
+//
+// The result of a call that writes is recorded under its call key.
+var oneSlotScript = redis.NewScript(entryLib + oneSlotLib + `
+if mode ~= 'match' then
+  local r = redis.call('GET', CALL)
+  if r then return cmsgpack.unpack(r) end
 end
-found = named(found)
-local forgot = forget(ARGV[7])
+local kk = redis.call('GET', KK)
+if kk and kk ~= ARGV[4] then
+  return redis.error_reply('NEARDUP_K the repository was made with T_B = ' .. kk .. ', not ' .. ARGV[4])
+end
+if not kk and mode ~= 'match' then redis.call('SET', KK, ARGV[4]) end
+local found, seen = {}, {}
+if mode ~= 'add' and mode ~= 'remove' then
+  for t = B + 1, B + nb do scan(redis.call('GET', KEYS[t]), qhi, qlo, k, seen, found) end
+end
+if mode == 'match' then return named(found) end
+if mode == 'add' then
+  if redis.call('HEXISTS', IDS, id) == 1 then return 0 end
+  add()
+  return record(1)
+end
+if mode == 'remove' then
+  if not forget() then return 0 end
+  return record(1)
+end
+local own = redis.call('HGET', IDS, id)
+if own and #own ~= 16 then corrupt('entry of ' .. #own .. ' bytes') end
+if own and string.sub(own, 1, 8) == struct.pack('>I4I4', qhi, qlo) then return {} end
+if mode == 'matchoradd' then
+  if #found > 0 then return named(found) end
+  if own then return {'', -1} end
+  add()
+  return record({})
+end
+found = named(found, own) -- replace
+local forgot = forget()
 if #found > 0 then
   if forgot then return record(found) end
   return found
 end
-add(ARGV[7])
+add()
 return record({})
 `)

@@ -75,15 +75,6 @@ func bucketOf(id string) uint64 {
 	return f.Sum64() % buckets
 }
 
-// blockKeys returns the block keys of fp (hash tags of their own).
-func (det spread) blockKeys(fp simhash.Fingerprint) []string {
-	ks := make([]string, len(det.blocks))
-	for t, b := range det.blocks {
-		ks[t] = fmt.Sprintf("{%s:b:%d:%x}", det.prefix, t, b.Value(uint64(fp)))
-	}
-	return ks
-}
-
 // bucketKey returns the key name of the bucket b's part (ids, names, ...).
 func (det spread) bucketKey(b uint64, part string) string {
 	return "{" + det.prefix + ":p:" + strconv.FormatUint(b, 10) + "}:" + part
@@ -156,18 +147,20 @@ func (det spread) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardu
 	for b := range byBucket {
 		bs = append(bs, b)
 	}
-	flag := "0"
+	run := func(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
+		return s.Run(ctx, det.fc.Client, keys, args...)
+	}
 	if abort {
-		flag = "1"
+		run = det.fc.Run // acknowledged with ReplicaAck, as the writes it lets through are
 	}
 	ids := make([][]any, len(bs))
 	err := fleet.Parallel(len(bs), func(i int) error {
 		b := bs[i]
-		args := []any{flag}
+		args := []any{abort}
 		for _, x := range byBucket[b] {
 			args = append(args, x.h, x.entry)
 		}
-		res, err := resolveScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "ids")}, args...).Slice()
+		res, err := run(ctx, resolveScript, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "ids")}, args...).Slice()
 		if err == nil && len(res) != len(byBucket[b]) {
 			err = fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
 		}
@@ -196,7 +189,7 @@ func (det spread) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.
 	if err := det.checkK(ctx, false); err != nil {
 		return nil, err
 	}
-	keys := det.blockKeys(fp)
+	keys := det.blockKeys(nil, fp)
 	hs := make([][]hit, len(keys))
 	err := fleet.Parallel(len(keys), func(i int) error {
 		res, err := readScript.Run(ctx, det.fc.Client, keys[i:i+1], uint32(fp>>32), uint32(fp), det.k).Slice()
@@ -214,25 +207,19 @@ func (det spread) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.
 }
 
 // write runs the attempts of a write call until one ends it.
-func (det spread) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode int) ([]neardup.Match, bool, error) {
+func (det spread) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode string) ([]neardup.Match, bool, error) {
 	if err := det.checkK(ctx, true); err != nil {
 		return nil, false, err
 	}
 	if mode != modeAdd {
 		// Its own page, committed (an ID's entry is written by the
 		// commit): kept, nothing to change, no lease to take.
-		entry, err := det.fc.Client.HGet(ctx, det.bucketKey(bucketOf(d.ID), "ids"), d.ID).Bytes()
-		switch {
-		case errors.Is(err, redis.Nil):
-		case err != nil:
-			return nil, false, err
-		case len(entry) != entrySize:
-			return nil, false, fmt.Errorf("%w: the entry of the ID is %d bytes", neardup.ErrCorrupt, len(entry))
-		case simhash.Fingerprint(binary.BigEndian.Uint64(entry)) == fp:
-			return nil, true, nil
+		own, ok, err := det.lookup(ctx, d.ID)
+		if err != nil || ok && own == fp {
+			return nil, err == nil, err
 		}
 	}
-	keys := det.blockKeys(fp)
+	keys := det.blockKeys(nil, fp)
 	slices.Sort(keys)
 	var ms []neardup.Match
 	var kept bool
@@ -246,7 +233,7 @@ func (det spread) write(ctx context.Context, d *neardup.Document, fp simhash.Fin
 // died reports whether the test hook stops the attempt at step.
 func (det spread) died(step string) bool { return det.hook != nil && det.hook(step) }
 
-func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, a *fleet.Attempt, mode int) (ms []neardup.Match, kept bool, err error) {
+func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, keys []string, a *fleet.Attempt, mode string) (ms []neardup.Match, kept bool, err error) {
 	token := a.Token
 	b := bucketOf(d.ID)
 	var h uint64 // the reserved handle, 0 before the reservation
@@ -257,16 +244,11 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 	a.OnEnd(func(ctx context.Context) error {
 		return finishScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
 	})
-
-	replace := "0"
-	if mode == modeReplace {
-		replace = "1"
-	}
 	var r string
 	var rerr error
 	reserve := func() {
 		r, rerr = reserveScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), det.bucketKey(b, "c:"+token)},
-			d.ID, token, b, det.fc.RecordTTL(ctx).Milliseconds(), replace).Text()
+			d.ID, token, b, det.fc.RecordTTL(ctx).Milliseconds(), mode).Text()
 		if rerr == nil && strings.HasPrefix(r, "r") {
 			h, rerr = strconv.ParseUint(r[1:], 10, 64)
 		}
@@ -330,7 +312,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 				args = append(args, x.entry)
 			}
 		}
-		n, err := det.fc.Run(ctx, appendScript, []string{keys[i], keys[i] + ":l"}, args...).Int() // on the replicas before the commit, with ReplicaAck
+		n, err := det.fc.Run(ctx, fileScript, []string{keys[i], keys[i] + ":l"}, args...).Int() // on the replicas before the commit, with ReplicaAck
 		return n != 0, err
 	})
 	if err != nil {
@@ -344,7 +326,7 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 		return nil, false, errDied
 	}
 	res, err := det.fc.Run(ctx, commitScript, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)},
-		d.ID, h, entry, token, det.fc.RecordTTL(ctx).Milliseconds(), replace).Text()
+		d.ID, h, entry, token, det.fc.RecordTTL(ctx).Milliseconds(), mode).Text()
 	switch {
 	case err != nil:
 		return nil, false, err
@@ -393,9 +375,9 @@ func leases(keys []string) []string {
 // gone, so readers ignore what is left, and the next append to a key drops
 // it: a failure is safe to ignore.
 func (det spread) clean(ctx context.Context, entry string) error {
-	keys := det.blockKeys(simhash.Fingerprint(binary.BigEndian.Uint64([]byte(entry))))
+	keys := det.blockKeys(nil, simhash.Fingerprint(binary.BigEndian.Uint64([]byte(entry))))
 	return fleet.Parallel(len(keys), func(i int) error {
-		return cleanScript.Run(ctx, det.fc.Client, keys[i:i+1], entry).Err()
+		return fileScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"}, "", "", entry).Err()
 	})
 }
 

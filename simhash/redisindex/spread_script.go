@@ -29,50 +29,23 @@ import "github.com/redis/go-redis/v9"
 // A handle h is committed when names has h and pend does not; pending when
 // both have it; gone (never committed, aborted or removed) when names does
 // not.
-const spreadLib = `
-local band, rshift = bit.band, bit.rshift
-local function pop32(x)
-  x = x - band(rshift(x, 1), 0x55555555)
-  x = band(x, 0x33333333) + band(rshift(x, 2), 0x33333333)
-  x = band(x + rshift(x, 4), 0x0F0F0F0F)
-  return band(x, 255) + band(rshift(x, 8), 255) + band(rshift(x, 16), 255) + rshift(x, 24)
-end
--- find returns {entry, distance, ...} of the entries of blob within k bits
--- of (qhi, qlo), each handle once.
-local function find(blob, qhi, qlo, k)
-  local out, seen = {}, {}
-  if not blob then return out end
-  for p = 1, #blob, 16 do
-    local hi, lo, h = struct.unpack('>I4I4I8', blob, p)
-    if not seen[h] then
-      local d = pop32(bit.bxor(hi, qhi)) + pop32(bit.bxor(lo, qlo))
-      if d <= k then
-        seen[h] = true
-        out[#out + 1] = string.sub(blob, p, p + 15)
-        out[#out + 1] = d
-      end
-    end
-  end
-  return out
-end
-`
 
 // leaseScript takes (or renews) the lease of a block key for the attempt
 // whose token is ARGV[1], for ARGV[2] ms, and returns the key's entries
 // within ARGV[5] bits of the fingerprint (ARGV[3], ARGV[4]) as {entry,
 // distance, ...}; nil when another attempt holds the lease. KEYS: the block
 // key, its lease key.
-var leaseScript = redis.NewScript(spreadLib + `
+var leaseScript = redis.NewScript(entryLib + `
 local cur = redis.call('GET', KEYS[2])
 if cur and cur ~= ARGV[1] then return false end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-return find(redis.call('GET', KEYS[1]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+return scan(redis.call('GET', KEYS[1]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), {}, {})
 `)
 
 // readScript is leaseScript without the lease, for Match: KEYS the block
 // key, ARGV the fingerprint's two halves and k.
-var readScript = redis.NewScript(spreadLib + `
-return find(redis.call('GET', KEYS[1]), tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+var readScript = redis.NewScript(entryLib + `
+return scan(redis.call('GET', KEYS[1]), tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), {}, {})
 `)
 
 // resolveScript returns, for each pair of a handle and the entry that
@@ -105,13 +78,13 @@ return out
 
 // reserveScript gives the attempt ARGV[2] a new pending handle for the ID
 // ARGV[1] in bucket ARGV[3] and returns "r<handle>"; sent again, it returns
-// the same. An ID already kept returns "dup" unless ARGV[5] is "1"
-// (Replace). The state lives ARGV[4] ms. KEYS: ids, names, pend, next and
+// the same. An ID already kept returns "dup" unless ARGV[5] is "replace"
+// (the call's mode). The state lives ARGV[4] ms. KEYS: ids, names, pend, next and
 // the attempt's state key, of the ID's bucket.
 var reserveScript = redis.NewScript(`
 local r = redis.call('GET', KEYS[5])
 if r then return r end
-if ARGV[5] ~= '1' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'dup' end
+if ARGV[5] ~= 'replace' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'dup' end
 local h = string.format('%d', redis.call('INCR', KEYS[4]) * 16384 + tonumber(ARGV[3]))
 redis.call('SET', KEYS[5], 'r' .. h, 'PX', ARGV[4])
 redis.call('HSET', KEYS[2], h, ARGV[1])
@@ -119,27 +92,29 @@ redis.call('HSET', KEYS[3], h, ARGV[2])
 return 'r' .. h
 `)
 
-// appendScript appends the entry ARGV[2] to a block key if the attempt
-// ARGV[1] holds its lease, and drops the entries ARGV[3..] (found to be no
-// page's by the caller: dropped by entry, not by handle, since a handle can
-// be given again); it returns 1, or 0 when the lease is not the
-// attempt's (the fencing check). Sent again, it does not append twice.
+// fileScript files the entry ARGV[2] in a block key if the attempt ARGV[1]
+// holds its lease, and drops the entries ARGV[3..] (found to be no page's
+// by the caller: dropped by entry, not by handle, since a handle can be
+// given again); it returns 1, or 0 when the lease is not the attempt's
+// (the fencing check). Sent again, it does not append twice. With ARGV[1]
+// and ARGV[2] empty it only drops entries, with no lease (their pages are
+// gone, so readers already ignore them), and deletes a key left empty.
 // KEYS: the block key, its lease key.
-var appendScript = redis.NewScript(`
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+var fileScript = redis.NewScript(`
+if ARGV[1] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
 local blob = redis.call('GET', KEYS[1]) or ''
 local e = ARGV[2]
 local dead = {}
 for i = 3, #ARGV do dead[ARGV[i]] = true end
-local keep, have, drop = {}, false, false
+local keep, have = {}, e == ''
 for p = 1, #blob, 16 do
   local x = string.sub(blob, p, p + 15)
   if x == e then have = true end
-  if dead[x] then drop = true else keep[#keep + 1] = x end
+  if not dead[x] then keep[#keep + 1] = x end
 end
-if drop then
+if #keep * 16 < #blob then
   if not have then keep[#keep + 1] = e end
-  redis.call('SET', KEYS[1], table.concat(keep))
+  if #keep == 0 then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], table.concat(keep)) end
 elseif not have then
   redis.call('APPEND', KEYS[1], e)
 end
@@ -149,7 +124,7 @@ return 1
 // commitScript commits the pending handle ARGV[2] of the attempt ARGV[4]
 // as the page ARGV[1] with entry ARGV[3]: the commit point of a write. It
 // returns "added" (followed by the entry of the page it replaced, with
-// ARGV[6] = "1"), "dup" when the ID was kept meanwhile (not Replace), or
+// ARGV[6] = "replace", the call's mode), "dup" when the ID was kept meanwhile (not Replace), or
 // "aborted" when the handle is no longer the attempt's pending one (a
 // reader holding one of its block keys' leases aborted it). The result is
 // recorded for ARGV[5] ms. KEYS: ids, names, pend and the attempt's state
@@ -159,7 +134,7 @@ local r = redis.call('GET', KEYS[4])
 if r and string.sub(r, 1, 1) ~= 'r' then return r end
 if redis.call('HGET', KEYS[3], ARGV[2]) ~= ARGV[4] then return 'aborted' end
 local old = redis.call('HGET', KEYS[1], ARGV[1])
-if old and ARGV[6] ~= '1' then
+if old and ARGV[6] ~= 'replace' then
   redis.call('SET', KEYS[4], 'dup', 'PX', ARGV[5])
   redis.call('HDEL', KEYS[3], ARGV[2])
   redis.call('HDEL', KEYS[2], ARGV[2])
@@ -204,20 +179,4 @@ local _, _, h = struct.unpack('>I4I4I8', e)
 redis.call('HDEL', KEYS[2], string.format('%d', h))
 redis.call('HDEL', KEYS[1], ARGV[1])
 return e
-`)
-
-// cleanScript drops the entry ARGV[1] from a block key (deleting the key
-// when it is left empty). The entry's page is gone, so readers already
-// ignore it; no lease is needed.
-var cleanScript = redis.NewScript(`
-local blob = redis.call('GET', KEYS[1])
-if not blob then return 0 end
-local keep = {}
-for p = 1, #blob, 16 do
-  local x = string.sub(blob, p, p + 15)
-  if x ~= ARGV[1] then keep[#keep + 1] = x end
-end
-if #keep == 0 then return redis.call('DEL', KEYS[1]) end
-if #keep * 16 < #blob then redis.call('SET', KEYS[1], table.concat(keep)) end
-return 1
 `)
