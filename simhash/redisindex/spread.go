@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,21 +133,13 @@ func hits(res []any) ([]hit, error) {
 func (det spread) resolve(ctx context.Context, hs [][]hit, abort bool) ([]neardup.Match, map[string]bool, error) {
 	byBucket := map[uint64][]hit{}
 	seen := map[string]bool{}
-	for _, l := range hs {
-		for _, x := range l {
-			if !seen[x.entry] {
-				seen[x.entry] = true
-				byBucket[x.h%buckets] = append(byBucket[x.h%buckets], x)
-			}
+	for _, x := range slices.Concat(hs...) {
+		if !seen[x.entry] {
+			seen[x.entry] = true
+			byBucket[x.h%buckets] = append(byBucket[x.h%buckets], x)
 		}
 	}
-	if len(seen) == 0 {
-		return nil, nil, nil
-	}
-	bs := make([]uint64, 0, len(byBucket))
-	for b := range byBucket {
-		bs = append(bs, b)
-	}
+	bs := slices.Collect(maps.Keys(byBucket))
 	run := func(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
 		return s.Run(ctx, det.fc.Client, keys, args...)
 	}
@@ -244,20 +237,15 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 	a.OnEnd(func(ctx context.Context) error {
 		return finishScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "c:"+token)}, h, token).Err()
 	})
-	var r string
 	var rerr error
-	reserve := func() {
-		r, rerr = reserveScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "ids"), det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), det.bucketKey(b, "c:"+token)},
-			d.ID, token, b, det.fc.RecordTTL(ctx).Milliseconds(), mode).Text()
-		if rerr == nil && strings.HasPrefix(r, "r") {
-			h, rerr = strconv.ParseUint(r[1:], 10, 64)
-		}
-	}
-	// The reservation goes with the leases, in one round trip.
 	reserved := make(chan struct{})
-	go func() {
+	go func() { // the reservation goes with the leases, in one round trip
 		defer close(reserved)
-		reserve()
+		r, err := reserveScript.Run(ctx, det.fc.Client, []string{det.bucketKey(b, "names"), det.bucketKey(b, "pend"), det.bucketKey(b, "next"), det.bucketKey(b, "c:"+token)},
+			d.ID, token, b, det.fc.RecordTTL(ctx).Milliseconds()).Text()
+		if rerr = err; err == nil {
+			h, rerr = strconv.ParseUint(strings.TrimPrefix(r, "r"), 10, 64)
+		}
 	}()
 	hs, err := det.acquire(ctx, a, keys, fp)
 	<-reserved
@@ -285,19 +273,8 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 			return ms, false, nil
 		}
 	}
-	if rerr == nil && r == "dup" {
-		// The ID was kept when the reservation ran, before the reads; ask
-		// again now, under the leases, so that a page removed meanwhile is
-		// not reported a duplicate.
-		reserve()
-	}
-	switch {
-	case rerr != nil:
+	if rerr != nil {
 		return nil, false, rerr
-	case r == "dup":
-		return nil, false, neardup.ErrDuplicateID
-	case h == 0:
-		return nil, false, fmt.Errorf("%w: unexpected reply %q", ErrRedis, r)
 	}
 	if det.died("reserved") {
 		a.Die()

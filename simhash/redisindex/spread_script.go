@@ -78,17 +78,16 @@ return out
 
 // reserveScript gives the attempt ARGV[2] a new pending handle for the ID
 // ARGV[1] in bucket ARGV[3] and returns "r<handle>"; sent again, it returns
-// the same. An ID already kept returns "dup" unless ARGV[5] is "replace"
-// (the call's mode). The state lives ARGV[4] ms. KEYS: ids, names, pend, next and
-// the attempt's state key, of the ID's bucket.
+// the same. Whether the ID is kept is the commit's to decide. The state
+// lives ARGV[4] ms. KEYS: names, pend, next and the attempt's state key, of
+// the ID's bucket.
 var reserveScript = redis.NewScript(`
-local r = redis.call('GET', KEYS[5])
+local r = redis.call('GET', KEYS[4])
 if r then return r end
-if ARGV[5] ~= 'replace' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'dup' end
-local h = string.format('%d', redis.call('INCR', KEYS[4]) * 16384 + tonumber(ARGV[3]))
-redis.call('SET', KEYS[5], 'r' .. h, 'PX', ARGV[4])
-redis.call('HSET', KEYS[2], h, ARGV[1])
-redis.call('HSET', KEYS[3], h, ARGV[2])
+local h = string.format('%d', redis.call('INCR', KEYS[3]) * 16384 + tonumber(ARGV[3]))
+redis.call('SET', KEYS[4], 'r' .. h, 'PX', ARGV[4])
+redis.call('HSET', KEYS[1], h, ARGV[1])
+redis.call('HSET', KEYS[2], h, ARGV[2])
 return 'r' .. h
 `)
 
@@ -123,12 +122,12 @@ return 1
 
 // commitScript commits the pending handle ARGV[2] of the attempt ARGV[4]
 // as the page ARGV[1] with entry ARGV[3]: the commit point of a write. It
-// returns "added" (followed by the entry of the page it replaced, with
-// ARGV[6] = "replace", the call's mode), "dup" when the ID was kept meanwhile (not Replace), or
-// "aborted" when the handle is no longer the attempt's pending one (a
-// reader holding one of its block keys' leases aborted it). The result is
-// recorded for ARGV[5] ms. KEYS: ids, names, pend and the attempt's state
-// key, of the ID's bucket.
+// returns "added" (followed by the entry of the page it replaced, when
+// ARGV[6], the call's mode, is "replace"), "dup" when the ID is kept (not
+// Replace; the handle is aborted), or "aborted" when the handle is no
+// longer the attempt's pending one (a reader holding one of its block
+// keys' leases aborted it). The result is recorded for ARGV[5] ms. KEYS:
+// ids, names, pend and the attempt's state key, of the ID's bucket.
 var commitScript = redis.NewScript(`
 local r = redis.call('GET', KEYS[4])
 if r and string.sub(r, 1, 1) ~= 'r' then return r end
