@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -117,10 +116,7 @@ func (a *Attempt) release(ctx context.Context, held []bool) error {
 			ks = append(ks, k)
 		}
 	}
-	if len(ks) == 0 {
-		return nil
-	}
-	return Parallel(len(ks), func(i int) error {
+	return Parallel(len(ks), func(i int) error { // none: nil
 		return releaseScript.Run(ctx, a.core.Client, ks[i:i+1], a.Token).Err()
 	})
 }
@@ -140,19 +136,13 @@ func (a *Attempt) Lease(ctx context.Context, leases []string, take func(i int) (
 	n := len(leases)
 	a.leases, a.held = leases, make([]bool, n)
 	start := time.Now()
-	var mu sync.Mutex
-	first := n
 	err := Parallel(n, func(i int) error {
 		ok, err := take(i)
 		a.held[i] = ok && err == nil
-		if err == nil && !ok {
-			mu.Lock()
-			first = min(first, i)
-			mu.Unlock()
-		}
 		return err
 	})
-	if err != nil || first == n {
+	first := slices.Index(a.held, false) // the first lease another attempt holds
+	if err != nil || first < 0 {
 		return err
 	}
 	after := make([]bool, n)
@@ -186,15 +176,12 @@ func (a *Attempt) Lease(ctx context.Context, leases []string, take func(i int) (
 // ParallelHeld runs f(0) … f(n-1) at once as Parallel does; when none
 // fails but one reports its lease lost (false), it returns ErrAborted.
 func ParallelHeld(n int, f func(i int) (bool, error)) error {
-	var lost atomic.Bool
-	err := Parallel(n, func(i int) error {
-		held, err := f(i)
-		if err == nil && !held {
-			lost.Store(true)
-		}
+	held := make([]bool, n)
+	err := Parallel(n, func(i int) (err error) {
+		held[i], err = f(i)
 		return err
 	})
-	if err == nil && lost.Load() {
+	if err == nil && slices.Contains(held, false) {
 		return ErrAborted
 	}
 	return err

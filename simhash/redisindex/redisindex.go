@@ -345,24 +345,15 @@ func (det oneSlot) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup
 
 // write runs the call, which checks and writes in one step.
 func (det oneSlot) write(ctx context.Context, d *neardup.Document, fp simhash.Fingerprint, mode string) ([]neardup.Match, bool, error) {
-	res, err := det.run(ctx, fp, mode, d.ID).Result()
+	res, err := det.run(ctx, fp, mode, d.ID).Slice() // {} kept, {"", -1} the ID kept (with another page), or the matches
 	if err != nil {
 		return nil, false, err
 	}
-	switch res := res.(type) {
-	case int64: // Add: 1 kept, 0 the ID already kept
-		if res == 0 {
-			return nil, false, neardup.ErrDuplicateID
-		}
-		return nil, true, nil
-	case []any: // {} kept, {"", -1} the ID kept with another page, or the matches
-		if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
-			return nil, false, neardup.ErrDuplicateID
-		}
-		ms, err := matches(res)
-		return ms, err == nil && len(ms) == 0, err
+	if len(res) == 2 && res[0] == "" && res[1] == int64(-1) {
+		return nil, false, neardup.ErrDuplicateID
 	}
-	return nil, false, fmt.Errorf("%w: unexpected reply %v", ErrRedis, res)
+	ms, err := matches(res)
+	return ms, err == nil && len(ms) == 0, err
 }
 
 func (det oneSlot) remove(ctx context.Context, id string) error {

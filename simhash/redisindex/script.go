@@ -170,7 +170,7 @@ end
 //     with this fingerprint (its own page) returns {} and changes nothing;
 //     an ID kept with another that matches nothing returns {"", -1};
 //   - add keeps the fingerprint under ARGV[8] whatever is kept and returns
-//     1; an ID already kept returns 0;
+//     {}; an ID already kept returns {"", -1};
 //   - remove forgets ARGV[8] (KEYS are the five fixed keys, no block keys;
 //     the fingerprint's ARGV are unused) and returns 1, or 0 when the ID is
 //     not kept;
@@ -199,9 +199,9 @@ if mode ~= 'add' and mode ~= 'remove' then
 end
 if mode == 'match' then return named(found) end
 if mode == 'add' then
-  if redis.call('HEXISTS', IDS, id) == 1 then return 0 end
+  if redis.call('HEXISTS', IDS, id) == 1 then return {'', -1} end
   add()
-  return record(1)
+  return record({})
 end
 if mode == 'remove' then
   if not forget() then return 0 end

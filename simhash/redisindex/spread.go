@@ -19,39 +19,35 @@ import (
 )
 
 // The protocol of a spread repository (Options.Spread), whose keys lie in
-// many hash slots, so that no one script can check and write a page: the
+// many hash slots, so that no one script can check and write a page; the
+// package doc says why it keeps the guarantees of one slot. It is the
 // Spread protocol of internal/fleet (fleet.Core.Spread), shared with
-// minhash/redisindex. A write call (MatchOrAdd, Add, Replace) runs
-// attempts; an attempt, under a token (the call ID and the attempt's
+// minhash/redisindex: a write call (MatchOrAdd, Add, Replace) runs
+// attempts, and an attempt, under a token (the call ID and the attempt's
 // number):
 //
 //  1. leases the page's block keys in the order of their names
-//     (fleet.Attempt.Lease: all at once first; on a conflict it keeps the
-//     leases before the first held key, drops the others and goes on in
-//     order, waiting while another attempt holds a key), each lease read
-//     with the key's entries within T_B (leaseScript); in the same round trip it
-//     reserves a pending handle in the ID's bucket (reserveScript);
+//     (fleet.Attempt.Lease), each lease read with the key's entries within
+//     T_B (leaseScript); in the same round trip it reserves a pending
+//     handle in the ID's bucket (reserveScript);
 //  2. resolves the handles found (resolveScript, per bucket): a committed
-//     page whose entry is the one found is a match; a pending one is
-//     aborted, since its writer no longer holds the lease of the key it
-//     was found in; a match ends the call;
-//  3. appends the entry to every block key, each only while the lease is
-//     still the attempt's (appendScript, the fencing check);
+//     page whose entry is the one found is a match, and a match ends the
+//     call; a pending one is aborted, since its writer no longer holds the
+//     lease of the key it was found in;
+//  3. files the entry in every block key, each only while the lease is
+//     still the attempt's (fileScript, the fencing check);
 //  4. commits in the ID's bucket (commitScript): the one step that makes
-//     the page kept, refused when a reader aborted the handle;
+//     the page kept, refused when a reader aborted the handle or the ID is
+//     kept;
 //  5. ends (fleet.Core.Spread): releases its leases, aborts its
 //     reservation if it did not commit, and deletes its state
 //     (finishScript), in one round trip before the call returns.
 //
-// Two near-duplicates share a block key, whose lease one attempt holds at a
-// time, and every write to it needs the lease: the second to hold it reads
-// the first's entry there, and either finds it committed (a match) or
-// aborts it before it commits; a commit refused that way starts a new
-// attempt. An attempt that dies leaves a pending handle that no match
-// counts and the next lease holder of one of its keys aborts, leases that
-// expire after Options.LeaseTTL, and entries the next append to their key
-// drops. Each script is safe to send again: a lease, an append, a
-// reservation and a commit under one token happen once.
+// An attempt that dies leaves a pending handle that no match counts and the
+// next lease holder of one of its keys aborts, leases that expire after
+// Options.LeaseTTL, and entries the next filing in their key drops. Each
+// script is safe to send again: a lease, a filing, a reservation and a
+// commit under one token happen once.
 
 // buckets is the number of ID buckets (the bucket of a handle is handle mod
 // buckets).
@@ -186,10 +182,9 @@ func (det spread) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.
 	hs := make([][]hit, len(keys))
 	err := fleet.Parallel(len(keys), func(i int) error {
 		res, err := readScript.Run(ctx, det.fc.Client, keys[i:i+1], uint32(fp>>32), uint32(fp), det.k).Slice()
-		if err != nil {
-			return err
+		if err == nil {
+			hs[i], err = hits(res)
 		}
-		hs[i], err = hits(res)
 		return err
 	})
 	if err != nil {
@@ -324,28 +319,22 @@ func (det spread) attempt(ctx context.Context, d *neardup.Document, fp simhash.F
 // and returns each key's entries within T_B, read under its lease.
 func (det spread) acquire(ctx context.Context, a *fleet.Attempt, keys []string, fp simhash.Fingerprint) ([][]hit, error) {
 	hs := make([][]hit, len(keys))
-	err := a.Lease(ctx, leases(keys), func(i int) (bool, error) {
-		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"},
-			a.Token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
-		if errors.Is(err, redis.Nil) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		hs[i], err = hits(res)
-		return err == nil, err
-	})
-	return hs, err
-}
-
-// leases returns the lease keys of block keys.
-func leases(keys []string) []string {
-	ls := make([]string, len(keys))
+	ls := make([]string, len(keys)) // the lease keys
 	for i, k := range keys {
 		ls[i] = k + ":l"
 	}
-	return ls
+	err := a.Lease(ctx, ls, func(i int) (bool, error) {
+		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], ls[i]},
+			a.Token, det.fc.LeaseTTL.Milliseconds(), uint32(fp>>32), uint32(fp), det.k).Slice()
+		if errors.Is(err, redis.Nil) {
+			return false, nil // another attempt's
+		}
+		if err == nil {
+			hs[i], err = hits(res)
+		}
+		return err == nil, err
+	})
+	return hs, err
 }
 
 // clean drops entry from the block keys of its fingerprint. Its page is
@@ -380,10 +369,9 @@ func (det spread) idsKey(id string) string { return det.bucketKey(bucketOf(id), 
 
 // len counts the kept pages over every bucket.
 func (det spread) len(ctx context.Context) (int, error) {
-	cmds := make([]*redis.IntCmd, buckets)
-	_, err := det.fc.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for b := range cmds {
-			cmds[b] = p.HLen(ctx, det.bucketKey(uint64(b), "ids"))
+	cmds, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
+		for b := range uint64(buckets) {
+			p.HLen(ctx, det.bucketKey(b, "ids"))
 		}
 		return nil
 	})
@@ -392,7 +380,7 @@ func (det spread) len(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, c := range cmds {
-		n += int(c.Val())
+		n += int(c.(*redis.IntCmd).Val())
 	}
 	return n, nil
 }
