@@ -94,6 +94,7 @@
 package redisindex
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -263,13 +264,9 @@ const (
 // New returns a Detector. A nil Client or options out of range return an
 // error wrapping neardup.ErrInvalidOption. It does not contact Redis.
 func New(o Options) (*Detector, error) {
-	k := o.MaxDistance
-	switch {
-	case k == 0:
-		k = DefaultMaxDistance
-	case k == simhash.Identical:
-		k = 0
-	case k < 0 || k > MaxDistance:
+	o.MaxDistance = cmp.Or(o.MaxDistance, DefaultMaxDistance)
+	k := max(o.MaxDistance, 0) // simhash.Identical is T_B = 0
+	if o.MaxDistance != simhash.Identical && (k < 1 || k > MaxDistance) {
 		return nil, fmt.Errorf("redisindex: New: MaxDistance %d, want simhash.Identical, 0 or 1..%d: %w", o.MaxDistance, MaxDistance, neardup.ErrInvalidOption)
 	}
 	fc, err := fleet.New(fleet.Config{Client: o.Client, Prefix: o.Prefix, SingleSlot: o.SingleSlot, Spread: o.Spread, Timeout: o.Timeout,
@@ -279,10 +276,6 @@ func New(o Options) (*Detector, error) {
 	}
 	c := fc.Config
 	o.Prefix, o.Timeout, o.CallTTL, o.LeaseTTL, o.ReplicaTimeout = c.Prefix, c.Timeout, c.CallTTL, c.LeaseTTL, c.ReplicaTimeout
-	o.MaxDistance = k
-	if k == 0 {
-		o.MaxDistance = simhash.Identical
-	}
 	det := &Detector{opts: o, fc: fc, prefix: fc.KeyPrefix("2"), k: k, blocks: fpblock.Split(k)}
 	det.layout, det.keyFmt = oneSlot{det}, "%s:b:%d:%x"
 	if o.Spread {
@@ -307,9 +300,8 @@ func (det *Detector) blockKeys(ks []string, fp simhash.Fingerprint) []string {
 	return ks
 }
 
-// keys returns the keys of a call in mode under the call ID call: the
-// names and ids hashes, the handle counter, the T_B key, the key of the
-// call's record, then, but for Remove, the block keys of fp.
+// keys returns oneSlotScript's KEYS (script.go) for a call in mode under
+// the call ID call.
 func (det oneSlot) keys(fp simhash.Fingerprint, call, mode string) []string {
 	ks := make([]string, 0, len(det.blocks)+5)
 	ks = append(ks, det.prefix+":names", det.prefix+":ids", det.prefix+":next", det.prefix+":k", det.prefix+":c:"+call)
@@ -319,9 +311,8 @@ func (det oneSlot) keys(fp simhash.Fingerprint, call, mode string) []string {
 	return det.blockKeys(ks, fp)
 }
 
-// args returns oneSlotScript's ARGV: the number of blocks, fp's high and
-// low 32 bits, k, the call record's time to live in ms
-// (fleet.Core.RecordTTL), the prefix of the keys, the mode and the ID.
+// args returns oneSlotScript's ARGV (script.go), the call record's time to
+// live being fleet.Core.RecordTTL's.
 func (det oneSlot) args(ctx context.Context, fp simhash.Fingerprint, mode, id string) []any {
 	return []any{len(det.blocks), uint32(fp >> 32), uint32(fp), det.k, det.fc.RecordTTL(ctx).Milliseconds(), det.prefix, mode, id}
 }

@@ -30,10 +30,8 @@ import "github.com/redis/go-redis/v9"
 // Remove, the nb block keys of the fingerprint (table t's key first for t =
 // 0..nb-1). ARGV: nb, the fingerprint's high and low 32 bits, k, the call
 // record's time to live in milliseconds, P:2 (to name the block keys of a
-// fingerprint kept under an ID, which Remove and Replace derive from the
-// kept entry: a script may touch keys it was not given, as long as they are
-// in its hash slot, which is why a repository must be on one server or in
-// one slot), the call's mode and, for the writers, the ID.
+// page kept under an ID: see forget), the call's mode and, for the
+// writers, the ID.
 
 // entryLib is the Lua both layouts' scripts share: reading entries.
 const entryLib = `
