@@ -181,7 +181,7 @@ func (det spread) match(ctx context.Context, fp simhash.Fingerprint) ([]neardup.
 	keys := det.blockKeys(nil, fp)
 	hs := make([][]hit, len(keys))
 	err := fleet.Parallel(len(keys), func(i int) error {
-		res, err := readScript.Run(ctx, det.fc.Client, keys[i:i+1], uint32(fp>>32), uint32(fp), det.k).Slice()
+		res, err := leaseScript.Run(ctx, det.fc.Client, []string{keys[i], keys[i] + ":l"}, "", 0, uint32(fp>>32), uint32(fp), det.k).Slice() // no lease
 		if err == nil {
 			hs[i], err = hits(res)
 		}

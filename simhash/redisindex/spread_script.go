@@ -33,19 +33,15 @@ import "github.com/redis/go-redis/v9"
 // leaseScript takes (or renews) the lease of a block key for the attempt
 // whose token is ARGV[1], for ARGV[2] ms, and returns the key's entries
 // within ARGV[5] bits of the fingerprint (ARGV[3], ARGV[4]) as {entry,
-// distance, ...}; nil when another attempt holds the lease. KEYS: the block
-// key, its lease key.
+// distance, ...}; nil when another attempt holds the lease. With ARGV[1]
+// empty (Match) it only reads. KEYS: the block key, its lease key.
 var leaseScript = redis.NewScript(entryLib + `
-local cur = redis.call('GET', KEYS[2])
-if cur and cur ~= ARGV[1] then return false end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if ARGV[1] ~= '' then
+  local cur = redis.call('GET', KEYS[2])
+  if cur and cur ~= ARGV[1] then return false end
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+end
 return scan(redis.call('GET', KEYS[1]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), {}, {})
-`)
-
-// readScript is leaseScript without the lease, for Match: KEYS the block
-// key, ARGV the fingerprint's two halves and k.
-var readScript = redis.NewScript(entryLib + `
-return scan(redis.call('GET', KEYS[1]), tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), {}, {})
 `)
 
 // resolveScript returns, for each pair of a handle and the entry that
