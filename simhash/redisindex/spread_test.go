@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/simhash"
 )
 
 // The conformance suite and the fleet race on a spread repository on one
@@ -117,6 +118,34 @@ func TestSpreadMaxDistanceRecorded(t *testing.T) {
 	}
 	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
+	}
+}
+
+// A spread block key cut short is an error wrapping neardup.ErrCorrupt,
+// as on one slot, for a read and a write (without the length check of the
+// scripts' scan, Lua fails on the short tail: an error wrapping ErrRedis).
+func TestSpreadCorrupt(t *testing.T) {
+	c, prefix := client(t)
+	det, err := New(Options{Client: c, Prefix: prefix, MaxDistance: 6, Spread: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 41, Groups: 1, Members: 2})[0]
+	if err := det.Add(g[0]); err != nil {
+		t.Fatal(err)
+	}
+	fp, err := simhash.Of(g[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Append(context.Background(), det.blockKeys(nil, fp)[0], "cut").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := det.Match(g[1]); !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("Match with a block key cut short = %v, %v; want ErrCorrupt", ms, err)
+	}
+	if ms, added, err := det.MatchOrAdd(g[1]); added || !errors.Is(err, neardup.ErrCorrupt) {
+		t.Errorf("MatchOrAdd with a block key cut short = %v, %v, %v; want ErrCorrupt", ms, added, err)
 	}
 }
 
