@@ -255,20 +255,24 @@ type ownState struct {
 	hc, tc  []any
 }
 
-// committed returns the entry of a stored record value that is committed,
-// and false for a pending, aborted or removed one; any other value is an
+// stateOf returns the state of a stored record value ("P" pending, "C"
+// committed, "X" aborted, "D" removed: then the removing call's 16-byte ID
+// follows) and its entry; any other value, or an entry cut short, is an
 // error wrapping neardup.ErrCorrupt.
-func committed(v string) (string, bool, error) {
+func stateOf(v string) (byte, string, error) {
+	e := ""
 	switch {
-	case len(v) > 0 && v[0] == 'C':
-		if _, ok := splitEntry(v[1:]); !ok {
-			return "", false, fmt.Errorf("%w: committed record of %d bytes cut short", neardup.ErrCorrupt, len(v))
-		}
-		return v[1:], true, nil
-	case len(v) > 1 && (v[0] == 'P' || v[0] == 'X'), len(v) > 17 && v[0] == 'D':
-		return "", false, nil
+	case len(v) > 1 && strings.IndexByte("PCX", v[0]) >= 0:
+		e = v[1:]
+	case len(v) > 17 && v[0] == 'D':
+		e = v[17:]
+	default:
+		return 0, "", fmt.Errorf("%w: record of %d bytes in no state", neardup.ErrCorrupt, len(v))
 	}
-	return "", false, fmt.Errorf("%w: record of %d bytes in no state", neardup.ErrCorrupt, len(v))
+	if _, ok := splitEntry(e); !ok {
+		return 0, "", fmt.Errorf("%w: record of %d bytes cut short", neardup.ErrCorrupt, len(v))
+	}
+	return v[0], e, nil
 }
 
 // readOwn reads, in one pipeline, the page's template counts, the pages
@@ -405,57 +409,36 @@ func (det *Detector) records(ctx context.Context, handles []uint64, leased bool)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, err
 	}
-	vals := make([]string, len(handles))
-	var found []int // pending, aborted or removed, under leases
-	for i, c := range cmds {
-		vals[i] = c.Val()
-		if leased && len(vals[i]) > 1 && strings.IndexByte("PXD", vals[i][0]) >= 0 {
-			found = append(found, i)
-		}
-	}
-	err = fleet.Parallel(len(found), func(j int) error {
-		i := found[j]
-		if vals[i][0] == 'P' {
-			v, err := det.fc.Run(ctx, stateScript, []string{det.spread.record(handles[i])}, "X").Text() // acknowledged with ReplicaAck
-			if err != nil {
+	out := make([]string, len(handles))
+	err = fleet.Parallel(len(handles), func(i int) error {
+		v := cmds[i].Val()
+		st, e, err := stateOf(v)
+		if leased && err == nil && st == 'P' { // acknowledged with ReplicaAck
+			if v, err = det.fc.Run(ctx, stateScript, []string{det.spread.record(handles[i])}, "X").Text(); err != nil {
 				return err
 			}
-			vals[i] = v
+			st, e, err = stateOf(v)
 		}
-		return det.purge(ctx, handles[i], vals[i])
+		switch {
+		case v == "": // no record
+		case err != nil:
+			return err
+		case st == 'C':
+			out[i] = e
+		case leased && st != 'P':
+			return det.purge(ctx, handles[i], e)
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(handles))
-	for i, v := range vals {
-		if v != "" {
-			if out[i], _, err = committed(v); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // purge unfiles handle h from the postings of the keys, text hash and ID
-// of its record v and deletes the record, when v is aborted ("X") or
-// removed ("D"); what is left of the page is then gone. Each step is
-// idempotent, so two calls may purge one record at once.
-func (det *Detector) purge(ctx context.Context, h uint64, v string) error {
-	var e string
-	switch {
-	case len(v) > 1 && v[0] == 'X':
-		e = v[1:]
-	case len(v) > 17 && v[0] == 'D':
-		e = v[17:]
-	default:
-		return nil
-	}
-	f, ok := splitEntry(e)
-	if !ok {
-		return fmt.Errorf("%w: record of %d bytes cut short", neardup.ErrCorrupt, len(v))
-	}
+// of its entry e and deletes its record: what is left of a page aborted or
+// removed. Each step is idempotent, so two calls may purge one record at
+// once.
+func (det *Detector) purge(ctx context.Context, h uint64, e string) error {
+	f, _ := splitEntry(e) // whole: stateOf or entry made it
 	s, hb := det.spread, u64(h)
 	x := e[len(e)-len(f.rec)-8 : len(e)-len(f.rec)]
 	files := [][2]string{{s.textBucket(binary.BigEndian.Uint64([]byte(x))), x}, {s.idBucket(f.id), f.id}}
@@ -726,7 +709,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	// committed; purge it and try again. A step that fails ends the call,
 	// leaving what a client that died leaves, which a reader under leases
 	// purges.
-	if err := det.purge(ctx, h, "X"+e); err != nil {
+	if err := det.purge(ctx, h, e); err != nil {
 		return nil, false, wrap(op, d.ID, err)
 	}
 	return nil, false, fleet.ErrAborted
@@ -813,9 +796,12 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64) erro
 	if err != nil {
 		return wrap("Remove", id, err)
 	}
-	e, ok, err := committed(v)
-	if err == nil && !ok {
-		if err = det.purge(ctx, h, v); err == nil {
+	st, e, err := stateOf(v)
+	if err == nil && st != 'C' {
+		if st != 'P' { // what a call that died left
+			err = det.purge(ctx, h, e)
+		}
+		if err == nil {
 			err = neardup.ErrUnknownID
 		}
 	}
@@ -833,7 +819,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64) erro
 	case !ok: // removed by another call
 		return wrap("Remove", id, neardup.ErrUnknownID)
 	}
-	return wrap("Remove", id, det.purge(ctx, h, "D"+call+e))
+	return wrap("Remove", id, det.purge(ctx, h, e))
 }
 
 // handle returns the handle kept under id, and false when there is none.
