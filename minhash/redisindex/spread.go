@@ -475,7 +475,7 @@ func (det *Detector) applyTheme(ctx context.Context, host, t string) error {
 // the call's leases when leased): the pages filed
 // under two of keys, or under one filed under at most minhash.RareKey
 // pages (as the one-slot scripts' gather).
-func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64, leased bool) ([]string, error) {
+func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64, leased bool) ([]string, []int64, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
 	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range keys {
@@ -484,7 +484,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
+		return nil, nil, err
 	}
 	shared := map[uint64]int{}
 	var order, handles []uint64
@@ -512,7 +512,14 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 		}
 	}
 	entries, err := det.records(ctx, handles, leased)
-	return slices.DeleteFunc(entries, func(e string) bool { return e == "" }), err
+	var es []string
+	var hs []int64
+	for i, e := range entries {
+		if e != "" {
+			es, hs = append(es, e), append(hs, int64(handles[i]))
+		}
+	}
+	return es, hs, err
 }
 
 // spreadTemplates is templates for a spread repository.
@@ -594,8 +601,6 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 		return nil, false, wrap(op, d.ID, err)
 	case err != nil:
 		return nil, false, err
-	case !added && len(matches) > 0 && !replacing && matches[0].Score > 0:
-		_ = det.spreadRemember(ctx, r, matches[0]) // safe to ignore: see remember
 	}
 	return matches, added, nil
 }
@@ -616,9 +621,9 @@ func (det *Detector) spreadRead(ctx context.Context, d *neardup.Document, r *min
 	if replacing {
 		skip = own.own
 	}
-	entries, err := det.spreadCandidates(ctx, rd.query, skip, leased)
+	entries, hs, err := det.spreadCandidates(ctx, rd.query, skip, leased)
 	if err == nil {
-		err = det.judgeEntries(ctx, rd, entries, nil, found, replacing, nil)
+		err = det.judgeEntries(ctx, rd, entries, hs, found, replacing, nil)
 	}
 	return rd, own, err
 }
@@ -649,8 +654,12 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 			return nil, false, err
 		}
 	}
-	if len(rd.matches) > 0 {
-		return rd.matches, false, nil
+	if m := rd.matches; len(m) > 0 {
+		if h := rd.handles[m[0].ID]; !replacing && m[0].Score > 0 && h != 0 { // its first verdict
+			v := u64(uint64(h)) + u64(math.Float64bits(m[0].Score))
+			_ = det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v).Err() // safe to ignore: see remember
+		}
+		return m, false, nil
 	}
 	// Step 4: a pending record (SET NX: a handle another page has is drawn
 	// again), filed under its keys, text and ID, then committed unless
@@ -771,17 +780,6 @@ func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minha
 		return nil, wrap("Match", d.ID, err)
 	}
 	return rd.matches, nil
-}
-
-// spreadRemember is remember for a spread repository.
-func (det *Detector) spreadRemember(ctx context.Context, r *minhash.Record, m neardup.Match) error {
-	s := det.spread
-	h, err := det.client.HGet(ctx, s.idBucket(m.ID), m.ID).Result()
-	if err != nil || len(h) != 8 {
-		return err // a handle of another size: the page's next read reports it
-	}
-	v := h + u64(math.Float64bits(m.Score))
-	return det.client.HSetNX(ctx, s.verdBucket(r.TextHash()), u64(r.TextHash()), v).Err()
 }
 
 // spreadRemove forgets the page kept under id with handle h: its record

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -442,5 +443,38 @@ func TestSpreadTheme(t *testing.T) {
 		if got, _ := c.HGet(ctx, tb, b).Result(); got != step.want {
 			t.Errorf("step %d (%s %d %v): count %q, want %q", i, step.host, step.seq, step.on, got, step.want)
 		}
+	}
+}
+
+// A Spread call that finds its page near a kept page remembers that first
+// verdict under its text hash (the kept page's handle and the distance), as
+// the one-slot read does, so that offered again it gets the same answer
+// however the template model grows.
+func TestSpreadRemember(t *testing.T) {
+	c, prefix := client(t)
+	ctx := context.Background()
+	det, err := New(Options{Client: c, Prefix: prefix, Spread: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 48, Groups: 1, Members: 2})[0]
+	if _, added, err := det.MatchOrAdd(g[0]); !added || err != nil {
+		t.Fatalf("%s: added %v, %v", g[0].ID, added, err)
+	}
+	ms, added, err := det.MatchOrAdd(g[1])
+	if added || err != nil || len(ms) != 1 || ms[0].Score == 0 {
+		t.Fatalf("%s: %v, added %v, %v; want a near match", g[1].ID, ms, added, err)
+	}
+	r, err := det.judge.Record(g[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := spreadLayout{det}.handle(ctx, g[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := u64(h) + u64(math.Float64bits(ms[0].Score))
+	if v, err := c.HGet(ctx, det.spread.verdBucket(r.TextHash()), u64(r.TextHash())).Result(); v != want || err != nil {
+		t.Errorf("the verdict remembered: %x (%v), want %x", v, err, want)
 	}
 }
