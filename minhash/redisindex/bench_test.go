@@ -129,7 +129,7 @@ func scale(b *testing.B, crawl synth.Options, spread bool, o minhash.Options) {
 		b.Errorf("%d reads derived other keys than the Judge's", n)
 	}
 	if n <= 100_000 {
-		memoryByKind(b, c, prefix, kept)
+		memoryByKind(b, c, prefix, kept, spread)
 	}
 	if err := c.FlushDB(ctx).Err(); err != nil {
 		b.Fatal(err)
@@ -161,34 +161,73 @@ func serverTime(b *testing.B, c *redis.Client) time.Duration {
 }
 
 // memoryByKind logs the memory Redis reports (MEMORY USAGE) for each kind
-// of key of the repository (script.go's layout), per kept page, in key
-// order. The call records (c) expire after CallTTL.
-func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int) {
+// of key of the repository (script.go's layout; spread: the kind in the
+// hash tag, and after a dot the kind of key on that tag's slot), per kept
+// page, in key order. The call records (c) expire after CallTTL. For a
+// spread repository it reports too how its keys and their memory would
+// spread over a cluster of three primaries, each serving a third of the
+// slots: the most loaded one's share over the mean (keys-max/mean,
+// B-max/mean).
+func memoryByKind(b *testing.B, c *redis.Client, prefix string, kept int, spread bool) {
 	ctx := context.Background()
 	bytesBy := map[string]int64{}
 	keysBy := map[string]int{}
+	var shardKeys, shardBytes [3]int64
 	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
 		k := iter.Val()
-		rest := strings.TrimPrefix(strings.TrimPrefix(k, prefix+":m3:"), prefix+":ms:{")
+		rest := strings.TrimPrefix(k, prefix+":m3:")
+		if _, tagged, ok := strings.Cut(k, "{"); ok {
+			rest = tagged
+		}
 		kind, _, _ := strings.Cut(rest, ":")
-		switch { // a spread repository's leases and call records
-		case strings.Contains(k, ":c:"):
+		if _, after, ok := strings.Cut(rest, "}:"); ok {
+			sub, _, _ := strings.Cut(after, ":")
+			kind += "." + sub
+		}
+		if strings.Contains(k, ":c:") && !spread {
 			kind = "c"
-		case strings.Contains(k, ":L:"):
-			kind = "L"
-		case strings.HasSuffix(k, "}:T"):
-			kind = "T"
 		}
 		m, _ := c.MemoryUsage(ctx, k, 0).Result()
 		bytesBy[kind] += m
 		keysBy[kind]++
+		shard := slot(k) * 3 / 16384
+		shardKeys[shard]++
+		shardBytes[shard] += m
 	}
 	var line strings.Builder // one line: a benchmark's log keeps its first ten
 	for _, kind := range slices.Sorted(maps.Keys(bytesBy)) {
 		fmt.Fprintf(&line, "%s: %d keys, %.0f B/page; ", kind, keysBy[kind], float64(bytesBy[kind])/float64(kept))
 	}
 	b.Log(line.String())
+	if spread {
+		overMean := func(v [3]int64) float64 { return float64(slices.Max(v[:])) * 3 / float64(v[0]+v[1]+v[2]) }
+		b.ReportMetric(overMean(shardKeys), "keys-max/mean")
+		b.ReportMetric(overMean(shardBytes), "B-max/mean")
+	}
+}
+
+// slot returns the Redis Cluster hash slot of key: CRC16 (XMODEM) of its
+// hash tag (the bytes between its first "{" and the next "}", when there
+// are some) or of the whole key, mod 16384.
+func slot(key string) int {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
+	var crc uint16
+	for i := 0; i < len(key); i++ {
+		crc ^= uint16(key[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc) % 16384
 }
 
 // postingsScript reads and writes again the postings of 8 keys (ARGV[2] is

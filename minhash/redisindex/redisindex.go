@@ -58,9 +58,10 @@
 // mid-call leaves no page anyone sees and no lease past Options.LeaseTTL,
 // and a write step re-sent changes nothing. A Spread call takes
 // more round trips (about ten for a new page: reads before and under its
-// leases, the leases, its filings, its commit and its counts, each step
-// at once over its keys). docs/fleet.md has the
-// Redis settings the guarantees rely on, and the memory per page.
+// leases, the leases, its record, its filings, its commit, which counts
+// its blocks, and the release, each step at once over its keys).
+// docs/fleet.md has the Redis settings the guarantees rely on, and the
+// memory per page.
 package redisindex
 
 import (
@@ -201,8 +202,8 @@ type Detector struct {
 	// there, as if the client died: nothing released.
 	beforeCommit func() error
 	// afterCommit, when set (by tests), is called by a Spread call after it
-	// committed a new page, or marked a page removed, and before it counts
-	// or uncounts the page's blocks; an error it returns ends the call there.
+	// committed a new page, or marked a page removed, and before it applies
+	// the host's template changes; an error it returns ends the call there.
 	afterCommit func() error
 }
 
@@ -226,7 +227,7 @@ func New(o Options) (*Detector, error) {
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
 	det := &Detector{opts: o, fc: fc, client: o.Client, judge: judge, prefix: fc.KeyPrefix("m3"), cfg: cfg,
-		spread: spread{o.Prefix + ":ms"}}
+		spread: spread{o.Prefix + ":ms2"}}
 	det.layout = oneSlot{det}
 	if o.Spread {
 		det.layout = spreadLayout{det}
@@ -361,15 +362,6 @@ func splitEntry(e string) (entryFields, bool) {
 	}
 	f.rec = e[p:]
 	return f, true
-}
-
-// fromU32s returns the 4-byte big-endian values of s (what u32s wrote).
-func fromU32s(s string) []uint32 {
-	vs := make([]uint32, len(s)/4)
-	for i := range vs {
-		vs[i] = binary.BigEndian.Uint32([]byte(s[4*i : 4*i+4]))
-	}
-	return vs
 }
 
 // template returns the Template of a host whose blocks (ascending) have the

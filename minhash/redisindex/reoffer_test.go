@@ -2,6 +2,7 @@ package redisindex
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -14,14 +15,20 @@ import (
 // every page its first verdict, as the in-process Detector does: a page kept
 // the first time is its own page (added, no matches), a page found a near-duplicate is matched to
 // the page it was matched to first (the verdict Redis remembers), however
-// the template model has grown since.
+// the template model has grown since; on one slot and spread.
 func TestReoffer(t *testing.T) {
+	for _, spread := range []bool{false, true} {
+		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) { reoffer(t, spread) })
+	}
+}
+
+func reoffer(t *testing.T, spread bool) {
 	c, prefix := client(t)
 	pages, err := corpus.Read(filepath.Join("..", "..", "examples", "evaluate", "testdata", "en-sample"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	det, _ := New(Options{Client: c, Prefix: prefix})
+	det, _ := New(Options{Client: c, Prefix: prefix, Spread: spread})
 	var pipe preprocess.Pipeline
 	first := make([]string, len(pages)) // "" when kept the first time, else the page matched
 	kept := 0

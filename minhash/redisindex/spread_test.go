@@ -2,8 +2,10 @@ package redisindex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
-	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -56,8 +59,9 @@ func TestSpread(t *testing.T) {
 }
 
 // A client that dies between filing a new page and committing it leaves no
-// page anyone sees, and its leases hold the near-duplicates' calls back no
-// longer than LeaseTTL; a client that stalls past its deadline cannot commit
+// page anyone sees, its leases hold the near-duplicates' calls back no
+// longer than LeaseTTL, and the near-duplicate's call, which finds its page
+// pending, purges it; a client that stalls past its deadline cannot commit
 // (its page is not kept twice): it reads again and finds the page kept
 // meanwhile.
 func TestSpreadDeath(t *testing.T) {
@@ -74,8 +78,18 @@ func TestSpreadDeath(t *testing.T) {
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 43, Groups: 2, Members: 3})
 	dying, other := newDet(), newDet()
 	dying.beforeCommit = func() error { return errDied }
-	if _, _, err := dying.MatchOrAdd(g[0][0]); err != errDied {
+	if _, _, err := dying.MatchOrAdd(g[0][0]); !errors.Is(err, errDied) {
 		t.Fatalf("the dying client's call: %v", err)
+	}
+	records := func() int {
+		ks, err := c.Keys(ctx, prefix+":ms2:{h:*}:r:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ks)
+	}
+	if n := records(); n != 1 {
+		t.Fatalf("%d records after the death, want the dead client's page", n)
 	}
 	if ok, err := other.Contains(ctx, g[0][0].ID); ok || err != nil {
 		t.Fatalf("a page whose client died before its commit is kept (%v)", err)
@@ -92,13 +106,19 @@ func TestSpreadDeath(t *testing.T) {
 	if ms, err := other.Match(g[0][0]); err != nil || len(ms) != 1 || ms[0].ID != g[0][1].ID {
 		t.Errorf("Match of the dead client's page = %v, %v; want only the page kept after", ms, err)
 	}
+	// Purged: its record and the posting of its ID (the others as well:
+	// one purge unfiles them all).
+	if n := records(); n != 1 {
+		t.Errorf("%d records, want only the page kept after the death", n)
+	}
+	if h, err := c.HGet(ctx, other.spread.idBucket(g[0][0].ID), g[0][0].ID).Result(); err != redis.Nil {
+		t.Errorf("the dead client's ID still names handle %x (%v)", h, err)
+	}
 
 	// A client that stalls past its leases: another call keeps a
 	// near-duplicate meanwhile, finds the stalled page pending under a key
 	// it leases and aborts it; the stalled one cannot commit and finds the
-	// other. The other page is of another host, so that the stalled call's
-	// intent is not finished (and its page aborted) by the host's read.
-	g[1][1].Host = "elsewhere.example"
+	// other.
 	stalled := newDet()
 	released := make(chan struct{})
 	stalled.beforeCommit = func() error {
@@ -166,7 +186,7 @@ func withTemplate(t *testing.T, d *neardup.Document, host string) *neardup.Docum
 // model returns the template model a spread repository holds for the
 // hosts of pages: each host's block counts and template set, and the theme
 // counts of their blocks, as "kind host block" -> value; it fails the test
-// when a host still has intents.
+// when a host's log of template changes is not empty.
 func model(t *testing.T, det *Detector, pages [][]*neardup.Document) map[string]string {
 	t.Helper()
 	ctx := context.Background()
@@ -186,11 +206,8 @@ func model(t *testing.T, det *Detector, pages [][]*neardup.Document) map[string]
 		for _, b := range tmpl {
 			m[fmt.Sprintf("template %s %x", host, b)] = "1"
 		}
-		if n, _ := det.client.ZCard(ctx, keys[3]).Result(); n != 0 {
-			t.Errorf("%s: %d intents left", host, n)
-		}
 		if n, _ := det.client.HLen(ctx, keys[2]).Result(); n != 0 {
-			t.Errorf("%s: %d intent values left", host, n)
+			t.Errorf("%s: %d template changes not applied", host, n)
 		}
 		for _, d := range hp {
 			r, err := det.judge.Record(d)
@@ -207,31 +224,49 @@ func model(t *testing.T, det *Detector, pages [][]*neardup.Document) map[string]
 	return m
 }
 
-// A client that dies after committing a page and before counting its
-// blocks, or mid-Remove after marking its page removed, leaves an intent
-// that the next call reading the host past its due time carries out: the
-// template model is then the one of a repository where nobody died. A
-// count step re-sent, or run by two clients at once, counts once; a page
-// removed before its blocks were counted is counted neither way.
+// A page's blocks are counted in its host's model by its commit, and
+// uncounted by the step that marks it removed, so a client that dies after
+// either leaves the counts of a repository where nobody died; the template
+// changes it did not apply to the theme counts are applied by the host's
+// next call. A commit or a removal re-sent, or sent by two clients at once,
+// counts once; a Remove of a page whose Remove died purges what is left.
 func TestSpreadCounts(t *testing.T) {
 	c, prefix := client(t)
 	ctx := context.Background()
-	const ttl = 200 * time.Millisecond
 	pages := hostPages(t, []string{"lamps.example", "bulbs.example"}, 5)
 	a, b := pages[0], pages[1]
 	newDet := func(p string) *Detector {
-		det, err := New(Options{Client: c, Prefix: p, Spread: true, LeaseTTL: ttl})
+		det, err := New(Options{Client: c, Prefix: p, Spread: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return det
 	}
-	handle := func(det *Detector, id string) string {
-		h, err := det.client.HGet(ctx, det.spread.idBucket(id), id).Result()
-		if err != nil {
-			t.Fatalf("handle of %s: %v", id, err)
+	handle := func(det *Detector, id string) uint64 {
+		h, ok, err := spreadLayout{det}.handle(ctx, id)
+		if !ok || err != nil {
+			t.Fatalf("handle of %s: %v, %v", id, ok, err)
 		}
 		return h
+	}
+	// again sends the step that moved the record of d (to "C", or "D" by
+	// call) twice at once and then again: nothing moves, nothing counts.
+	again := func(det *Detector, d *neardup.Document, to, call string) {
+		r, err := det.judge.Record(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := handle(det, d.ID)
+		send := func() {
+			if ok, err := det.move(ctx, h, r, to, call); !ok || err != nil {
+				t.Errorf("%s sent again: %v, %v", to, ok, err)
+			}
+		}
+		var wg sync.WaitGroup
+		wg.Go(send)
+		wg.Go(send)
+		wg.Wait()
+		send()
 	}
 	run := func(p string, deaths bool) map[string]string {
 		live := newDet(p)
@@ -245,49 +280,46 @@ func TestSpreadCounts(t *testing.T) {
 		}
 		add := func(det *Detector, d *neardup.Document) {
 			_, added, err := det.MatchOrAdd(d)
-			if det == live && (!added || err != nil) || det != live && err != errDied {
+			if det == live && (!added || err != nil) || det != live && !errors.Is(err, errDied) {
 				t.Fatalf("%s: added %v, %v", d.ID, added, err)
 			}
 		}
 		for i := range 5 {
 			for _, hp := range pages {
 				switch {
-				case hp[0].Host == a[0].Host && i == 1, hp[0].Host == b[0].Host && i == 3:
+				case hp[0].Host == a[0].Host && (i == 1 || i == 2), hp[0].Host == b[0].Host && i == 3:
 					add(dying(), hp[i]) // dies after its commit
-				case hp[0].Host == a[0].Host && i == 2 && deaths:
-					add(dying(), hp[i])
-					// Its count step sent by two clients at once, then again.
-					f := "A" + handle(live, hp[i].ID)
-					var wg sync.WaitGroup
-					for range 2 {
-						wg.Go(func() {
-							if err := newDet(p).count(ctx, hp[i].Host, f); err != nil {
-								t.Error(err)
-							}
-						})
-					}
-					wg.Wait()
-					if err := live.count(ctx, hp[i].Host, f); err != nil {
-						t.Fatal(err)
+					if deaths && i == 2 {
+						again(live, hp[i], "C", "")
 					}
 				default:
 					add(live, hp[i])
 				}
 			}
 		}
-		// Removed before its count, by a client that does not die.
 		if err := live.Remove(b[3].ID); err != nil {
 			t.Fatal(err)
 		}
-		// A client dying mid-Remove, after marking the page removed.
-		det := dying()
-		if err := det.Remove(a[4].ID); det == live && err != nil || det != live && err != errDied {
+		// A client dying mid-Remove, after marking the page removed; the
+		// step sent again by its call; then a Remove of the page.
+		if deaths {
+			h := handle(live, a[4].ID)
+			det := dying()
+			if err := det.Remove(a[4].ID); !errors.Is(err, errDied) {
+				t.Fatalf("Remove of %s: %v", a[4].ID, err)
+			}
+			v, err := c.Get(ctx, live.spread.record(h)).Result()
+			if err != nil || v[0] != 'D' {
+				t.Fatalf("the record after the dead Remove: %.1q, %v", v, err)
+			}
+			again(live, a[4], "D", v[1:17])
+			if ok, err := live.Contains(ctx, a[4].ID); ok || err != nil {
+				t.Fatalf("%s is kept after its Remove (%v)", a[4].ID, err)
+			}
+		}
+		if err := live.Remove(a[4].ID); deaths && !errors.Is(err, neardup.ErrUnknownID) || !deaths && err != nil {
 			t.Fatalf("Remove of %s: %v", a[4].ID, err)
 		}
-		if ok, err := live.Contains(ctx, a[4].ID); ok || err != nil {
-			t.Fatalf("%s is kept after its Remove (%v)", a[4].ID, err)
-		}
-		time.Sleep(2 * ttl) // every intent due
 		var wg sync.WaitGroup
 		for _, hp := range pages { // the host's next calls, two at once
 			for _, d := range hp[:2] {
@@ -302,13 +334,7 @@ func TestSpreadCounts(t *testing.T) {
 		if n, err := live.Len(ctx); n != 8 || err != nil {
 			t.Errorf("%d pages kept (%v), want 8", n, err)
 		}
-		// Nothing is left of the intents but what model checks: the marks
-		// of those done expire when they are due.
-		if ks, err := c.Keys(ctx, p+":ms:{h:*}:d:*").Result(); len(ks) != 0 || err != nil {
-			t.Errorf("%d marks of intents done left after their due time (%v)", len(ks), err)
-		}
-		// The removal the dying client left is finished: record deleted.
-		if n, err := c.Keys(ctx, p+":ms:{r:*").Result(); len(n) != 8 || err != nil {
+		if n, err := c.Keys(ctx, p+":ms2:{h:*}:r:*").Result(); len(n) != 8 || err != nil {
 			t.Errorf("%d records (%v), want 8", len(n), err)
 		}
 		return model(t, live, pages)
@@ -342,21 +368,18 @@ func TestSpreadCounts(t *testing.T) {
 }
 
 // checkKeptCounts fails t unless the block counts of host "" (Race's
-// documents have none) are those of the pages kept, one of each group, once
-// the host's next calls have run, and no intent is left: call it when
-// every intent is due.
+// documents have none) are those of the pages kept, one of each group, and
+// no template change is left once the host's next call has run.
 func checkKeptCounts(t *testing.T, det *Detector, groups [][]*neardup.Document) {
 	t.Helper()
 	ctx := context.Background()
 	host := ""
 	keys := det.spread.hostKeys(host)
-	for range 8 { // each call finishes at most 8 intents
-		if _, err := det.Match(groups[0][0]); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := det.Match(groups[0][0]); err != nil {
+		t.Fatal(err)
 	}
-	if n, err := det.client.ZCard(ctx, keys[3]).Result(); n != 0 || err != nil {
-		t.Errorf("%d intents left on host %q (%v)", n, host, err)
+	if n, err := det.client.HLen(ctx, keys[2]).Result(); n != 0 || err != nil {
+		t.Errorf("%d template changes not applied on host %q (%v)", n, host, err)
 	}
 	want := map[string]string{}
 	for _, g := range groups {
@@ -423,59 +446,35 @@ func TestSpreadTheme(t *testing.T) {
 	}
 }
 
-// A Remove that finds its page's uncounting intent held by another call's
-// Remove, one whose client died before marking the page, waits for that
-// intent's due time, drops it, and removes the page: uncounted once.
-func TestSpreadRemoveBusy(t *testing.T) {
+// A Spread call that finds its page near a kept page remembers that first
+// verdict under its text hash (the kept page's handle and the distance), as
+// the one-slot read does, so that offered again it gets the same answer
+// however the template model grows.
+func TestSpreadRemember(t *testing.T) {
 	c, prefix := client(t)
 	ctx := context.Background()
-	const ttl = 200 * time.Millisecond
-	pages := hostPages(t, []string{"lamps.example"}, 4)
-	newDet := func(p string) *Detector {
-		det, err := New(Options{Client: c, Prefix: p, Spread: true, LeaseTTL: ttl})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range pages[0] {
-			if err := det.Add(d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return det
-	}
-	calm, det := newDet(prefix+"-calm"), newDet(prefix)
-	if err := calm.Remove(pages[0][1].ID); err != nil {
-		t.Fatal(err)
-	}
-	// The dead call's intent, as its Remove wrote it.
-	id := pages[0][1].ID
-	h, err := c.HGet(ctx, det.spread.idBucket(id), id).Result()
+	det, err := New(Options{Client: c, Prefix: prefix, Spread: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := det.judge.Record(pages[0][1])
+	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 48, Groups: 1, Members: 2})[0]
+	if _, added, err := det.MatchOrAdd(g[0]); !added || err != nil {
+		t.Fatalf("%s: added %v, %v", g[0].ID, added, err)
+	}
+	ms, added, err := det.MatchOrAdd(g[1])
+	if added || err != nil || len(ms) != 1 || ms[0].Score == 0 {
+		t.Fatalf("%s: %v, added %v, %v; want a near match", g[1].ID, ms, added, err)
+	}
+	r, err := det.judge.Record(g[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := recordScript.Run(ctx, c, []string{det.spread.record(0)}).Slice()
+	h, _, err := spreadLayout{det}.handle(ctx, g[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, _ := res[1].(int64)
-	if st, err := intentScript.Run(ctx, c, det.spread.hostKeys(r.Host()), "R"+h, "R"+fleet.NewCall()+u32s(r.Blocks()), now+ttl.Milliseconds()).Text(); st != "ok" || err != nil {
-		t.Fatalf("the dead call's intent: %q, %v", st, err)
-	}
-	start := time.Now()
-	if err := det.Remove(id); err != nil {
-		t.Fatal(err)
-	}
-	if waited := time.Since(start); waited < ttl/2 || waited > 4*ttl {
-		t.Errorf("the Remove took %v; the dead call's intent was due in %v", waited, ttl)
-	}
-	if ok, err := det.Contains(ctx, id); ok || err != nil {
-		t.Errorf("%s kept after its Remove (%v)", id, err)
-	}
-	if got, want := model(t, det, pages), model(t, calm, pages); !maps.Equal(got, want) {
-		t.Errorf("template model %v, want %v (as nobody died)", got, want)
+	want := u64(h) + u64(math.Float64bits(ms[0].Score))
+	if v, err := c.HGet(ctx, det.spread.verdBucket(r.TextHash()), u64(r.TextHash())).Result(); v != want || err != nil {
+		t.Errorf("the verdict remembered: %x (%v), want %x", v, err, want)
 	}
 }
