@@ -13,6 +13,8 @@ import (
 	"sync"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 // Pipeline turns a fetched page into a Page: text extraction, sentence
@@ -116,13 +118,13 @@ const (
 // Process preprocesses one page. It treats raw as HTML when it looks like
 // HTML (it starts with a tag, or a common tag such as <html>, <body>, <p> or
 // <div> appears in its first KiB) and as plain text otherwise, and decodes
-// it as Decode does (byte-order mark, <meta> charset, UTF-8, detection of a
+// it as charset.Decode does (byte-order mark, <meta> charset, UTF-8, detection of a
 // legacy encoding).
 //
 // Errors wrap ErrTooLarge (len(raw) > MaxBytes), ErrEmpty (no visible
 // text), ErrNotText (binary data: a binary format's magic number, compressed
-// or random bytes, control bytes, implausible UTF-16; see Decode) or
-// ErrInvalidUTF8 (more than MaxUndecodable of the page cannot be decoded;
+// or random bytes, control bytes, implausible UTF-16; see charset.Decode) or
+// ErrInvalidUTF8 (more than charset.MaxUndecodable of the page cannot be decoded;
 // an error wrapping ErrNotText matches ErrInvalidUTF8 too). The returned
 // Page shares no memory with raw.
 func (p *Pipeline) Process(raw []byte) (*Page, error) {
@@ -133,7 +135,7 @@ func (p *Pipeline) Process(raw []byte) (*Page, error) {
 // contentType: its charset, when it names one, decodes the page (before a
 // <meta> charset and detection; after a byte-order mark), and a media type of
 // text/plain, text/html or application/xhtml+xml chooses text or HTML. A
-// media type that is not text (image/*, application/pdf, ...; see Decode)
+// media type that is not text (image/*, application/pdf, ...; see charset.Decode)
 // gives an error wrapping ErrNotText, whatever the bytes look like; an empty
 // contentType or application/octet-stream leaves the decision to the bytes.
 func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error) {
@@ -181,9 +183,9 @@ func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Pag
 		return nil, ErrEmpty
 	}
 	isHTML := mode == modeHTML || (mode == modeSniff && looksLikeHTML(raw))
-	raw, _, err := decode(raw, contentType, isHTML, false)
+	raw, _, err := charset.DecodeKeepControls(raw, contentType, isHTML)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("preprocess: %w", err)
 	}
 	if mode == modeSniff && !isHTML {
 		isHTML = looksLikeHTML(raw) // a page decoded from UTF-16, say

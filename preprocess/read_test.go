@@ -3,11 +3,15 @@ package preprocess
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
+
+	"golang.org/x/text/encoding/japanese"
 )
 
 // lyingLen is a body whose Len is wrong.
@@ -88,3 +92,25 @@ func TestReadPageNoProgress(t *testing.T) {
 		t.Errorf("ReadPage of a stuck body = %q, %v; want its text and io.ErrNoProgress", b, err)
 	}
 }
+
+func TestProcessReader(t *testing.T) {
+	small, _ := New(Options{MaxBytes: 64})
+	if _, err := small.ProcessReader(strings.NewReader(strings.Repeat("word ", 100)), ""); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over MaxBytes: err = %v, want ErrTooLarge", err)
+	}
+	raw, err := japanese.ShiftJIS.NewEncoder().Bytes([]byte("テストのページです。"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := small.ProcessReader(bytes.NewReader(raw), "text/plain; charset=Shift_JIS")
+	if err != nil || !strings.Contains(pg.Text, "テスト") {
+		t.Errorf("ProcessReader = %v, %v", pg, err)
+	}
+	if _, err := small.ProcessReader(failing{}, ""); err == nil || !strings.HasPrefix(err.Error(), "preprocess: ") {
+		t.Errorf("failing reader: err = %v", err)
+	}
+}
+
+type failing struct{}
+
+func (failing) Read([]byte) (int, error) { return 0, fmt.Errorf("connection reset") }

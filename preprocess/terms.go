@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"unsafe"
+
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 // TextTerms calls fn once for each term of the plain text text, with its
@@ -31,11 +33,11 @@ func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error
 	if len(text) == 0 {
 		return ErrEmpty
 	}
-	// decode only reads its input (it returns it, a sub-slice of it, or
-	// new memory), so it may read text's bytes in place.
-	raw, _, err := decode(unsafe.Slice(unsafe.StringData(text), len(text)), "", false, false)
+	// charset.DecodeKeepControls only reads its input (it returns it, a
+	// sub-slice of it, or new memory), so it may read text's bytes in place.
+	raw, _, err := charset.DecodeKeepControls(unsafe.Slice(unsafe.StringData(text), len(text)), "", false)
 	if err != nil {
-		return err
+		return fmt.Errorf("preprocess: %w", err)
 	}
 	s := p.getScratch()
 	defer p.putScratch(s)
