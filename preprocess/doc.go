@@ -30,16 +30,16 @@
 //
 // A Pipeline runs these stages in order; each is also exported on its own:
 //
-//  1. Input checks: len > Options.MaxBytes gives ErrTooLarge (ProcessReader
+//  1. Input checks: len > Options.MaxBytes gives ErrTooLarge (ReadPage
 //     reads one byte past the limit, no more); empty input gives ErrEmpty.
 //  2. HTML or text: Process sniffs (a leading tag or a common tag in the first
-//     KiB means HTML); ProcessHTML and ProcessText skip the sniffing, and
-//     ProcessContent takes it from the HTTP Content-Type.
+//     KiB means HTML); ProcessContent takes it from the HTTP Content-Type
+//     (text/html or text/plain skip the sniffing).
 //  3. Decoding (package charset): what is not text is refused with
 //     ErrNotText (a media type that is not text, a binary format's magic
 //     number, compressed or random data, control bytes, implausible
 //     UTF-16). The encoding is the byte-order mark's, else the Content-Type
-//     charset (ProcessContent, ProcessReader), a <meta> charset, UTF-8,
+//     charset (ProcessContent), a <meta> charset, UTF-8,
 //     UTF-16 without a mark, or the most plausible legacy encoding; a
 //     declared charset that the page belies gives way. Undecodable bytes
 //     become U+FFFD, NUL and other control characters spaces; a page more

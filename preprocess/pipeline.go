@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"math/bits"
 	"mime"
 	"slices"
@@ -115,30 +114,46 @@ const (
 	modeText
 )
 
-// Process preprocesses one page. It treats raw as HTML when it looks like
-// HTML (it starts with a tag, or a common tag such as <html>, <body>, <p> or
-// <div> appears in its first KiB) and as plain text otherwise, and decodes
-// it as charset.Decode does (byte-order mark, <meta> charset, UTF-8, detection of a
-// legacy encoding).
+// Process preprocesses one page whose type and charset are unknown:
+// ProcessContent with an empty Content-Type. It treats raw as HTML when it
+// looks like HTML (it starts with a tag, or a common tag such as <html>,
+// <body>, <p> or <div> appears in its first KiB) and as plain text
+// otherwise, and decodes it as charset.Decode does (byte-order mark, <meta>
+// charset, UTF-8, detection of a legacy encoding).
 //
 // Errors wrap ErrTooLarge (len(raw) > MaxBytes), ErrEmpty (no visible
-// text), ErrNotText (binary data: a binary format's magic number, compressed
-// or random bytes, control bytes, implausible UTF-16; see charset.Decode) or
-// ErrInvalidUTF8 (more than charset.MaxUndecodable of the page cannot be decoded;
-// an error wrapping ErrNotText matches ErrInvalidUTF8 too). The returned
-// Page shares no memory with raw.
+// text), ErrNotText (binary data: a binary format's magic number,
+// compressed or random bytes, control bytes, implausible UTF-16; see
+// charset.Decode) or ErrInvalidUTF8 (more than charset.MaxUndecodable of
+// the page cannot be decoded; an error wrapping ErrNotText matches
+// ErrInvalidUTF8 too). The returned Page shares no memory with raw.
 func (p *Pipeline) Process(raw []byte) (*Page, error) {
 	return p.process(raw, "", modeSniff)
 }
 
 // ProcessContent is Process for a page fetched with the HTTP Content-Type
-// contentType: its charset, when it names one, decodes the page (before a
-// <meta> charset and detection; after a byte-order mark), and a media type of
-// text/plain, text/html or application/xhtml+xml chooses text or HTML. A
-// media type that is not text (image/*, application/pdf, ...; see charset.Decode)
-// gives an error wrapping ErrNotText, whatever the bytes look like; an empty
-// contentType or application/octet-stream leaves the decision to the bytes.
+// contentType, or known to be of that type:
+//   - the media type text/html or application/xhtml+xml makes raw HTML,
+//     text/plain makes it plain text (a blank line is a paragraph break
+//     that ends a sentence, a single line break a space), and any other
+//     text type, or none, leaves it to the bytes as Process does;
+//   - its charset, when it names one, decodes the page (before a <meta>
+//     charset and detection; after a byte-order mark);
+//   - a media type that is not text (image/*, application/pdf, ...; see
+//     charset.Decode) gives an error wrapping ErrNotText, whatever the bytes
+//     look like; application/octet-stream leaves the decision to the bytes.
+//
+// So ProcessContent(raw, "text/html") and ProcessContent(raw, "text/plain")
+// process input known to be HTML or plain text. A page read from a stream
+// is read with ReadPage(r, p.Options().MaxBytes) first (or with
+// neardup.NewDocumentReader).
 func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error) {
+	switch contentType {
+	case "text/html": // without parameters: the page's own charset, as ""
+		return p.process(raw, "", modeHTML)
+	case "text/plain":
+		return p.process(raw, "", modeText)
+	}
 	mode := modeSniff
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 		switch mt {
@@ -149,29 +164,6 @@ func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error)
 		}
 	}
 	return p.process(raw, contentType, mode)
-}
-
-// ProcessReader reads a page from r, at most MaxBytes of it (more is an
-// error wrapping ErrTooLarge, after reading one byte past the limit), and
-// processes it as ProcessContent does. It reads as ReadPage does.
-func (p *Pipeline) ProcessReader(r io.Reader, contentType string) (*Page, error) {
-	p.init()
-	raw, err := ReadPage(r, p.cfg.MaxBytes)
-	if err != nil {
-		return nil, fmt.Errorf("preprocess: reading the page: %w", err)
-	}
-	return p.ProcessContent(raw, contentType)
-}
-
-// ProcessHTML is Process for input known to be HTML.
-func (p *Pipeline) ProcessHTML(raw []byte) (*Page, error) {
-	return p.process(raw, "", modeHTML)
-}
-
-// ProcessText is Process for input known to be plain text: a blank line is
-// a paragraph break (it ends a sentence), a single line break is a space.
-func (p *Pipeline) ProcessText(raw []byte) (*Page, error) {
-	return p.process(raw, "", modeText)
 }
 
 func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Page, error) {

@@ -3,7 +3,6 @@ package preprocess
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,24 +92,27 @@ func TestReadPageNoProgress(t *testing.T) {
 	}
 }
 
-func TestProcessReader(t *testing.T) {
+// A page read with ReadPage at the Pipeline's MaxBytes and processed with
+// its Content-Type: one byte past the limit is ErrTooLarge, the header's
+// charset decodes the page.
+func TestReadPageThenProcessContent(t *testing.T) {
 	small, _ := New(Options{MaxBytes: 64})
-	if _, err := small.ProcessReader(strings.NewReader(strings.Repeat("word ", 100)), ""); !errors.Is(err, ErrTooLarge) {
+	read := func(r io.Reader, contentType string) (*Page, error) {
+		raw, err := ReadPage(r, small.Options().MaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		return small.ProcessContent(raw, contentType)
+	}
+	if _, err := read(strings.NewReader(strings.Repeat("word ", 100)), ""); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("over MaxBytes: err = %v, want ErrTooLarge", err)
 	}
 	raw, err := japanese.ShiftJIS.NewEncoder().Bytes([]byte("テストのページです。"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, err := small.ProcessReader(bytes.NewReader(raw), "text/plain; charset=Shift_JIS")
+	pg, err := read(bytes.NewReader(raw), "text/plain; charset=Shift_JIS")
 	if err != nil || !strings.Contains(pg.Text, "テスト") {
-		t.Errorf("ProcessReader = %v, %v", pg, err)
-	}
-	if _, err := small.ProcessReader(failing{}, ""); err == nil || !strings.HasPrefix(err.Error(), "preprocess: ") {
-		t.Errorf("failing reader: err = %v", err)
+		t.Errorf("Shift_JIS page = %v, %v", pg, err)
 	}
 }
-
-type failing struct{}
-
-func (failing) Read([]byte) (int, error) { return 0, fmt.Errorf("connection reset") }

@@ -240,7 +240,7 @@ func TestDecodeWrongSingleByteHeader(t *testing.T) {
 				}
 				wantText := want.Text
 				if strings.HasPrefix(ct, "text/plain") {
-					wantPg, _ := p.ProcessText([]byte(htmlPage(meta, tw.text)))
+					wantPg, _ := p.ProcessContent([]byte(htmlPage(meta, tw.text)), "text/plain")
 					wantText = wantPg.Text
 				}
 				if got.Text != wantText {

@@ -270,8 +270,8 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		if len(raw) > 0 {
-			if _, perr := p.ProcessHTML(raw); errors.Is(perr, charset.ErrNotText) != errors.Is(err0, charset.ErrNotText) {
-				t.Fatalf("ProcessHTML(%q) = %v; Decode %v", raw, perr, err0)
+			if _, perr := p.ProcessContent(raw, "text/html"); errors.Is(perr, charset.ErrNotText) != errors.Is(err0, charset.ErrNotText) {
+				t.Fatalf("ProcessContent(%q, text/html) = %v; Decode %v", raw, perr, err0)
 			}
 		}
 	})
