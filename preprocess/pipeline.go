@@ -295,35 +295,19 @@ func (p *Pipeline) putScratch(s *scratch) {
 // (a token first seen after that is skipped), at most maxIDs tokens and
 // maxLines lines. (A token never spans lines: '\n' separates tokens.)
 func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
-	// About one distinct surface per 40 bytes of English text, one per 10 of
-	// Chinese; the index grows if a page has more.
-	// (at most 1<<17 at first: distinct words grow slower than pages).
-	n := min(len(text)/8, 1<<17, maxSurfs)
-	s.surfIdx.reset(n)
-	if cap(s.surfs) < n {
-		s.surfs = make([]surface, 0, n)
-	}
-	if n := min(len(text)/4, 1<<19, maxIDs); cap(s.ids) < n {
-		s.ids = make([]int32, 0, n)
-	}
-	if s.front == nil {
-		s.front = new(frontCache)
-	} else {
-		clear(s.front[:])
-	}
+	s.resetSurfaces(len(text), maxSurfs, maxIDs)
 	seen := 0 // tokens seen, recorded or not
+	// sink records a token: tok, a sub-string of text, or, when tok is "",
+	// a word that lower-casing changed, in low. Short tokens go through the
+	// front cache (a cleared slot's key, 0, matches no token). Its body is
+	// here, not in a method, so that no call is added per token.
 	sink := func(tok string, low []byte, kind tokenKind, runes int) {
 		seen++
 		var id int32
 		var added bool
 		switch {
 		case len(s.surfs) >= maxSurfs:
-			if tok != "" {
-				id = s.surfIdx.lookup(tok)
-			} else {
-				id = s.surfIdx.lookupBytes(low)
-			}
-			if id < 0 {
+			if id = s.knownSurface(tok, low); id < 0 {
 				return
 			}
 		case tok != "":
@@ -331,31 +315,25 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			if !short {
 				k, short = packSlow(tok)
 			}
-			if !short {
-				id, added = s.surfIdx.find(tok)
-				break
-			}
 			e := &s.front[frontSlot(k)]
-			if e.key == k {
+			if short && e.key == k {
 				id = e.id
 				break
 			}
-			id, added = s.surfIdx.find(tok)
-			e.key, e.id = k, id
-		default: // a word that lower-casing changed, in low
+			if id, added = s.surfIdx.find(tok); short {
+				e.key, e.id = k, id
+			}
+		default:
 			k, short := packBytes(low)
 			if !short {
 				k, short = packSlow(unsafe.String(unsafe.SliceData(low), len(low)))
 			}
-			var e *frontEntry
-			if short {
-				if e = &s.front[frontSlot(k)]; e.key == k {
-					id = e.id
-					break
-				}
+			e := &s.front[frontSlot(k)]
+			if short && e.key == k {
+				id = e.id
+				break
 			}
-			id, added = s.surfIdx.findBytes(low)
-			if short {
+			if id, added = s.surfIdx.findBytes(low); short {
 				e.key, e.id = k, id
 			}
 		}
@@ -367,6 +345,13 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			s.ids = append(s.ids, id)
 		}
 	}
+	s.scanLines(text, maxLines, sink, &seen)
+}
+
+// scanLines runs sink over the tokens of text line by line and records in
+// s.spans the first maxLines lines that hold a token: those during which
+// sink raised *seen.
+func (s *scratch) scanLines(text string, maxLines int, sink tokenSink, seen *int) {
 	line := int32(0)
 	for start := 0; start < len(text); line++ {
 		end := strings.IndexByte(text[start:], '\n')
@@ -375,13 +360,44 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 		} else {
 			end += start
 		}
-		before := seen
+		before := *seen
 		s.low = scanTokens(text[start:end], s.low, sink)
-		if seen > before && int(line) < maxLines {
+		if *seen > before && int(line) < maxLines {
 			s.spans = appendDoubling(s.spans, lineSpan{line: line, start: int32(start), end: int32(end), ids: int32(len(s.ids))})
 		}
 		start = end + 1
 	}
+}
+
+// resetSurfaces readies the surface index, the surfaces, the ids and the
+// front cache of s for a text of n bytes.
+func (s *scratch) resetSurfaces(n, maxSurfs, maxIDs int) {
+	// About one distinct surface per 40 bytes of English text, one per 10 of
+	// Chinese; the index grows if a page has more.
+	// (at most 1<<17 at first: distinct words grow slower than pages).
+	surfs := min(n/8, 1<<17, maxSurfs)
+	s.surfIdx.reset(surfs)
+	if cap(s.surfs) < surfs {
+		s.surfs = make([]surface, 0, surfs)
+	}
+	if ids := min(n/4, 1<<19, maxIDs); cap(s.ids) < ids {
+		s.ids = make([]int32, 0, ids)
+	}
+	if s.front == nil {
+		s.front = new(frontCache)
+	} else {
+		clear(s.front[:])
+	}
+}
+
+// knownSurface returns the id of the surface tok (or low, when tok is "":
+// see scanTokens), or -1 when the page has no such surface: once the page
+// has maxSurfs surfaces, new ones are not added.
+func (s *scratch) knownSurface(tok string, low []byte) int32 {
+	if tok != "" {
+		return s.surfIdx.lookup(tok)
+	}
+	return s.surfIdx.lookupBytes(low)
 }
 
 // analyse builds the Page from the visible text in s.text.
