@@ -306,8 +306,13 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 		var id int32
 		var added bool
 		switch {
-		case len(s.surfs) >= maxSurfs:
-			if id = s.knownSurface(tok, low); id < 0 {
+		case len(s.surfs) >= maxSurfs: // known surfaces only
+			if tok != "" {
+				id = s.surfIdx.lookup(tok)
+			} else {
+				id = s.surfIdx.lookupBytes(low)
+			}
+			if id < 0 {
 				return
 			}
 		case tok != "":
@@ -388,16 +393,6 @@ func (s *scratch) resetSurfaces(n, maxSurfs, maxIDs int) {
 	} else {
 		clear(s.front[:])
 	}
-}
-
-// knownSurface returns the id of the surface tok (or low, when tok is "":
-// see scanTokens), or -1 when the page has no such surface: once the page
-// has maxSurfs surfaces, new ones are not added.
-func (s *scratch) knownSurface(tok string, low []byte) int32 {
-	if tok != "" {
-		return s.surfIdx.lookup(tok)
-	}
-	return s.surfIdx.lookupBytes(low)
 }
 
 // analyse builds the Page from the visible text in s.text.
