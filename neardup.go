@@ -119,7 +119,8 @@ type ContentAnalyzer interface {
 
 // NewDocumentContent is NewDocument for a page fetched with the HTTP
 // Content-Type header contentType (may be ""): its charset decodes the page
-// before any <meta> charset or detection does (see preprocess.Decode).
+// before any <meta> charset or detection does (see package
+// preprocess/charset).
 func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw []byte) (*Document, error) {
 	if a == nil {
 		return nil, errorf("neardup: NewDocumentContent %s: nil ContentAnalyzer: %w", docid.Quote(id), ErrInvalidOption)

@@ -21,7 +21,7 @@ func BenchmarkPreprocessHTML(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := p.ProcessHTML(raw); err != nil {
+				if _, err := p.ProcessContent(raw, "text/html"); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -127,7 +127,7 @@ func TestBlockKinds(t *testing.T) {
 	var p Pipeline
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			pg, err := p.ProcessHTML([]byte(c.in))
+			pg, err := p.ProcessContent([]byte(c.in), "text/html")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestBlockKinds(t *testing.T) {
 
 func TestBlockLinks(t *testing.T) {
 	var p Pipeline
-	pg, err := p.ProcessHTML([]byte(`<p>four <a href=x>link</a></p><p><a name=y>anchor</a> only</p>`))
+	pg, err := p.ProcessContent([]byte(`<p>four <a href=x>link</a></p><p><a name=y>anchor</a> only</p>`), "text/html")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestBlockMain(t *testing.T) {
 		{`<main><p>Main text</p></main><aside><article>Teaser</article></aside><div><article>Another teaser</article></div>`, []bool{true, false, false}},
 	}
 	for _, c := range cases {
-		pg, err := p.ProcessHTML([]byte(c.in))
+		pg, err := p.ProcessContent([]byte(c.in), "text/html")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestBlockMain(t *testing.T) {
 			t.Errorf("Main of the blocks of %q = %v, want %v", c.in, got, c.want)
 		}
 	}
-	pg, err := p.ProcessText([]byte("Plain text\n\nis never main"))
+	pg, err := p.ProcessContent([]byte("Plain text\n\nis never main"), "text/plain")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestBlockMain(t *testing.T) {
 
 func TestBlocksPlainText(t *testing.T) {
 	var p Pipeline
-	pg, err := p.ProcessText([]byte("Navigation Home\n\n--- | ---\n\nThe text of the page."))
+	pg, err := p.ProcessContent([]byte("Navigation Home\n\n--- | ---\n\nThe text of the page."), "text/plain")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestBlocksTestdata(t *testing.T) {
 		}
 		checkLines(t, raw)
 		for _, p := range []*Pipeline{new(Pipeline), small} {
-			pg, err := p.ProcessHTML(raw)
+			pg, err := p.ProcessContent(raw, "text/html")
 			if err != nil {
 				t.Fatal(err)
 			}

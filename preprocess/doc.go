@@ -10,10 +10,10 @@
 //	stop words only                               a Page without terms (detectors: ErrNoFeatures)
 //	larger than Options.MaxBytes (8 MiB)          ErrTooLarge, before any work
 //	binary data, non-text media type              ErrNotText (errors.Is also matches ErrInvalidUTF8)
-//	undecodable text (over MaxUndecodable)        ErrInvalidUTF8
+//	undecodable text (charset.MaxUndecodable)     ErrInvalidUTF8
 //	invalid UTF-8 bytes in a UTF-8 page           each becomes U+FFFD
 //	a page cut in mid-character                   the cut character becomes U+FFFD
-//	legacy encoding, declared or not              decoded (Decode: header, <meta>, detection)
+//	legacy encoding, declared or not              decoded (charset.Decode: header, <meta>, detection)
 //	wrong declared charset                        detection, when the declaration fails on the page
 //	NUL and other control characters              spaces
 //	markup soup, unclosed tags                    the HTML5 tokenizer's reading of it
@@ -30,22 +30,21 @@
 //
 // A Pipeline runs these stages in order; each is also exported on its own:
 //
-//  1. Input checks: len > Options.MaxBytes gives ErrTooLarge (ProcessReader
+//  1. Input checks: len > Options.MaxBytes gives ErrTooLarge (ReadPage
 //     reads one byte past the limit, no more); empty input gives ErrEmpty.
 //  2. HTML or text: Process sniffs (a leading tag or a common tag in the first
-//     KiB means HTML); ProcessHTML and ProcessText skip the sniffing, and
-//     ProcessContent takes it from the HTTP Content-Type.
-//  3. Decoding (Decode): what is not text is refused with ErrNotText (a
-//     media type that is not text, the magic number of a binary format,
-//     compressed or random data, more than MaxControl control bytes,
-//     implausible UTF-16). The encoding is the byte-order mark's, else the
-//     Content-Type charset (ProcessContent, ProcessReader), a <meta>
-//     charset, UTF-8, UTF-16 without a mark, or the most plausible legacy
-//     encoding (GB18030/GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R,
-//     Windows-1251, Windows-1252); a declared charset that the page belies
-//     gives way (see Decode). Undecodable bytes become U+FFFD, NUL and other
-//     control characters spaces; a page more than MaxUndecodable of which
-//     cannot be decoded gives ErrInvalidUTF8.
+//     KiB means HTML); ProcessContent takes it from the HTTP Content-Type
+//     (text/html or text/plain skip the sniffing).
+//  3. Decoding (package charset): what is not text is refused with
+//     ErrNotText (a media type that is not text, a binary format's magic
+//     number, compressed or random data, control bytes, implausible
+//     UTF-16). The encoding is the byte-order mark's, else the Content-Type
+//     charset (ProcessContent), a <meta> charset, UTF-8,
+//     UTF-16 without a mark, or the most plausible legacy encoding; a
+//     declared charset that the page belies gives way. Undecodable bytes
+//     become U+FFFD, NUL and other control characters spaces; a page more
+//     than charset.MaxUndecodable of which cannot be decoded gives
+//     ErrInvalidUTF8.
 //  4. Visible text (AppendHTMLText, AppendPlainText): the streaming
 //     golang.org/x/net/html Tokenizer; script, style, noscript, template,
 //     iframe, title and comments dropped; entities decoded; white space

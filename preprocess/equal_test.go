@@ -37,8 +37,8 @@ func goldenCases(t *testing.T) (names []string, digests []string) {
 	}
 	entries := []entry{
 		{"Process", (*Pipeline).Process},
-		{"ProcessHTML", (*Pipeline).ProcessHTML},
-		{"ProcessText", (*Pipeline).ProcessText},
+		{"ProcessContent-html", func(p *Pipeline, raw []byte) (*Page, error) { return p.ProcessContent(raw, "text/html") }},
+		{"ProcessContent-text", func(p *Pipeline, raw []byte) (*Page, error) { return p.ProcessContent(raw, "text/plain") }},
 	}
 	add := func(name string, pg *Page, err error) {
 		names = append(names, name)
@@ -71,9 +71,9 @@ func goldenCases(t *testing.T) (names []string, digests []string) {
 			if n > len(raw) {
 				continue
 			}
-			pg, err := p.ProcessHTML(raw[:n])
+			pg, err := p.ProcessContent(raw[:n], "text/html")
 			add(fmt.Sprintf("%s/prefix-%d", base, n), pg, err)
-			pg, err = p.ProcessHTML(raw[len(raw)-n:])
+			pg, err = p.ProcessContent(raw[len(raw)-n:], "text/html")
 			add(fmt.Sprintf("%s/suffix-%d", base, n), pg, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/neardup/neardup/internal/sentinel"
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 // Sentinel errors returned (wrapped, with detail) by New and the Process
@@ -15,21 +16,22 @@ var (
 	ErrEmpty = errors.New("preprocess: no visible text")
 
 	// ErrInvalidUTF8 reports input that cannot be read as text: more than
-	// MaxUndecodable of it cannot be decoded in the encoding Decode chose
-	// (rare on its own, since the legacy single-byte encodings decode every
-	// byte: a few bytes that no encoding reads well).
-	// Every error wrapping ErrNotText matches ErrInvalidUTF8 too, so code
-	// that tests for ErrInvalidUTF8 alone still refuses every page that is
-	// not text; test for ErrNotText first to tell the two apart.
-	ErrInvalidUTF8 = errors.New("preprocess: invalid UTF-8")
+	// charset.MaxUndecodable of it cannot be decoded in the encoding
+	// charset.Decode chose. It is charset.ErrUndecodable, so errors.Is
+	// matches either name. Every error wrapping ErrNotText matches
+	// ErrInvalidUTF8 too, so code that tests for ErrInvalidUTF8 alone still
+	// refuses every page that is not text; test for ErrNotText first to
+	// tell the two apart.
+	ErrInvalidUTF8 = charset.ErrUndecodable
 
 	// ErrNotText reports input that is not text at all, whatever its bytes
 	// could be decoded as: a Content-Type whose media type is not a text
-	// type (see Decode), the magic number of a binary format (PDF, gzip,
-	// JPEG, ...), compressed or random data, more than MaxControl control
-	// bytes, or UTF-16 that decodes to implausible characters.
+	// type, the magic number of a binary format (PDF, gzip, JPEG, ...),
+	// compressed or random data, more than charset.MaxControl control
+	// bytes, or UTF-16 that decodes to implausible characters (see
+	// charset.Decode). It is charset.ErrNotText.
 	// errors.Is(err, ErrInvalidUTF8) is also true for it.
-	ErrNotText error = notText{}
+	ErrNotText = charset.ErrNotText
 
 	// ErrTooLarge reports input longer than Options.MaxBytes.
 	ErrTooLarge = errors.New("preprocess: page too large")
@@ -38,13 +40,3 @@ var (
 	// same value as neardup.ErrInvalidOption.
 	ErrInvalidOption = sentinel.InvalidOption
 )
-
-// notText is ErrNotText's type: a comparable value that is also
-// ErrInvalidUTF8 for errors.Is.
-type notText struct{}
-
-func (notText) Error() string { return "preprocess: not text" }
-
-// Is makes errors.Is(ErrNotText, ErrInvalidUTF8) true: binary data was
-// reported as ErrInvalidUTF8 before ErrNotText existed.
-func (notText) Is(target error) bool { return target == ErrInvalidUTF8 }

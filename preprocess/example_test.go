@@ -39,7 +39,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	page, _ := p.ProcessText([]byte("我们的虚拟化系统。"))
+	page, _ := p.ProcessContent([]byte("我们的虚拟化系统。"), "text/plain")
 	fmt.Println(page.Tokens)
 	_, err = preprocess.New(preprocess.Options{Language: "klingon"})
 	fmt.Println(err != nil)
@@ -66,10 +66,10 @@ func ExampleScanSentences() {
 
 func ExamplePage_blocks() {
 	var p preprocess.Pipeline
-	page, err := p.ProcessHTML([]byte(`<header><a href="/">Example News</a></header>
+	page, err := p.ProcessContent([]byte(`<header><a href="/">Example News</a></header>
 <nav><ul><li><a href="/">Home</a><li><a href="/world">World</a><li><a href="/sport">Sport</a></ul></nav>
 <main><h1>Crawlers revisit pages</h1><p>A crawler downloads pages daily.</p></main>
-<footer>Copyright Example News</footer>`))
+<footer>Copyright Example News</footer>`), "text/html")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -87,8 +87,8 @@ func FuzzProcess(f *testing.F) {
 	var p Pipeline
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkLines(t, raw)
-		for _, process := range []func([]byte) (*Page, error){p.Process, p.ProcessHTML, p.ProcessText} {
-			pg, err := process(raw)
+		for _, ct := range []string{"", "text/html", "text/plain"} {
+			pg, err := p.ProcessContent(raw, ct)
 			if err != nil {
 				if pg != nil {
 					t.Fatal("page with error")

@@ -23,7 +23,7 @@ func TestSeed004Fig4Stems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, err := p.ProcessText([]byte(khanFig3))
+	pg, err := p.ProcessContent([]byte(khanFig3), "text/plain")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestSeed004Fig4Stems(t *testing.T) {
 // ExtraStopWords the output is exactly Fig. 3, and stemming it is Fig. 4.
 func TestSeed004Fig3StopWords(t *testing.T) {
 	p, _ := New(Options{Language: English, NoStem: true})
-	pg, err := p.ProcessText([]byte(khanInput))
+	pg, err := p.ProcessContent([]byte(khanInput), "text/plain")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func TestSeed004Fig3StopWords(t *testing.T) {
 
 	extra := []string{"world", "use", "find"}
 	p, _ = New(Options{Language: English, NoStem: true, ExtraStopWords: extra})
-	pg, _ = p.ProcessText([]byte(khanInput))
+	pg, _ = p.ProcessContent([]byte(khanInput), "text/plain")
 	if got := strings.Join(pg.Tokens, " "); got != khanFig3 {
 		t.Errorf("with ExtraStopWords %v:\n got %s\nwant %s", extra, got, khanFig3)
 	}
 	p, _ = New(Options{Language: English, ExtraStopWords: extra})
-	pg, _ = p.ProcessText([]byte(khanInput))
+	pg, _ = p.ProcessContent([]byte(khanInput), "text/plain")
 	if got := strings.Join(pg.Tokens, " "); got != khanFig4 {
 		t.Errorf("full pipeline:\n got %s\nwant %s", got, khanFig4)
 	}
@@ -93,7 +93,7 @@ func TestPaperStemmingExamples(t *testing.T) {
 			}
 		}
 		// Through the pipeline, all variants become one term.
-		pg, err := p.ProcessText([]byte(strings.Join(c.words, " ")))
+		pg, err := p.ProcessContent([]byte(strings.Join(c.words, " ")), "text/plain")
 		if err != nil {
 			t.Fatal(err)
 		}

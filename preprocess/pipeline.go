@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"math/bits"
 	"mime"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 // Pipeline turns a fetched page into a Page: text extraction, sentence
@@ -113,30 +114,46 @@ const (
 	modeText
 )
 
-// Process preprocesses one page. It treats raw as HTML when it looks like
-// HTML (it starts with a tag, or a common tag such as <html>, <body>, <p> or
-// <div> appears in its first KiB) and as plain text otherwise, and decodes
-// it as Decode does (byte-order mark, <meta> charset, UTF-8, detection of a
-// legacy encoding).
+// Process preprocesses one page whose type and charset are unknown:
+// ProcessContent with an empty Content-Type. It treats raw as HTML when it
+// looks like HTML (it starts with a tag, or a common tag such as <html>,
+// <body>, <p> or <div> appears in its first KiB) and as plain text
+// otherwise, and decodes it as charset.Decode does (byte-order mark, <meta>
+// charset, UTF-8, detection of a legacy encoding).
 //
 // Errors wrap ErrTooLarge (len(raw) > MaxBytes), ErrEmpty (no visible
-// text), ErrNotText (binary data: a binary format's magic number, compressed
-// or random bytes, control bytes, implausible UTF-16; see Decode) or
-// ErrInvalidUTF8 (more than MaxUndecodable of the page cannot be decoded;
-// an error wrapping ErrNotText matches ErrInvalidUTF8 too). The returned
-// Page shares no memory with raw.
+// text), ErrNotText (binary data: a binary format's magic number,
+// compressed or random bytes, control bytes, implausible UTF-16; see
+// charset.Decode) or ErrInvalidUTF8 (more than charset.MaxUndecodable of
+// the page cannot be decoded; an error wrapping ErrNotText matches
+// ErrInvalidUTF8 too). The returned Page shares no memory with raw.
 func (p *Pipeline) Process(raw []byte) (*Page, error) {
 	return p.process(raw, "", modeSniff)
 }
 
 // ProcessContent is Process for a page fetched with the HTTP Content-Type
-// contentType: its charset, when it names one, decodes the page (before a
-// <meta> charset and detection; after a byte-order mark), and a media type of
-// text/plain, text/html or application/xhtml+xml chooses text or HTML. A
-// media type that is not text (image/*, application/pdf, ...; see Decode)
-// gives an error wrapping ErrNotText, whatever the bytes look like; an empty
-// contentType or application/octet-stream leaves the decision to the bytes.
+// contentType, or known to be of that type:
+//   - the media type text/html or application/xhtml+xml makes raw HTML,
+//     text/plain makes it plain text (a blank line is a paragraph break
+//     that ends a sentence, a single line break a space), and any other
+//     text type, or none, leaves it to the bytes as Process does;
+//   - its charset, when it names one, decodes the page (before a <meta>
+//     charset and detection; after a byte-order mark);
+//   - a media type that is not text (image/*, application/pdf, ...; see
+//     charset.Decode) gives an error wrapping ErrNotText, whatever the bytes
+//     look like; application/octet-stream leaves the decision to the bytes.
+//
+// So ProcessContent(raw, "text/html") and ProcessContent(raw, "text/plain")
+// process input known to be HTML or plain text. A page read from a stream
+// is read with ReadPage(r, p.Options().MaxBytes) first (or with
+// neardup.NewDocumentReader).
 func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error) {
+	switch contentType {
+	case "text/html": // without parameters: the page's own charset, as ""
+		return p.process(raw, "", modeHTML)
+	case "text/plain":
+		return p.process(raw, "", modeText)
+	}
 	mode := modeSniff
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 		switch mt {
@@ -149,29 +166,6 @@ func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error)
 	return p.process(raw, contentType, mode)
 }
 
-// ProcessReader reads a page from r, at most MaxBytes of it (more is an
-// error wrapping ErrTooLarge, after reading one byte past the limit), and
-// processes it as ProcessContent does. It reads as ReadPage does.
-func (p *Pipeline) ProcessReader(r io.Reader, contentType string) (*Page, error) {
-	p.init()
-	raw, err := ReadPage(r, p.cfg.MaxBytes)
-	if err != nil {
-		return nil, fmt.Errorf("preprocess: reading the page: %w", err)
-	}
-	return p.ProcessContent(raw, contentType)
-}
-
-// ProcessHTML is Process for input known to be HTML.
-func (p *Pipeline) ProcessHTML(raw []byte) (*Page, error) {
-	return p.process(raw, "", modeHTML)
-}
-
-// ProcessText is Process for input known to be plain text: a blank line is
-// a paragraph break (it ends a sentence), a single line break is a space.
-func (p *Pipeline) ProcessText(raw []byte) (*Page, error) {
-	return p.process(raw, "", modeText)
-}
-
 func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Page, error) {
 	p.init()
 	if len(raw) > p.cfg.MaxBytes {
@@ -181,9 +175,9 @@ func (p *Pipeline) process(raw []byte, contentType string, mode inputMode) (*Pag
 		return nil, ErrEmpty
 	}
 	isHTML := mode == modeHTML || (mode == modeSniff && looksLikeHTML(raw))
-	raw, _, err := decode(raw, contentType, isHTML, false)
+	raw, _, err := charset.DecodeKeepControls(raw, contentType, isHTML)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("preprocess: %w", err)
 	}
 	if mode == modeSniff && !isHTML {
 		isHTML = looksLikeHTML(raw) // a page decoded from UTF-16, say
@@ -301,29 +295,18 @@ func (p *Pipeline) putScratch(s *scratch) {
 // (a token first seen after that is skipped), at most maxIDs tokens and
 // maxLines lines. (A token never spans lines: '\n' separates tokens.)
 func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
-	// About one distinct surface per 40 bytes of English text, one per 10 of
-	// Chinese; the index grows if a page has more.
-	// (at most 1<<17 at first: distinct words grow slower than pages).
-	n := min(len(text)/8, 1<<17, maxSurfs)
-	s.surfIdx.reset(n)
-	if cap(s.surfs) < n {
-		s.surfs = make([]surface, 0, n)
-	}
-	if n := min(len(text)/4, 1<<19, maxIDs); cap(s.ids) < n {
-		s.ids = make([]int32, 0, n)
-	}
-	if s.front == nil {
-		s.front = new(frontCache)
-	} else {
-		clear(s.front[:])
-	}
+	s.resetSurfaces(len(text), maxSurfs, maxIDs)
 	seen := 0 // tokens seen, recorded or not
+	// sink records a token: tok, a sub-string of text, or, when tok is "",
+	// a word that lower-casing changed, in low. Short tokens go through the
+	// front cache (a cleared slot's key, 0, matches no token). Its body is
+	// here, not in a method, so that no call is added per token.
 	sink := func(tok string, low []byte, kind tokenKind, runes int) {
 		seen++
 		var id int32
 		var added bool
 		switch {
-		case len(s.surfs) >= maxSurfs:
+		case len(s.surfs) >= maxSurfs: // known surfaces only
 			if tok != "" {
 				id = s.surfIdx.lookup(tok)
 			} else {
@@ -337,31 +320,25 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			if !short {
 				k, short = packSlow(tok)
 			}
-			if !short {
-				id, added = s.surfIdx.find(tok)
-				break
-			}
 			e := &s.front[frontSlot(k)]
-			if e.key == k {
+			if short && e.key == k {
 				id = e.id
 				break
 			}
-			id, added = s.surfIdx.find(tok)
-			e.key, e.id = k, id
-		default: // a word that lower-casing changed, in low
+			if id, added = s.surfIdx.find(tok); short {
+				e.key, e.id = k, id
+			}
+		default:
 			k, short := packBytes(low)
 			if !short {
 				k, short = packSlow(unsafe.String(unsafe.SliceData(low), len(low)))
 			}
-			var e *frontEntry
-			if short {
-				if e = &s.front[frontSlot(k)]; e.key == k {
-					id = e.id
-					break
-				}
+			e := &s.front[frontSlot(k)]
+			if short && e.key == k {
+				id = e.id
+				break
 			}
-			id, added = s.surfIdx.findBytes(low)
-			if short {
+			if id, added = s.surfIdx.findBytes(low); short {
 				e.key, e.id = k, id
 			}
 		}
@@ -373,6 +350,13 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 			s.ids = append(s.ids, id)
 		}
 	}
+	s.scanLines(text, maxLines, sink, &seen)
+}
+
+// scanLines runs sink over the tokens of text line by line and records in
+// s.spans the first maxLines lines that hold a token: those during which
+// sink raised *seen.
+func (s *scratch) scanLines(text string, maxLines int, sink tokenSink, seen *int) {
 	line := int32(0)
 	for start := 0; start < len(text); line++ {
 		end := strings.IndexByte(text[start:], '\n')
@@ -381,12 +365,33 @@ func (s *scratch) collect(text string, maxSurfs, maxIDs, maxLines int) {
 		} else {
 			end += start
 		}
-		before := seen
+		before := *seen
 		s.low = scanTokens(text[start:end], s.low, sink)
-		if seen > before && int(line) < maxLines {
+		if *seen > before && int(line) < maxLines {
 			s.spans = appendDoubling(s.spans, lineSpan{line: line, start: int32(start), end: int32(end), ids: int32(len(s.ids))})
 		}
 		start = end + 1
+	}
+}
+
+// resetSurfaces readies the surface index, the surfaces, the ids and the
+// front cache of s for a text of n bytes.
+func (s *scratch) resetSurfaces(n, maxSurfs, maxIDs int) {
+	// About one distinct surface per 40 bytes of English text, one per 10 of
+	// Chinese; the index grows if a page has more.
+	// (at most 1<<17 at first: distinct words grow slower than pages).
+	surfs := min(n/8, 1<<17, maxSurfs)
+	s.surfIdx.reset(surfs)
+	if cap(s.surfs) < surfs {
+		s.surfs = make([]surface, 0, surfs)
+	}
+	if ids := min(n/4, 1<<19, maxIDs); cap(s.ids) < ids {
+		s.ids = make([]int32, 0, ids)
+	}
+	if s.front == nil {
+		s.front = new(frontCache)
+	} else {
+		clear(s.front[:])
 	}
 }
 

@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
+
+	"golang.org/x/text/encoding/japanese"
 )
 
 // lyingLen is a body whose Len is wrong.
@@ -86,5 +89,30 @@ func TestReadPageNoProgress(t *testing.T) {
 	b, err := ReadPage(&stuckReader{}, 1<<20)
 	if !errors.Is(err, io.ErrNoProgress) || string(b) != "<p>some text</p>" {
 		t.Errorf("ReadPage of a stuck body = %q, %v; want its text and io.ErrNoProgress", b, err)
+	}
+}
+
+// A page read with ReadPage at the Pipeline's MaxBytes and processed with
+// its Content-Type: one byte past the limit is ErrTooLarge, the header's
+// charset decodes the page.
+func TestReadPageThenProcessContent(t *testing.T) {
+	small, _ := New(Options{MaxBytes: 64})
+	read := func(r io.Reader, contentType string) (*Page, error) {
+		raw, err := ReadPage(r, small.Options().MaxBytes)
+		if err != nil {
+			return nil, err
+		}
+		return small.ProcessContent(raw, contentType)
+	}
+	if _, err := read(strings.NewReader(strings.Repeat("word ", 100)), ""); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over MaxBytes: err = %v, want ErrTooLarge", err)
+	}
+	raw, err := japanese.ShiftJIS.NewEncoder().Bytes([]byte("テストのページです。"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := read(bytes.NewReader(raw), "text/plain; charset=Shift_JIS")
+	if err != nil || !strings.Contains(pg.Text, "テスト") {
+		t.Errorf("Shift_JIS page = %v, %v", pg, err)
 	}
 }

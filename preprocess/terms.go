@@ -4,21 +4,23 @@ import (
 	"bytes"
 	"fmt"
 	"unsafe"
+
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 // TextTerms calls fn once for each term of the plain text text, with its
-// count: the terms and counts that ProcessText([]byte(text)) puts in
-// Page.Terms (the same decoding, text normalisation, tokens, language,
+// count: the terms and counts that ProcessContent([]byte(text),
+// "text/plain") puts in Page.Terms (the same decoding, text normalisation, tokens, language,
 // stop words, stems and MaxTerms bound), in no particular order. It builds
 // no Page: no Text copy, sentences, token list or blocks, so it suits a
 // caller that needs only the bag of words, such as a fingerprint of the
 // text. For a text without terms it never calls fn and returns nil. A
-// caller that needs the Page as well calls ProcessText alone: its Terms are
-// these.
+// caller that needs the Page as well calls ProcessContent alone: its Terms
+// are these.
 //
 // The term passed to fn may share memory with buffers that p reuses once
 // TextTerms returns: fn must copy it (strings.Clone) to keep it. fn may
-// call p's methods. Errors are ProcessText's, and nothing is passed to fn
+// call p's methods. Errors are ProcessContent's, and nothing is passed to fn
 // when there is one; a nil fn gives an error wrapping ErrInvalidOption.
 func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error {
 	if fn == nil {
@@ -31,11 +33,11 @@ func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error
 	if len(text) == 0 {
 		return ErrEmpty
 	}
-	// decode only reads its input (it returns it, a sub-slice of it, or
-	// new memory), so it may read text's bytes in place.
-	raw, _, err := decode(unsafe.Slice(unsafe.StringData(text), len(text)), "", false, false)
+	// charset.DecodeKeepControls only reads its input (it returns it, a
+	// sub-slice of it, or new memory), so it may read text's bytes in place.
+	raw, _, err := charset.DecodeKeepControls(unsafe.Slice(unsafe.StringData(text), len(text)), "", false)
 	if err != nil {
-		return err
+		return fmt.Errorf("preprocess: %w", err)
 	}
 	s := p.getScratch()
 	defer p.putScratch(s)
@@ -52,7 +54,7 @@ func (p *Pipeline) TextTerms(text string, fn func(term string, count int)) error
 	}
 	s.collectWords(unsafe.String(unsafe.SliceData(raw), len(raw)), p.cfg.MaxTerms, limit)
 	if len(s.surfs) == 0 && !normalised {
-		// No token: ProcessText fails with ErrEmpty when the text has no
+		// No token: ProcessContent fails with ErrEmpty when the text has no
 		// visible character either.
 		if s.text = AppendPlainText(s.text[:0], raw); len(s.text) == 0 {
 			return ErrEmpty

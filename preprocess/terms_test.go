@@ -11,9 +11,9 @@ import (
 )
 
 // textTermsInputs are plain texts on which TextTerms is checked against
-// ProcessText: prose in several languages, the characters that the text
-// normalisation drops or turns into separators, and input that is empty,
-// binary or not UTF-8.
+// plain-text ProcessContent: prose in several languages, the characters
+// that the text normalisation drops or turns into separators, and input
+// that is empty, binary or not UTF-8.
 var textTermsInputs = []string{
 	"The runners were running; a runner runs. RUNNING Runners ran!",
 	"Les chats mangeaient les souris dans la maison. Les chats dorment.",
@@ -72,23 +72,23 @@ func textTerms(t *testing.T, p *Pipeline, text string) ([]Term, error) {
 	return terms, err
 }
 
-// checkTextTerms fails unless TextTerms gives the Terms of ProcessText, or
+// checkTextTerms fails unless TextTerms gives the Terms of plain-text ProcessContent, or
 // the same error.
 func checkTextTerms(t *testing.T, p *Pipeline, text string) {
 	t.Helper()
-	page, wantErr := p.ProcessText([]byte(text))
+	page, wantErr := p.ProcessContent([]byte(text), "text/plain")
 	got, err := textTerms(t, p, text)
 	switch {
 	case wantErr != nil || err != nil:
 		if err == nil || wantErr == nil || err.Error() != wantErr.Error() {
-			t.Fatalf("TextTerms(%.60q): error %v, ProcessText's %v", text, err, wantErr)
+			t.Fatalf("TextTerms(%.60q): error %v, ProcessContent's %v", text, err, wantErr)
 		}
 	case !slices.Equal(got, page.Terms):
 		t.Fatalf("TextTerms(%.60q):\n got %v\nwant %v", text, got, page.Terms)
 	}
 }
 
-func TestTextTermsMatchProcessText(t *testing.T) {
+func TestTextTermsMatchPlainText(t *testing.T) {
 	inputs := slices.Concat(textTermsInputs, fuzzSeeds, blockSeeds)
 	for _, file := range []string{"testdata/postgresql-functions-datetime.html", "testdata/debian-reference-virtualized-system.zh.html"} {
 		raw, err := os.ReadFile(file)
@@ -105,11 +105,11 @@ func TestTextTermsMatchProcessText(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Twice over, so that the second round reads words memoised by
-		// the first (and by ProcessText).
+		// the first (and by plain-text ProcessContent).
 		for range 2 {
 			for _, in := range inputs {
 				checkTextTerms(t, p, in)
-				if _, err := p.ProcessText([]byte(in)); err != nil {
+				if _, err := p.ProcessContent([]byte(in), "text/plain"); err != nil {
 					failures++
 				}
 			}
@@ -163,22 +163,23 @@ func TestTextTermsMemo(t *testing.T) {
 	}
 }
 
-// TestTextTermsNoPageChange: TextTerms between ProcessText calls leaves the
-// pages ProcessText gives unchanged (the memo it fills is shared with them).
+// TestTextTermsNoPageChange: TextTerms between plain-text ProcessContent
+// calls leaves the pages they give unchanged (the memo it fills is shared
+// with them).
 func TestTextTermsNoPageChange(t *testing.T) {
 	in := textTermsInputs[0] + " " + textTermsInputs[1]
 	var fresh, used Pipeline
-	want := Digest(fresh.ProcessText([]byte(in)))
+	want := Digest(fresh.ProcessContent([]byte(in), "text/plain"))
 	for _, other := range textTermsInputs {
 		_ = used.TextTerms(other, func(string, int) {})
 	}
 	_ = used.TextTerms(in, func(string, int) {})
-	if got := Digest(used.ProcessText([]byte(in))); got != want {
+	if got := Digest(used.ProcessContent([]byte(in), "text/plain")); got != want {
 		t.Errorf("page after TextTerms: digest %s, want %s", got, want)
 	}
 }
 
-// FuzzTextTerms checks TextTerms against ProcessText on any input.
+// FuzzTextTerms checks TextTerms against plain-text ProcessContent on any input.
 func FuzzTextTerms(f *testing.F) {
 	for _, s := range textTermsInputs {
 		f.Add(s)
@@ -215,7 +216,7 @@ func BenchmarkTextTerms(b *testing.B) {
 }
 
 // TestTextTermsConcurrent shares one Pipeline between goroutines that call
-// TextTerms and ProcessText at once; run with -race.
+// TextTerms and plain-text ProcessContent at once; run with -race.
 func TestTextTermsConcurrent(t *testing.T) {
 	p, err := New(Options{StemCacheSize: 16}) // tiny: memos fill and empty
 	if err != nil {
@@ -224,7 +225,7 @@ func TestTextTermsConcurrent(t *testing.T) {
 	inputs := textTermsInputs[:8]
 	want := make([][]Term, len(inputs))
 	for i, in := range inputs {
-		pg, err := p.ProcessText([]byte(in))
+		pg, err := p.ProcessContent([]byte(in), "text/plain")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,8 +237,8 @@ func TestTextTermsConcurrent(t *testing.T) {
 			for n := range 50 {
 				i := (g + n) % len(inputs)
 				if g%2 == 0 {
-					if pg, err := p.ProcessText([]byte(inputs[i])); err != nil || !slices.Equal(pg.Terms, want[i]) {
-						t.Errorf("ProcessText(input %d) changed", i)
+					if pg, err := p.ProcessContent([]byte(inputs[i]), "text/plain"); err != nil || !slices.Equal(pg.Terms, want[i]) {
+						t.Errorf("ProcessContent(input %d, text/plain) changed", i)
 						return
 					}
 					continue
@@ -258,7 +259,7 @@ func TestTextTermsConcurrent(t *testing.T) {
 }
 
 // TestTextTermsManyWords: a page of more distinct words than the word table
-// keeps between pages, then ordinary pages, give ProcessText's terms.
+// keeps between pages, then ordinary pages, give the terms of plain-text pages.
 func TestTextTermsManyWords(t *testing.T) {
 	var b strings.Builder
 	for i := range 40000 {

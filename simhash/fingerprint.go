@@ -166,8 +166,8 @@ func Sum(terms []preprocess.Term) (Fingerprint, error) {
 
 // FromText returns the fingerprint a Detector gives a plain-text document
 // whose text is text: Sum over the terms that the zero preprocess.Pipeline
-// makes of it (ProcessText: sentences, lower-cased tokens, CJK bigrams, stop
-// words removed, stems). So FromText(t) equals Of(d) for every d made by
+// makes of it as text/plain (sentences, lower-cased tokens, CJK bigrams,
+// stop words removed, stems). So FromText(t) equals Of(d) for every d made by
 // neardup.NewDocument with a zero Pipeline from the bytes of t when they are
 // read as text. Errors are the pipeline's (preprocess.ErrEmpty,
 // ErrInvalidUTF8, ErrTooLarge) and, for a text with no terms, one wrapping

@@ -34,7 +34,7 @@ func BenchmarkSimhashText10KB(b *testing.B) {
 // Detector computes from preprocess.Page.Terms).
 func BenchmarkSimhashTerms(b *testing.B) {
 	var p preprocess.Pipeline
-	page, err := p.ProcessText([]byte(loadText(b)))
+	page, err := p.ProcessContent([]byte(loadText(b)), "text/plain")
 	if err != nil {
 		b.Fatal(err)
 	}

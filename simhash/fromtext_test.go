@@ -32,17 +32,17 @@ var fromTextInputs = []string{
 }
 
 // fromTextWant is the fingerprint of text by the full pipeline: Sum over the
-// Terms of ProcessText, with FromText's errors.
+// Terms of plain-text ProcessContent, with FromText's errors.
 func fromTextWant(text string) (Fingerprint, error) {
 	var p preprocess.Pipeline
-	page, err := p.ProcessText([]byte(text))
+	page, err := p.ProcessContent([]byte(text), "text/plain")
 	if err != nil {
 		return 0, err
 	}
 	return Sum(page.Terms)
 }
 
-// checkFromText fails unless FromText gives Sum(ProcessText(text).Terms),
+// checkFromText fails unless FromText gives Sum(ProcessContent(text, "text/plain").Terms),
 // or the same error (the pipeline's, wrapped, or ErrNoFeatures).
 func checkFromText(t *testing.T, text string) {
 	t.Helper()
@@ -58,11 +58,11 @@ func checkFromText(t *testing.T, text string) {
 			t.Fatalf("FromText(%.60q) error %v, want the pipeline's %v", text, err, wantErr)
 		}
 	case err != nil || got != want:
-		t.Fatalf("FromText(%.60q) = %v, %v; Sum(ProcessText(text).Terms) = %v", text, got, err, want)
+		t.Fatalf("FromText(%.60q) = %v, %v; Sum(ProcessContent(text, text/plain).Terms) = %v", text, got, err, want)
 	}
 }
 
-func TestFromTextIsSumOfProcessText(t *testing.T) {
+func TestFromTextIsSumOfPlainText(t *testing.T) {
 	inputs := fromTextInputs
 	for _, file := range []string{"testdata/en-10k.txt", "../preprocess/testdata/debian-reference-virtualized-system.zh.html"} {
 		b, err := os.ReadFile(file)

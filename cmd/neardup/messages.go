@@ -41,7 +41,7 @@ func plain(err error) string {
 // function (LoadFile, SaveFile) and its file.
 func libPrefix(s string) bool {
 	switch s {
-	case "neardup", "preprocess", "minhash", "simhash", "shingle", "sentence", "ssm", "editdist", "cluster":
+	case "neardup", "preprocess", "charset", "minhash", "simhash", "shingle", "sentence", "ssm", "editdist", "cluster":
 		return true
 	}
 	return strings.HasPrefix(s, `document "`) && strings.HasSuffix(s, `"`) ||

@@ -121,7 +121,7 @@ func (x *extracted) content(d *neardup.Document) *neardup.Document {
 	if err != nil || strings.TrimSpace(text) == "" {
 		return d
 	}
-	page, err := x.pipe.ProcessText([]byte(text))
+	page, err := x.pipe.ProcessContent([]byte(text), "text/plain")
 	if err != nil || len(page.Tokens) == 0 {
 		return d
 	}

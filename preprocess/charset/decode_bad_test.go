@@ -1,4 +1,4 @@
-package preprocess
+package charset_test
 
 import (
 	"archive/zip"
@@ -23,6 +23,9 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 	textunicode "golang.org/x/text/encoding/unicode"
+
+	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 const fr = "Les pages presque identiques encombrent l'index : la même dépêche reprise par dix journaux, à peine modifiée. Déjà vu, naïve café, élève, où, garçon."
@@ -85,7 +88,7 @@ func gzipped(t *testing.T, raw []byte) []byte {
 
 func readPage(t *testing.T, name string) []byte {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/" + name)
+	raw, err := os.ReadFile("../testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +96,14 @@ func readPage(t *testing.T, name string) []byte {
 }
 
 // notTextBoth checks that Decode and the Pipeline refuse raw served as ct
-// with an error that is ErrNotText (and, as before ErrNotText, ErrInvalidUTF8).
+// with an error that is ErrNotText (and, as before ErrNotText, ErrUndecodable).
 func notTextBoth(t *testing.T, what string, raw []byte, ct string) {
 	t.Helper()
-	var p Pipeline
-	if _, cs, err := Decode(raw, ct, true); !errors.Is(err, ErrNotText) || !errors.Is(err, ErrInvalidUTF8) {
+	var p preprocess.Pipeline
+	if _, cs, err := charset.Decode(raw, ct, true); !errors.Is(err, charset.ErrNotText) || !errors.Is(err, charset.ErrUndecodable) {
 		t.Errorf("%s as %q: Decode = %v, %v; want ErrNotText", what, ct, cs, err)
 	}
-	if pg, err := p.ProcessContent(raw, ct); !errors.Is(err, ErrNotText) {
+	if pg, err := p.ProcessContent(raw, ct); !errors.Is(err, charset.ErrNotText) {
 		n := 0
 		if pg != nil {
 			n = len(pg.Terms)
@@ -167,7 +170,7 @@ func TestDecodeMediaTypes(t *testing.T) {
 		"image/svg+xml", "application/json", "application/ld+json", "application/javascript",
 		"application/octet-stream", "binary/octet-stream", "unknown/unknown", "*/*", "not a media type", "text/html; charset",
 	} {
-		if _, _, err := Decode(page, ct, true); err != nil {
+		if _, _, err := charset.Decode(page, ct, true); err != nil {
 			t.Errorf("Decode(page, %q) = %v", ct, err)
 		}
 	}
@@ -204,7 +207,7 @@ func TestDecodeCompressed(t *testing.T) {
 // (a server's default) decode to the text of their UTF-8 twin, declared by
 // <meta> or not at all; a page the single-byte header is right for keeps it.
 func TestDecodeWrongSingleByteHeader(t *testing.T) {
-	var p Pipeline
+	var p preprocess.Pipeline
 	all := append(slices.Clone(twins), []struct {
 		label string
 		enc   encoding.Encoding
@@ -237,7 +240,7 @@ func TestDecodeWrongSingleByteHeader(t *testing.T) {
 				}
 				wantText := want.Text
 				if strings.HasPrefix(ct, "text/plain") {
-					wantPg, _ := p.ProcessText([]byte(htmlPage(meta, tw.text)))
+					wantPg, _ := p.ProcessContent([]byte(htmlPage(meta, tw.text)), "text/plain")
 					wantText = wantPg.Text
 				}
 				if got.Text != wantText {
@@ -266,8 +269,8 @@ func TestDecodeWrongSingleByteHeader(t *testing.T) {
 		{"text/html; charset=iso-8859-1", charmap.Windows1252, en, "windows-1252"},
 	} {
 		raw := encode(t, c.enc, htmlPage("", c.text))
-		out, cs, err := Decode(raw, c.ct, true)
-		if err != nil || cs != (Charset{c.name, "header"}) || !strings.Contains(string(out), c.text) {
+		out, cs, err := charset.Decode(raw, c.ct, true)
+		if err != nil || cs != (charset.Charset{c.name, "header"}) || !strings.Contains(string(out), c.text) {
 			t.Errorf("%s page under %q: %v, %v, %q", c.name, c.ct, cs, err, trunc(string(out)))
 		}
 	}
@@ -276,7 +279,7 @@ func TestDecodeWrongSingleByteHeader(t *testing.T) {
 // UTF-16 without a byte-order mark is detected by its zero bytes (mostly
 // Latin text) or by its characters (CJK text), in either byte order.
 func TestDecodeUTF16WithoutBOM(t *testing.T) {
-	var p Pipeline
+	var p preprocess.Pipeline
 	for _, text := range []string{zhHans, zhHant, ja, ko, ru, en, fr, zhHans + en} {
 		for _, html := range []bool{true, false} {
 			src := text
@@ -285,9 +288,9 @@ func TestDecodeUTF16WithoutBOM(t *testing.T) {
 			}
 			for _, order := range []textunicode.Endianness{textunicode.LittleEndian, textunicode.BigEndian} {
 				raw := encode(t, textunicode.UTF16(order, textunicode.IgnoreBOM), src)
-				out, cs, err := Decode(raw, "", html)
-				name := utf16Name(order)
-				if err != nil || string(out) != src || cs != (Charset{name, "detected"}) {
+				out, cs, err := charset.Decode(raw, "", html)
+				name := charset.UTF16Name(order)
+				if err != nil || string(out) != src || cs != (charset.Charset{name, "detected"}) {
 					t.Errorf("%s, %q…, html %v: %v, %v, %q", name, trunc(text), html, cs, err, trunc(string(out)))
 					continue
 				}
@@ -362,7 +365,7 @@ func TestDecodeWrongHeaderSources(t *testing.T) {
 		{gbk, "text/html; charset=utf-16be", "gb18030", "detected"},
 		{encode(t, textunicode.UTF16(textunicode.BigEndian, textunicode.IgnoreBOM), htmlPage("", ru)), "text/html; charset=utf-16be", "utf-16be", "header"},
 	} {
-		_, cs, err := Decode(c.raw, c.ct, true)
+		_, cs, err := charset.Decode(c.raw, c.ct, true)
 		if err != nil || cs.Name != c.name || cs.Source != c.from {
 			t.Errorf("Decode(%q…, %q) = %v, %v; want %s from %s", trunc(string(c.raw[:min(60, len(c.raw))])), c.ct, cs, err, c.name, c.from)
 		}
@@ -386,21 +389,21 @@ func TestDecodeBig5UnderLatin1Meta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p Pipeline
+	var p preprocess.Pipeline
 	want, err := p.Process(twin)
-	if err != nil || want.Language != Chinese || len(want.Tokens) < 300 {
+	if err != nil || want.Language != preprocess.Chinese || len(want.Tokens) < 300 {
 		t.Fatalf("UTF-8 twin: %v, language %s, %d tokens", err, want.Language, len(want.Tokens))
 	}
 	for _, ct := range []string{"", "text/html", "text/html; charset=iso-8859-1"} {
 		got, err := p.ProcessContent(raw, ct)
-		if err != nil || got.Text != want.Text || got.Language != Chinese || !slices.Equal(got.Tokens, want.Tokens) {
+		if err != nil || got.Text != want.Text || got.Language != preprocess.Chinese || !slices.Equal(got.Tokens, want.Tokens) {
 			n := 0
 			if got != nil {
 				n = len(got.Tokens)
 			}
 			t.Errorf("Big5 under %q: %v, %d tokens, want %d", ct, err, n, len(want.Tokens))
 		}
-		if _, cs, err := Decode(raw, ct, true); err != nil || cs.Name != "big5" {
+		if _, cs, err := charset.Decode(raw, ct, true); err != nil || cs.Name != "big5" {
 			t.Errorf("Decode(Big5 page, %q) = %v, %v; want big5", ct, cs, err)
 		}
 	}

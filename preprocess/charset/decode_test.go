@@ -1,9 +1,8 @@
-package preprocess
+package charset_test
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"mime"
 	"os"
 	"slices"
@@ -18,6 +17,9 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 	textunicode "golang.org/x/text/encoding/unicode"
+
+	"github.com/neardup/neardup/preprocess"
+	"github.com/neardup/neardup/preprocess/charset"
 )
 
 // Texts in the languages of the legacy encodings.
@@ -67,7 +69,7 @@ func encode(t *testing.T, e encoding.Encoding, s string) []byte {
 // Pages in each legacy encoding, declared by the HTTP header, by <meta> and
 // not at all, give the Page of their UTF-8 twin.
 func TestDecodeTwins(t *testing.T) {
-	var p Pipeline
+	var p preprocess.Pipeline
 	for _, tw := range twins {
 		want, err := p.Process([]byte(htmlPage(`<meta charset="utf-8">`, tw.text)))
 		if err != nil {
@@ -123,7 +125,7 @@ func TestDecodeSources(t *testing.T) {
 		// a declaration that fails on most of the page gives way to detection
 		{encode(t, japanese.ShiftJIS, htmlPage(`<meta charset="utf-8">`, ja)), "", "shift_jis", "detected"},
 	} {
-		_, cs, err := Decode(c.raw, c.ct, true)
+		_, cs, err := charset.Decode(c.raw, c.ct, true)
 		if err != nil || cs.Name != c.name || cs.Source != c.from {
 			t.Errorf("Decode(%q…, %q) = %v, %v; want %s from %s", c.raw[:min(12, len(c.raw))], c.ct, cs, err, c.name, c.from)
 		}
@@ -133,7 +135,7 @@ func TestDecodeSources(t *testing.T) {
 // One bad byte, or a page cut in mid-character, costs a character, not the
 // page: the terms stay those of the clean copy.
 func TestDecodeDamage(t *testing.T) {
-	var p Pipeline
+	var p preprocess.Pipeline
 	clean := []byte(htmlPage(`<meta charset="utf-8">`, zhHans+en))
 	want, err := p.Process(clean)
 	if err != nil {
@@ -157,7 +159,7 @@ func TestDecodeDamage(t *testing.T) {
 		}
 		shared := 0
 		for _, term := range got.Terms {
-			if slices.ContainsFunc(want.Terms, func(x Term) bool { return x.Text == term.Text }) {
+			if slices.ContainsFunc(want.Terms, func(x preprocess.Term) bool { return x.Text == term.Text }) {
 				shared++
 			}
 		}
@@ -168,7 +170,7 @@ func TestDecodeDamage(t *testing.T) {
 	// The GBK twin with a bad byte still decodes as GBK.
 	gbk := encode(t, simplifiedchinese.GBK, htmlPage("", zhHans))
 	gbk[len(gbk)/2] = 0xFF
-	if _, cs, err := Decode(gbk, "", true); err != nil || cs.Name != "gbk" && cs.Name != "gb18030" {
+	if _, cs, err := charset.Decode(gbk, "", true); err != nil || cs.Name != "gbk" && cs.Name != "gb18030" {
 		t.Errorf("GBK with a bad byte: %v, %v", cs, err)
 	}
 }
@@ -176,7 +178,7 @@ func TestDecodeDamage(t *testing.T) {
 // NUL and other control characters separate words like spaces; binary data
 // is an error.
 func TestDecodeControlsAndBinary(t *testing.T) {
-	var p Pipeline
+	var p preprocess.Pipeline
 	got, err := p.Process([]byte("<p>alpha\x00beta\x01gamma\x7fdelta</p>"))
 	if err != nil {
 		t.Fatal(err)
@@ -188,41 +190,22 @@ func TestDecodeControlsAndBinary(t *testing.T) {
 	for i := range bin {
 		bin[i] = byte(i * 7919 >> 3)
 	}
-	if _, err := p.Process(bin); !errors.Is(err, ErrNotText) || !errors.Is(err, ErrInvalidUTF8) {
+	if _, err := p.Process(bin); !errors.Is(err, charset.ErrNotText) || !errors.Is(err, charset.ErrUndecodable) {
 		t.Errorf("binary data: err = %v, want ErrNotText", err)
 	}
-	if _, _, err := Decode([]byte("\x00\x01\x02\x03\x04\x05"), "", false); !errors.Is(err, ErrNotText) {
+	if _, _, err := charset.Decode([]byte("\x00\x01\x02\x03\x04\x05"), "", false); !errors.Is(err, charset.ErrNotText) {
 		t.Errorf("control characters only: err = %v", err)
 	}
 	// Bytes that look like text but that even the best encoding found
-	// cannot decode are ErrInvalidUTF8, not ErrNotText (rare: the legacy
+	// cannot decode are ErrUndecodable, not ErrNotText (rare: the legacy
 	// single-byte encodings decode every byte).
-	if _, cs, err := Decode([]byte("p\xb8\xf2\xc0\x7f"), "", true); !errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNotText) {
-		t.Errorf("undecodable: %v, err = %v, want ErrInvalidUTF8 alone", cs, err)
+	if _, cs, err := charset.Decode([]byte("p\xb8\xf2\xc0\x7f"), "", true); !errors.Is(err, charset.ErrUndecodable) || errors.Is(err, charset.ErrNotText) {
+		t.Errorf("undecodable: %v, err = %v, want ErrUndecodable alone", cs, err)
 	}
 }
-
-func TestProcessReader(t *testing.T) {
-	small, _ := New(Options{MaxBytes: 64})
-	if _, err := small.ProcessReader(strings.NewReader(strings.Repeat("word ", 100)), ""); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("over MaxBytes: err = %v, want ErrTooLarge", err)
-	}
-	raw := encode(t, japanese.ShiftJIS, "テストのページです。")
-	pg, err := small.ProcessReader(bytes.NewReader(raw), "text/plain; charset=Shift_JIS")
-	if err != nil || !strings.Contains(pg.Text, "テスト") {
-		t.Errorf("ProcessReader = %v, %v", pg, err)
-	}
-	if _, err := small.ProcessReader(failing{}, ""); err == nil || !strings.HasPrefix(err.Error(), "preprocess: ") {
-		t.Errorf("failing reader: err = %v", err)
-	}
-}
-
-type failing struct{}
-
-func (failing) Read([]byte) (int, error) { return 0, fmt.Errorf("connection reset") }
 
 // FuzzDecode checks that Decode never panics, returns valid UTF-8 without
-// control characters or an error wrapping ErrNotText or ErrInvalidUTF8, and
+// control characters or an error wrapping ErrNotText or ErrUndecodable, and
 // that ErrNotText is consistent: a media type that is not text, or a magic
 // number in front, always gives it; a text media type without a charset, or
 // one that says nothing, gives what no Content-Type gives; the Pipeline
@@ -243,15 +226,15 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0xAB, 0x00}, 64), "")
 	f.Add([]byte("<p>x</p>"), "image/png")
 	f.Add([]byte("<p>x</p>"), "application/octet-stream")
-	var p Pipeline
+	var p preprocess.Pipeline
 	f.Fuzz(func(t *testing.T, raw []byte, ct string) {
 		if len(raw) > 1<<16 {
 			return
 		}
-		out, cs, err := Decode(raw, ct, true)
+		out, cs, err := charset.Decode(raw, ct, true)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidUTF8) {
-				t.Fatalf("error %v is not ErrInvalidUTF8", err)
+			if !errors.Is(err, charset.ErrUndecodable) {
+				t.Fatalf("error %v is not ErrUndecodable", err)
 			}
 		} else {
 			if !utf8.Valid(out) {
@@ -261,25 +244,25 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("Decode grew %d bytes into %d", len(raw), len(out))
 			}
 			for _, r := range string(out) {
-				if isControl(r) {
+				if charset.IsControl(r) {
 					t.Fatalf("Decode(%q) left control %U", raw, r)
 				}
 			}
 		}
-		notText := errors.Is(err, ErrNotText)
-		if mt, _, perr := mime.ParseMediaType(ct); perr == nil && !textMediaType(mt) && !notText {
+		notText := errors.Is(err, charset.ErrNotText)
+		if mt, _, perr := mime.ParseMediaType(ct); perr == nil && !charset.TextMediaType(mt) && !notText {
 			t.Fatalf("Decode(%q, %q) = %v: media type %s is not text", raw, ct, err, mt)
 		}
-		if _, _, err := Decode(append([]byte("%PDF-"), raw...), "", true); !errors.Is(err, ErrNotText) {
+		if _, _, err := charset.Decode(append([]byte("%PDF-"), raw...), "", true); !errors.Is(err, charset.ErrNotText) {
 			t.Fatalf("a PDF: %v", err)
 		}
-		if _, _, err := Decode(append([]byte("\xff\xd8\xff"), raw...), "text/html", false); !errors.Is(err, ErrNotText) {
+		if _, _, err := charset.Decode(append([]byte("\xff\xd8\xff"), raw...), "text/html", false); !errors.Is(err, charset.ErrNotText) {
 			t.Fatalf("a JPEG: %v", err)
 		}
-		_, cs0, err0 := Decode(raw, "", true)
+		_, cs0, err0 := charset.Decode(raw, "", true)
 		for _, same := range []string{"text/html", "application/octet-stream"} {
-			out1, cs1, err1 := Decode(raw, same, true)
-			if cs1 != cs0 || (err1 == nil) != (err0 == nil) || errors.Is(err1, ErrNotText) != errors.Is(err0, ErrNotText) {
+			out1, cs1, err1 := charset.Decode(raw, same, true)
+			if cs1 != cs0 || (err1 == nil) != (err0 == nil) || errors.Is(err1, charset.ErrNotText) != errors.Is(err0, charset.ErrNotText) {
 				t.Fatalf("Decode(%q) as %q = %v, %v; without a Content-Type %v, %v", raw, same, cs1, err1, cs0, err0)
 			}
 			if ct == "" && err == nil && !bytes.Equal(out1, out) {
@@ -287,8 +270,8 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		if len(raw) > 0 {
-			if _, perr := p.ProcessHTML(raw); errors.Is(perr, ErrNotText) != errors.Is(err0, ErrNotText) {
-				t.Fatalf("ProcessHTML(%q) = %v; Decode %v", raw, perr, err0)
+			if _, perr := p.ProcessContent(raw, "text/html"); errors.Is(perr, charset.ErrNotText) != errors.Is(err0, charset.ErrNotText) {
+				t.Fatalf("ProcessContent(%q, text/html) = %v; Decode %v", raw, perr, err0)
 			}
 		}
 	})
@@ -299,10 +282,10 @@ func FuzzDecode(f *testing.F) {
 // "text/html; charset=utf-8" one, and with a wrong "charset=ISO-8859-1".
 func BenchmarkDecode(b *testing.B) {
 	for _, bc := range []struct{ name, file, ct string }{
-		{"en-85KB", "testdata/postgresql-functions-datetime.html", ""},
-		{"en-85KB-header", "testdata/postgresql-functions-datetime.html", "text/html; charset=utf-8"},
-		{"zh-50KB", "testdata/debian-reference-virtualized-system.zh.html", ""},
-		{"zh-50KB-latin1-header", "testdata/debian-reference-virtualized-system.zh.html", "text/html; charset=ISO-8859-1"},
+		{"en-85KB", "../testdata/postgresql-functions-datetime.html", ""},
+		{"en-85KB-header", "../testdata/postgresql-functions-datetime.html", "text/html; charset=utf-8"},
+		{"zh-50KB", "../testdata/debian-reference-virtualized-system.zh.html", ""},
+		{"zh-50KB-latin1-header", "../testdata/debian-reference-virtualized-system.zh.html", "text/html; charset=ISO-8859-1"},
 	} {
 		raw, err := os.ReadFile(bc.file)
 		if err != nil {
@@ -312,7 +295,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := decode(raw, bc.ct, true, false); err != nil {
+				if _, _, err := charset.DecodeKeepControls(raw, bc.ct, true); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package preprocess
+package charset
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 // MaxUndecodable is the largest share of a page's characters that may be
 // undecodable (U+FFFD after decoding) before the page is rejected with
-// ErrInvalidUTF8; below it, each undecodable byte becomes U+FFFD.
+// ErrUndecodable; below it, each undecodable byte becomes U+FFFD.
 const MaxUndecodable = 0.3
 
 // MaxControl is the largest share of a page's bytes that may be control
@@ -91,14 +91,30 @@ type Charset struct {
 // included) other than white space become spaces, so one stray byte or a
 // page cut in mid-character costs a character, not the page. A page of
 // which more than MaxUndecodable cannot be decoded is not text in the
-// encoding chosen: Decode returns an error wrapping ErrInvalidUTF8.
+// encoding chosen: Decode returns an error wrapping ErrUndecodable.
+//
+// The result may share memory with raw: it is raw itself, less a UTF-8
+// byte-order mark, when raw is valid UTF-8 that needs no change. Decode
+// only reads raw.
 func Decode(raw []byte, contentType string, html bool) ([]byte, Charset, error) {
 	return decode(raw, contentType, html, true)
 }
 
-// decode is Decode; with all false it replaces only NUL in valid UTF-8 (the
-// Pipeline's text extraction reads the other control characters as spaces
-// itself, and skips the pass).
+// DecodeKeepControls is Decode for a caller that reads control characters
+// as white space itself (an HTML tokenizer, a word splitter): it is Decode,
+// except that control characters other than NUL may be left in the result.
+// They are when raw is valid UTF-8 without NUL that Decode takes for UTF-8
+// at once (undeclared, declared so, or under a single-byte charset that the
+// page belies); raw is then returned as it is, less a byte-order mark,
+// which saves Decode's pass over the page. Its charset and errors are
+// Decode's. Do not use it when the text goes where a control character does
+// harm (a terminal, XML).
+func DecodeKeepControls(raw []byte, contentType string, html bool) ([]byte, Charset, error) {
+	return decode(raw, contentType, html, false)
+}
+
+// decode is Decode; with all false it replaces control characters in valid
+// UTF-8 only when the page holds a NUL (DecodeKeepControls).
 func decode(raw []byte, contentType string, html, all bool) ([]byte, Charset, error) {
 	label := ""
 	if contentType != "" {
@@ -171,7 +187,7 @@ func decode(raw []byte, contentType string, html, all bool) ([]byte, Charset, er
 		out = decodeWith(enc, raw)
 	}
 	if bad := undecodable(out); bad > MaxUndecodable {
-		return nil, cs, fmt.Errorf("%w: %.0f%% of the page cannot be decoded as %s", ErrInvalidUTF8, 100*bad, cs.Name)
+		return nil, cs, fmt.Errorf("%w: %.0f%% of the page cannot be decoded as %s", ErrUndecodable, 100*bad, cs.Name)
 	}
 	return clean(out), cs, nil
 }
