@@ -16,7 +16,7 @@ func TestBandTable(t *testing.T) {
 	var tab bandTable
 	ref := map[uint32][]uint32{}
 	total := 0
-	values := []uint32{0, 1, 16, 32, 17, 33, 1 << 20, 1<<20 + 16, 5, 21}
+	values := []uint32{0, 1, 16, 32, 17, 1 << 20, 1<<20 + 16, 0xFFFFFFFF, 0xFFFFFFF0, 0xFFFFF000}
 	for step := range 20_000 {
 		v := values[r.IntN(len(values))]
 		if r.IntN(10) < 2 {

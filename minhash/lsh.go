@@ -512,19 +512,28 @@ func (x *LSH) Len() int {
 
 // bandTable is one band's multimap from a band value to the IDs filed
 // under it, in 8 bytes a slot: each slot holds value<<32 | ID, 0 is empty
-// (a value of 0 is filed as 1), collisions probe linearly, and the table
-// doubles when 13/16 full.
+// (a value of 0 is filed as 1), a value's home slot is its share of the
+// table (value × size / 2^32), collisions probe linearly, and the table
+// grows by half when 13/16 full, so that it is 54–81 % full.
 type bandTable struct {
 	slots []uint64
 	n     int
 }
 
-func (t *bandTable) home(v uint32) int { return int(v) & (len(t.slots) - 1) }
+func (t *bandTable) home(v uint32) int { return int(uint64(v) * uint64(len(t.slots)) >> 32) }
+
+// next is the slot after i, wrapping.
+func (t *bandTable) next(i int) int {
+	if i++; i == len(t.slots) {
+		return 0
+	}
+	return i
+}
 
 func (t *bandTable) insert(v, id uint32) {
 	if (t.n+1)*16 > len(t.slots)*13 {
 		old := t.slots
-		t.slots = make([]uint64, max(16, 2*len(old)))
+		t.slots = make([]uint64, max(16, len(old)+len(old)/2))
 		for _, e := range old {
 			if e != 0 {
 				t.put(e)
@@ -538,7 +547,7 @@ func (t *bandTable) insert(v, id uint32) {
 func (t *bandTable) put(e uint64) {
 	i := t.home(uint32(e >> 32))
 	for t.slots[i] != 0 {
-		i = (i + 1) & (len(t.slots) - 1)
+		i = t.next(i)
 	}
 	t.slots[i] = e
 }
@@ -549,7 +558,7 @@ func (t *bandTable) appendIDs(dst []uint32, v uint32) []uint32 {
 		return dst
 	}
 	v = max(v, 1)
-	for i := t.home(v); t.slots[i] != 0; i = (i + 1) & (len(t.slots) - 1) {
+	for i := t.home(v); t.slots[i] != 0; i = t.next(i) {
 		if uint32(t.slots[i]>>32) == v {
 			dst = append(dst, uint32(t.slots[i]))
 		}
@@ -564,17 +573,17 @@ func (t *bandTable) remove(v, id uint32) {
 		return
 	}
 	e := uint64(max(v, 1))<<32 | uint64(id)
-	mask := len(t.slots) - 1
+	size := len(t.slots)
 	i := t.home(uint32(e >> 32))
 	for t.slots[i] != e {
 		if t.slots[i] == 0 {
 			return
 		}
-		i = (i + 1) & mask
+		i = t.next(i)
 	}
-	for j := (i + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
+	for j := t.next(i); t.slots[j] != 0; j = t.next(j) {
 		// The entry at j stays when its home lies cyclically in (i, j].
-		if h := t.home(uint32(t.slots[j] >> 32)); (j-h)&mask < (j-i)&mask {
+		if h := t.home(uint32(t.slots[j] >> 32)); (j-h+size)%size < (j-i+size)%size {
 			continue
 		}
 		t.slots[i] = t.slots[j]
