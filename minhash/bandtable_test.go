@@ -1,6 +1,7 @@
 package minhash
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -50,6 +51,25 @@ func TestBandTable(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("step %d: IDs under %d: %v, want %v", step, w, got, want)
 				}
+			}
+		}
+	}
+}
+
+// binomialAtLeast agrees with the tail summed over every term, on both
+// sides of the mean and in the far tail.
+func TestBinomialAtLeast(t *testing.T) {
+	lf := logFactorials(300)
+	var tail []float64
+	for _, c := range []struct {
+		b int
+		p float64
+	}{{124, 0.125}, {124, 0.0156}, {124, 0.9}, {11, 0.48}, {300, 1e-6}, {57, 0.0024}, {1, 0.5}} {
+		tail = binomialTail(c.b, c.p, lf, tail)
+		for m := 1; m <= c.b; m++ {
+			got, want := binomialAtLeast(c.b, m, c.p, lf), tail[m]
+			if math.Abs(got-want) > 1e-9*want+1e-14 {
+				t.Fatalf("b=%d p=%g m=%d: %g, want %g", c.b, c.p, m, got, want)
 			}
 		}
 	}

@@ -284,8 +284,38 @@ func (x *LSH) Probability(j float64) float64 {
 	if x.m == 1 {
 		return bandProbability(j, x.b, x.r, 1)
 	}
-	var tail [MaxSignatureSize + 2]float64
-	return binomialTail(x.b, math.Pow(j, float64(x.r)), x.lf, tail[:0])[x.m]
+	return binomialAtLeast(x.b, x.m, math.Pow(j, float64(x.r)), x.lf)
+}
+
+// binomialAtLeast is P(Binomial(b, p) ≥ m), m ≥ 1, summed over the side
+// of m away from the mean (the terms there fall geometrically), so that it
+// costs about m terms and a small tail keeps its precision; lf holds ln(i!)
+// for i = 0 … b.
+func binomialAtLeast(b, m int, p float64, lf []float64) float64 {
+	switch {
+	case p <= 0:
+		return 0
+	case p >= 1:
+		return 1
+	}
+	lp, lq := math.Log(p), math.Log1p(-p)
+	term := func(i int) float64 { return math.Exp(lf[b] - lf[i] - lf[b-i] + float64(i)*lp + float64(b-i)*lq) }
+	if float64(b)*p >= float64(m) {
+		below := 0.0
+		for i := range m {
+			below += term(i)
+		}
+		return max(0, 1-below)
+	}
+	sum := 0.0
+	for i := m; i <= b; i++ {
+		t := term(i)
+		sum += t
+		if t <= sum*1e-17 {
+			break
+		}
+	}
+	return min(sum, 1)
 }
 
 // bandProbability is P(Binomial(b, j^r) ≥ m).
