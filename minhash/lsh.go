@@ -509,8 +509,20 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 		return dst
 	}
 	n := len(dst)
+	// The band values first, then the lookups, so that the loads of the
+	// tables' slots (most of them cache misses) overlap.
+	var keys [MaxSignatureSize]uint32
+	var first [MaxSignatureSize]uint64
 	for i := range x.bands {
-		dst = x.bands[i].appendIDs(dst, x.bandKey(s, i))
+		keys[i] = max(x.bandKey(s, i), 1)
+		if t := &x.bands[i]; t.n > 0 {
+			first[i] = t.slots[t.home(keys[i])]
+		}
+	}
+	for i := range x.bands {
+		if first[i] != 0 {
+			dst = x.bands[i].appendIDs(dst, keys[i])
+		}
 	}
 	hits := dst[n:]
 	slices.Sort(hits)
