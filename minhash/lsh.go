@@ -1,6 +1,7 @@
 package minhash
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -134,53 +135,75 @@ type LSHOptions struct {
 	// Threshold is the Jaccard similarity from which a pair is to be found,
 	// in (0, 1]; required.
 	Threshold float64
-	// K is the length of the signatures (default 128, at most 1024).
+	// K is the length of the signatures, at most 1024. Zero means the
+	// bands × rows the choice below needs (at most 512; 128 when MaxChance
+	// is negative).
 	K int
-	// FalsePositiveWeight and FalseNegativeWeight weigh, as datasketch's
-	// MinHashLSH does, the area under the probability of finding a pair
-	// below Threshold (pairs found that are not wanted) against the area
-	// above the probability of missing one above it; the bands and rows
-	// minimise their weighted sum. Zero means 0.5 each; negative is
-	// invalid.
-	FalsePositiveWeight, FalseNegativeWeight float64
 	// MinProbability is the probability, at least, of finding a pair of
 	// Jaccard similarity Threshold (default 0.99; negative: no floor, which
 	// is datasketch's choice and finds 30–60 % of the pairs at the
-	// threshold itself). The bands and rows are chosen among those that
-	// reach it; when none of them do (a K too small), the ones that come
-	// closest.
+	// threshold itself). When no bands reach it within K, the ones that
+	// come closest are used.
 	MinProbability float64
-	// Bands and Rows, both set (Bands × Rows ≤ K), override the choice.
-	Bands, Rows int
+	// MaxChance is the probability, at most, that a record of Jaccard
+	// similarity Threshold/2 to the query is a candidate (default 0.001).
+	// The bands, rows and collisions are the cheapest that keep both
+	// MinProbability and MaxChance (see LSH); when none within K keep
+	// MaxChance, those with the least chance. Negative means datasketch's
+	// rule instead: one band suffices and the bands and rows minimise the
+	// weighted false-positive and false-negative areas.
+	MaxChance float64
+	// FalsePositiveWeight and FalseNegativeWeight weigh, as datasketch's
+	// MinHashLSH does, the area under the probability of finding a pair
+	// below Threshold (pairs found that are not wanted) against the area
+	// above the probability of missing one above it, when MaxChance is
+	// negative. Zero means 0.5 each; negative is invalid.
+	FalsePositiveWeight, FalseNegativeWeight float64
+	// Bands and Rows, both set (Bands × Rows ≤ K), override the choice,
+	// with Collisions (default 1, at most Bands): the bands a record must
+	// agree on with the query to be its candidate.
+	Bands, Rows, Collisions int
 }
+
+// DefaultMaxChance is LSHOptions.MaxChance when it is zero.
+const DefaultMaxChance = 0.001
+
+// maxChosenK bounds the signature length the choice of bands may use when
+// LSHOptions.K is zero.
+const maxChosenK = 512
 
 // LSH is a MinHash LSH index with threshold semantics for any records:
 // it files each record's Signature in b bands of r values and returns as
-// candidates of a query the records that agree with it on a whole band.
-// A record of Jaccard similarity J to the query is a candidate with
-// probability
+// candidates of a query the records that agree with it on at least m
+// whole bands. A record of Jaccard similarity J to the query agrees on
+// each band with probability J^r, independently, so it is a candidate
+// with probability
 //
-//	P(J) = 1 − (1 − J^r)^b
+//	P(J) = P(Binomial(b, J^r) ≥ m)
 //
-// (Probability), which rises steeply around Threshold: b and r are chosen
-// from it (see LSHOptions). An unrelated record (J near 0) needs r
-// coincidences in one band, so the candidates of a query do not grow with
-// the number of records unless the records themselves are similar. A
-// candidate still has to be compared (SignatureJaccard, or the records'
-// sketches) to be a match.
+// (Probability; with m = 1 the classic 1 − (1 − J^r)^b). Asking for m
+// agreeing bands instead of one makes the curve fall steeply below the
+// threshold: a chance candidate needs m·r coincidences, so records that
+// share a common word or two with the query, which become more numerous
+// with every record filed, stay out of the candidates. By default b, r and
+// m are the cheapest (least b·(1 + b·(t/2)^r): the entries a record keeps,
+// and those a record at half the threshold shares with a query) that find
+// a pair at the threshold t with probability ≥ MinProbability and one at
+// t/2 with probability ≤ MaxChance, and K is b·r. A candidate still has to
+// be compared (SignatureJaccard, or the records' sketches) to be a match.
 //
-// It keeps about 20 bytes a band per record (a band's 32-bit value and the
-// record's ID in a map: 18–23 B measured, BenchmarkRecords); no signature. Records are named by the caller's
-// uint32 IDs. An LSH is not safe for concurrent use: callers serialise
-// Insert and Remove with Query.
+// It keeps b entries per record (a band's 32-bit value and the record's
+// ID; BenchmarkRecords measures the bytes); no signature. Records are
+// named by the caller's uint32 IDs. An LSH is not safe for concurrent
+// use: callers serialise Insert and Remove with Query.
 //
 // When not to use it: for a threshold below about 0.3 the bands needed
-// (tens of 1- or 2-value bands) make chance candidates common; use an
-// Index or compare exhaustively.
+// make chance candidates common; use an Index or compare exhaustively.
 type LSH struct {
-	o     LSHOptions
-	b, r  int
-	bands []Index
+	o       LSHOptions
+	b, r, m int
+	lf      []float64 // ln(i!) for i = 0 … b, for Probability
+	bands   []bandTable
 }
 
 // NewLSH returns an empty LSH. Errors wrap neardup.ErrInvalidOption.
@@ -193,7 +216,6 @@ func NewLSH(o LSHOptions) (*LSH, error) {
 	}
 	switch {
 	case o.K == 0:
-		o.K = DefaultSignatureSize
 	case o.K < 1 || o.K > MaxSignatureSize:
 		return nil, bad("K", o.K, fmt.Sprintf("1 to %d", MaxSignatureSize))
 	}
@@ -215,15 +237,40 @@ func NewLSH(o LSHOptions) (*LSH, error) {
 		return nil, bad("MinProbability", o.MinProbability, "at most 1 (0: 0.99, negative: none)")
 	}
 	switch {
-	case o.Bands == 0 && o.Rows == 0:
-		o.Bands, o.Rows = optimalBands(o)
-	case o.Bands < 1 || o.Rows < 1 || o.Bands*o.Rows > o.K:
-		return nil, bad("Bands", fmt.Sprintf("%d (Rows %d)", o.Bands, o.Rows), fmt.Sprintf("Bands, Rows ≥ 1 with Bands × Rows ≤ K = %d, or both 0", o.K))
+	case o.MaxChance == 0:
+		o.MaxChance = DefaultMaxChance
+	case math.IsNaN(o.MaxChance) || o.MaxChance >= 1:
+		return nil, bad("MaxChance", o.MaxChance, "below 1 (0: 0.001, negative: datasketch's rule)")
 	}
-	x := &LSH{o: o, b: o.Bands, r: o.Rows, bands: make([]Index, o.Bands)}
-	for i := range x.bands {
-		x.bands[i].init(IndexOptions{Keys: 1, MaxPostings: -1})
+	switch {
+	case o.Bands == 0 && o.Rows == 0 && o.Collisions == 0:
+		if o.MaxChance < 0 {
+			if o.K == 0 {
+				o.K = DefaultSignatureSize
+			}
+			o.Bands, o.Rows = optimalBands(o)
+			o.Collisions = 1
+			break
+		}
+		o.Bands, o.Rows, o.Collisions = cheapestBands(o)
+		if o.K == 0 {
+			o.K = o.Bands * o.Rows
+		}
+	default:
+		if o.K == 0 {
+			o.K = o.Bands * o.Rows
+		}
+		if o.Bands < 1 || o.Rows < 1 || o.Bands*o.Rows > o.K || o.K > MaxSignatureSize {
+			return nil, bad("Bands", fmt.Sprintf("%d (Rows %d)", o.Bands, o.Rows), fmt.Sprintf("Bands, Rows ≥ 1 with Bands × Rows ≤ K (%d) and %d, or all of Bands, Rows and Collisions 0", o.K, MaxSignatureSize))
+		}
+		if o.Collisions == 0 {
+			o.Collisions = 1
+		}
+		if o.Collisions < 1 || o.Collisions > o.Bands {
+			return nil, bad("Collisions", o.Collisions, fmt.Sprintf("0 to Bands = %d", o.Bands))
+		}
 	}
+	x := &LSH{o: o, b: o.Bands, r: o.Rows, m: o.Collisions, lf: logFactorials(o.Bands), bands: make([]bandTable, o.Bands)}
 	return x, nil
 }
 
@@ -231,11 +278,154 @@ func NewLSH(o LSHOptions) (*LSH, error) {
 func (x *LSH) Options() LSHOptions { return x.o }
 
 // Probability returns the probability that a record of Jaccard similarity
-// j to a query is its candidate: 1 − (1 − j^r)^b.
-func (x *LSH) Probability(j float64) float64 { return bandProbability(j, x.b, x.r) }
+// j to a query is its candidate: that it agrees with the query on at least
+// m of the b bands, each of r values, P(Binomial(b, j^r) ≥ m).
+func (x *LSH) Probability(j float64) float64 {
+	if x.m == 1 {
+		return bandProbability(j, x.b, x.r, 1)
+	}
+	return binomialAtLeast(x.b, x.m, math.Pow(j, float64(x.r)), x.lf)
+}
 
-func bandProbability(j float64, b, r int) float64 {
-	return 1 - math.Pow(1-math.Pow(j, float64(r)), float64(b))
+// binomialAtLeast is P(Binomial(b, p) ≥ m), m ≥ 1, summed over the side
+// of m away from the mean (the terms there fall geometrically), so that it
+// costs about m terms and a small tail keeps its precision; lf holds ln(i!)
+// for i = 0 … b.
+func binomialAtLeast(b, m int, p float64, lf []float64) float64 {
+	switch {
+	case p <= 0:
+		return 0
+	case p >= 1:
+		return 1
+	}
+	lp, lq := math.Log(p), math.Log1p(-p)
+	term := func(i int) float64 { return math.Exp(lf[b] - lf[i] - lf[b-i] + float64(i)*lp + float64(b-i)*lq) }
+	if float64(b)*p >= float64(m) {
+		below := 0.0
+		for i := range m {
+			below += term(i)
+		}
+		return max(0, 1-below)
+	}
+	sum := 0.0
+	for i := m; i <= b; i++ {
+		t := term(i)
+		sum += t
+		if t <= sum*1e-17 {
+			break
+		}
+	}
+	return min(sum, 1)
+}
+
+// bandProbability is P(Binomial(b, j^r) ≥ m).
+func bandProbability(j float64, b, r, m int) float64 {
+	if m == 1 {
+		return 1 - math.Pow(1-math.Pow(j, float64(r)), float64(b))
+	}
+	return binomialTail(b, math.Pow(j, float64(r)), logFactorials(b), nil)[m]
+}
+
+// logFactorials returns ln(i!) for i = 0 … n.
+func logFactorials(n int) []float64 {
+	lf := make([]float64, n+1)
+	for i := 2; i <= n; i++ {
+		lf[i] = lf[i-1] + math.Log(float64(i))
+	}
+	return lf
+}
+
+// binomialTail returns, in dst[:b+2], P(Binomial(b, p) ≥ m) for m = 0 … b
+// (and 0 for m = b + 1), summed from the top so that small tails keep
+// their precision; lf holds ln(i!) for i = 0 … b at least.
+func binomialTail(b int, p float64, lf, dst []float64) []float64 {
+	dst = slices.Grow(dst[:0], b+2)[:b+2]
+	dst[b+1] = 0
+	switch {
+	case p <= 0:
+		for i := range dst[:b+1] {
+			dst[i] = 0
+		}
+		dst[0] = 1
+		return dst
+	case p >= 1:
+		for i := range dst[:b+1] {
+			dst[i] = 1
+		}
+		return dst
+	}
+	lp, lq := math.Log(p), math.Log1p(-p)
+	for i := b; i >= 0; i-- {
+		dst[i] = dst[i+1] + math.Exp(lf[b]-lf[i]-lf[b-i]+float64(i)*lp+float64(b-i)*lq)
+	}
+	for i := range dst[:b+1] {
+		dst[i] = min(dst[i], 1)
+	}
+	return dst
+}
+
+// cheapestBands returns the b, r, m (b·r ≤ K, or ≤ maxChosenK when K is
+// zero) of least cost b·(1 + b·(t/2)^r) among those that find a pair at
+// the threshold t with probability ≥ MinProbability and one at t/2 with
+// probability ≤ MaxChance, taking for each b and r the most collisions m
+// that keep MinProbability (the fewest chance candidates). When none keep
+// MaxChance, the ones with the least chance at t/2; when none reach
+// MinProbability, the single band that comes closest.
+func cheapestBands(o LSHOptions) (b, r, m int) {
+	k := o.K
+	if k == 0 {
+		k = maxChosenK
+	}
+	t := o.Threshold
+	type choice struct {
+		b, r, m      int
+		cost, chance float64
+	}
+	var kept []choice // those that keep MaxChance
+	least := choice{chance: math.Inf(1)}
+	var at, half []float64
+	lf := logFactorials(k)
+	for r := 1; r <= k; r++ {
+		pt, ph := math.Pow(t, float64(r)), math.Pow(t/2, float64(r))
+		if 1-math.Pow(1-pt, float64(k/r)) < o.MinProbability {
+			continue // not even k/r bands of r reach it
+		}
+		for b := 1; b*r <= k; b++ {
+			at = binomialTail(b, pt, lf, at)
+			if at[1] < o.MinProbability {
+				continue
+			}
+			m := 1
+			for m < b && at[m+1] >= o.MinProbability {
+				m++
+			}
+			half = binomialTail(b, ph, lf, half)
+			c := choice{b, r, m, float64(b) * (1 + float64(b)*ph), half[m]}
+			if c.chance <= o.MaxChance {
+				kept = append(kept, c)
+			}
+			if c.chance < least.chance || c.chance == least.chance && c.cost < least.cost {
+				least = c
+			}
+		}
+	}
+	if len(kept) > 0 {
+		// The least cost; of costs within 1 % of it, the shortest signature.
+		lo := slices.MinFunc(kept, func(a, b choice) int { return cmp.Compare(a.cost, b.cost) }).cost
+		best := choice{}
+		for _, c := range kept {
+			if c.cost <= lo*1.01 && (best.b == 0 || c.b*c.r < best.b*best.r || c.b*c.r == best.b*best.r && c.cost < best.cost) {
+				best = c
+			}
+		}
+		return best.b, best.r, best.m
+	}
+	if least.b > 0 {
+		return least.b, least.r, least.m
+	}
+	o.K = k
+	b, r = optimalBands(o)
+	return b, r, 1
 }
 
 // optimalBands returns the b, r (b·r ≤ K) that minimise the weighted false
@@ -255,15 +445,15 @@ func optimalBands(o LSHOptions) (int, int) {
 	closeB, closeR, closeP := 1, 1, -1.0        // the one that comes closest
 	for r := 1; r <= o.K; r++ {
 		for b := 1; b*r <= o.K; b++ {
-			p := bandProbability(t, b, r)
+			p := bandProbability(t, b, r, 1)
 			if p < o.MinProbability {
 				if p > closeP {
 					closeB, closeR, closeP = b, r, p
 				}
 				continue
 			}
-			fp := area(0, t, func(s float64) float64 { return bandProbability(s, b, r) })
-			fn := area(t, 1, func(s float64) float64 { return 1 - bandProbability(s, b, r) })
+			fp := area(0, t, func(s float64) float64 { return bandProbability(s, b, r, 1) })
+			fn := area(t, 1, func(s float64) float64 { return 1 - bandProbability(s, b, r, 1) })
 			if e := o.FalsePositiveWeight*fp + o.FalseNegativeWeight*fn; e < reachE {
 				reachB, reachR, reachE = b, r, e
 			}
@@ -294,7 +484,7 @@ func (x *LSH) Insert(id uint32, s Signature) error {
 	}
 	for i := range x.bands {
 		k := x.bandKey(s, i)
-		x.bands[i].Insert(id, []uint32{k})
+		x.bands[i].insert(k, id)
 	}
 	return nil
 }
@@ -307,30 +497,140 @@ func (x *LSH) Remove(id uint32, s Signature) {
 	}
 	for i := range x.bands {
 		k := x.bandKey(s, i)
-		x.bands[i].Remove(id, []uint32{k})
+		x.bands[i].remove(k, id)
 	}
 }
 
 // Query appends to dst, once each and ascending, the IDs of the records
-// that agree with s on a whole band, and returns the extended slice. A
-// signature of the wrong length has no candidates.
+// that agree with s on at least Collisions whole bands, and returns the
+// extended slice. A signature of the wrong length has no candidates.
 func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 	if len(s) != x.o.K {
 		return dst
 	}
 	n := len(dst)
+	// The band values first, then the lookups, so that the loads of the
+	// tables' slots (most of them cache misses) overlap.
+	var keys [MaxSignatureSize]uint32
+	var first [MaxSignatureSize]uint64
 	for i := range x.bands {
-		dst, _ = x.bands[i].appendFiled(dst, x.bandKey(s, i))
+		keys[i] = max(x.bandKey(s, i), 1)
+		if t := &x.bands[i]; t.n > 0 {
+			first[i] = t.slots[t.home(keys[i])]
+		}
 	}
-	slices.Sort(dst[n:])
-	return append(dst[:n], slices.Compact(dst[n:])...)
+	for i := range x.bands {
+		if first[i] != 0 {
+			dst = x.bands[i].appendIDs(dst, keys[i])
+		}
+	}
+	hits := dst[n:]
+	slices.Sort(hits)
+	if x.m == 1 {
+		return append(dst[:n], slices.Compact(hits)...)
+	}
+	out := dst[:n]
+	for i := 0; i < len(hits); {
+		j := i + 1
+		for j < len(hits) && hits[j] == hits[i] {
+			j++
+		}
+		if j-i >= x.m {
+			out = append(out, hits[i])
+		}
+		i = j
+	}
+	return out
 }
 
 // Len returns the number of (band, ID) entries filed: Bands × the records.
 func (x *LSH) Len() int {
 	n := 0
 	for i := range x.bands {
-		n += x.bands[i].Len()
+		n += x.bands[i].n
 	}
 	return n
+}
+
+// bandTable is one band's multimap from a band value to the IDs filed
+// under it, in 8 bytes a slot: each slot holds value<<32 | ID, 0 is empty
+// (a value of 0 is filed as 1), a value's home slot is its share of the
+// table (value × size / 2^32), collisions probe linearly, and the table
+// grows by half when 13/16 full, so that it is 54–81 % full.
+type bandTable struct {
+	slots []uint64
+	n     int
+}
+
+func (t *bandTable) home(v uint32) int { return int(uint64(v) * uint64(len(t.slots)) >> 32) }
+
+// next is the slot after i, wrapping.
+func (t *bandTable) next(i int) int {
+	if i++; i == len(t.slots) {
+		return 0
+	}
+	return i
+}
+
+func (t *bandTable) insert(v, id uint32) {
+	if (t.n+1)*16 > len(t.slots)*13 {
+		old := t.slots
+		t.slots = make([]uint64, max(16, len(old)+len(old)/2))
+		for _, e := range old {
+			if e != 0 {
+				t.put(e)
+			}
+		}
+	}
+	t.put(uint64(max(v, 1))<<32 | uint64(id))
+	t.n++
+}
+
+func (t *bandTable) put(e uint64) {
+	i := t.home(uint32(e >> 32))
+	for t.slots[i] != 0 {
+		i = t.next(i)
+	}
+	t.slots[i] = e
+}
+
+// appendIDs appends the IDs filed under v to dst.
+func (t *bandTable) appendIDs(dst []uint32, v uint32) []uint32 {
+	if t.n == 0 {
+		return dst
+	}
+	v = max(v, 1)
+	for i := t.home(v); t.slots[i] != 0; i = t.next(i) {
+		if uint32(t.slots[i]>>32) == v {
+			dst = append(dst, uint32(t.slots[i]))
+		}
+	}
+	return dst
+}
+
+// remove takes one entry of id under v out, shifting the entries after it
+// back so that no probe sequence is broken.
+func (t *bandTable) remove(v, id uint32) {
+	if t.n == 0 {
+		return
+	}
+	e := uint64(max(v, 1))<<32 | uint64(id)
+	size := len(t.slots)
+	i := t.home(uint32(e >> 32))
+	for t.slots[i] != e {
+		if t.slots[i] == 0 {
+			return
+		}
+		i = t.next(i)
+	}
+	for j := t.next(i); t.slots[j] != 0; j = t.next(j) {
+		// The entry at j stays when its home lies cyclically in (i, j].
+		if h := t.home(uint32(t.slots[j] >> 32)); (j-h+size)%size < (j-i+size)%size {
+			continue
+		}
+		t.slots[i] = t.slots[j]
+		i = j
+	}
+	t.slots[i] = 0
+	t.n--
 }

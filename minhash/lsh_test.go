@@ -25,6 +25,12 @@ func TestLSHOptions(t *testing.T) {
 		{Threshold: 0.5, MinProbability: 1.5},
 		{Threshold: 0.5, Bands: 3},
 		{Threshold: 0.5, K: 16, Bands: 5, Rows: 4},
+		{Threshold: 0.5, Bands: 300, Rows: 4},
+		{Threshold: 0.5, MaxChance: 1},
+		{Threshold: 0.5, MaxChance: math.NaN()},
+		{Threshold: 0.5, Collisions: 2},
+		{Threshold: 0.5, Bands: 4, Rows: 2, Collisions: 5},
+		{Threshold: 0.5, Bands: 4, Rows: 2, Collisions: -1},
 	} {
 		if _, err := minhash.NewLSH(o); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("NewLSH(%+v): %v, want ErrInvalidOption", o, err)
@@ -33,23 +39,26 @@ func TestLSHOptions(t *testing.T) {
 	// datasketch's choice (no floor) at 0.5 with 128 values: 25 bands of 5,
 	// which finds a pair at the threshold with probability 0.55; the floor
 	// makes it at least 0.99.
-	x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, MinProbability: -1})
+	x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, MinProbability: -1, MaxChance: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := x.Options(); o.Bands != 25 || o.Rows != 5 || o.K != 128 {
+	if o := x.Options(); o.Bands != 25 || o.Rows != 5 || o.Collisions != 1 || o.K != 128 {
 		t.Errorf("datasketch's bands at 0.5: %d × %d of %d, want 25 × 5 of 128", o.Bands, o.Rows, o.K)
 	}
-	for _, th := range []float64{0.3, 0.5, 0.7, 0.9, 1} {
-		x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: th})
+	// The default choice keeps both bounds; the shortest signature that
+	// keeps them at K = 128 when K is given.
+	for _, o := range []minhash.LSHOptions{{Threshold: 0.3}, {Threshold: 0.5}, {Threshold: 0.7}, {Threshold: 0.9}, {Threshold: 1}, {Threshold: 0.7, K: 128}, {Threshold: 0.7, MaxChance: 1e-6}} {
+		x, err := minhash.NewLSH(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := x.Options()
-		if p := x.Probability(th); p < minhash.DefaultMinProbability || o.Bands*o.Rows > o.K {
-			t.Errorf("threshold %v: %d × %d, P = %.4f", th, o.Bands, o.Rows, p)
+		th, got := o.Threshold, x.Options()
+		if p, c := x.Probability(th), x.Probability(th/2); p < minhash.DefaultMinProbability || c > max(o.MaxChance, minhash.DefaultMaxChance) ||
+			got.Bands*got.Rows > got.K || o.K != 0 && got.K != o.K || got.Collisions < 1 || got.Collisions > got.Bands {
+			t.Errorf("%+v: %d × %d, %d to agree, K %d: P(t) = %.4f, P(t/2) = %.5f", o, got.Bands, got.Rows, got.Collisions, got.K, p, c)
 		}
-		t.Logf("threshold %v: %d bands × %d rows, P(t) %.4f, P(t/2) %.4f", th, o.Bands, o.Rows, x.Probability(th), x.Probability(th/2))
+		t.Logf("%+v: %d bands × %d rows, %d to agree, K %d: P(t) %.4f, P(t/2) %.5f", o, got.Bands, got.Rows, got.Collisions, got.K, x.Probability(th), x.Probability(th/2))
 	}
 }
 
@@ -71,19 +80,21 @@ func pairOf(r *rand.Rand, u int, j float64) (a, b []uint64) {
 	return a, b
 }
 
-// The share of pairs at Jaccard J that an LSH finds is 1 − (1 − J^r)^b
-// within sampling error (5 standard deviations), for bands where that is
-// far from 0 and 1. Catches correlated positions (one hash for all of a
-// band), a band keyed on the wrong values, a Query that misses a band, and
-// a wrong Probability.
+// The share of pairs at Jaccard J that an LSH finds is P(Binomial(b, J^r)
+// ≥ m) (1 − (1 − J^r)^b for m = 1) within sampling error (5 standard
+// deviations), for bands where that is far from 0 and 1. Catches
+// correlated positions (one hash for all of a band), a band keyed on the
+// wrong values, a Query that misses a band or counts a record's agreeing
+// bands wrongly, and a wrong Probability.
 func TestLSHProbability(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const trials = 1500
 	for _, c := range []struct {
-		b, r int
-		j    float64
-	}{{8, 4, 0.6}, {8, 4, 0.4}, {12, 5, 0.5}, {4, 8, 0.85}, {32, 2, 0.2}} {
-		x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, K: 64, Bands: c.b, Rows: c.r})
+		b, r, m int
+		j       float64
+	}{{8, 4, 1, 0.6}, {8, 4, 1, 0.4}, {12, 5, 1, 0.5}, {4, 8, 1, 0.85}, {32, 2, 1, 0.2},
+		{32, 2, 3, 0.3}, {16, 4, 4, 0.7}, {21, 3, 5, 0.6}, {64, 1, 20, 0.35}} {
+		x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, K: 64, Bands: c.b, Rows: c.r, Collisions: c.m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +114,9 @@ func TestLSHProbability(t *testing.T) {
 		p := x.Probability(c.j)
 		got := float64(found) / trials
 		sd := math.Sqrt(p * (1 - p) / trials)
-		t.Logf("b=%d r=%d J=%.2f: found %.4f, 1-(1-J^r)^b = %.4f", c.b, c.r, c.j, got, p)
-		if math.Abs(got-p) > 5*sd+0.005 {
-			t.Errorf("b=%d r=%d J=%.2f: found %.4f of pairs, want %.4f ± %.4f", c.b, c.r, c.j, got, p, 5*sd)
+		t.Logf("b=%d r=%d m=%d J=%.2f: found %.4f, P = %.4f", c.b, c.r, c.m, c.j, got, p)
+		if math.Abs(got-p) > 5*sd+0.005 || p < 0.1 || p > 0.9 {
+			t.Errorf("b=%d r=%d m=%d J=%.2f: found %.4f of pairs, want %.4f ± %.4f (and within 0.1–0.9 to tell)", c.b, c.r, c.m, c.j, got, p, 5*sd)
 		}
 	}
 }

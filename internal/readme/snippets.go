@@ -22,9 +22,10 @@ func snippets(pipe *preprocess.Pipeline) error {
 	var idx minhash.Index                                        // files sketches under their smallest hashes
 	idx.Insert(7, idx.Keys(a))                                   // the caller's uint32 ID
 	fmt.Println(idx.Candidates(idx.Keys(b), nil))                // [7]: compare only these
-	lsh, _ := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.7}) // 128 values a signature
-	lsh.Insert(7, minhash.SignatureOf(words, 128, 1))
-	q := minhash.SignatureOf(strings.Fields("acme 18v cordless drill with charger and two batteries"), 128, 1)
+	lsh, _ := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.7}) // 57 bands of 5 values, 4 to agree
+	k := lsh.Options().K                                         // the signature length it chose: 285
+	lsh.Insert(7, minhash.SignatureOf(words, k, 1))
+	q := minhash.SignatureOf(strings.Fields("acme 18v cordless drill with charger and two batteries"), k, 1)
 	fmt.Println(lsh.Query(q, nil))                     // [7]: within 0.7, almost surely
 	byPrint, _ := simhash.New(simhash.Options{})       // T_B = 8 bits, the package's default (the paper's example: 3)
 	bySentences, _ := sentence.New(sentence.Options{}) // T_s = 24, or 0.6 of the longer page

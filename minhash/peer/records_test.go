@@ -12,8 +12,9 @@ import (
 	"github.com/neardup/neardup/minhash"
 )
 
-// recordHashes is the signature length of both sides.
-const recordHashes = minhash.DefaultSignatureSize
+// recordHashes is ekzhu/minhash-lsh's signature length (its README's);
+// minhash.LSH chooses its own from the threshold (LSHOptions.K zero).
+const recordHashes = 128
 
 // neardupRecords is minhash.LSH on the records' word sets.
 type neardupRecords struct {
@@ -23,7 +24,7 @@ type neardupRecords struct {
 }
 
 func (l *neardupRecords) Add(i int, text string) {
-	l.sig = minhash.NewSignature(recordHashes, synth.WordSet(text), l.sig)
+	l.sig = minhash.NewSignature(l.x.Options().K, synth.WordSet(text), l.sig)
 	if err := l.x.Insert(uint32(i), l.sig); err != nil {
 		panic(err)
 	}
@@ -32,7 +33,7 @@ func (l *neardupRecords) Add(i int, text string) {
 func (l *neardupRecords) Build() {}
 
 func (l *neardupRecords) Query(text string, dst []int) []int {
-	l.sig = minhash.NewSignature(recordHashes, synth.WordSet(text), l.sig)
+	l.sig = minhash.NewSignature(l.x.Options().K, synth.WordSet(text), l.sig)
 	l.out = l.x.Query(l.sig, l.out[:0])
 	for _, id := range l.out {
 		dst = append(dst, int(id))
@@ -85,7 +86,7 @@ func BenchmarkRecords(b *testing.B) {
 				idx  func(t float64) detectortest.RecordIndex
 			}{
 				{"neardup-LSH", func(t float64) detectortest.RecordIndex {
-					x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: t, K: recordHashes})
+					x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: t})
 					if err != nil {
 						b.Fatal(err)
 					}
