@@ -98,11 +98,15 @@ func TestCommitChecksQueryKeys(t *testing.T) {
 		t.Fatalf("read: %d matches, %d query keys, %d keys; want none, more than the keys", len(rd.matches), len(rd.query), len(rd.keys))
 	}
 	// A page filed since the read under the last query key, which the
-	// page is not filed under (a handle after the last one read; buckets
-	// are a key's low 16 bits while the repository is small).
+	// page is not filed under (a handle after the last one read, given as
+	// an add gives it; buckets are a key's low 16 bits while the
+	// repository is small).
 	k := rd.query[len(rd.query)-1]
 	if slices.Contains(rd.keys, k) {
 		t.Fatal("the last query key is a key")
+	}
+	if err := c.Incr(ctx, prefix+":m3:next").Err(); err != nil {
+		t.Fatal(err)
 	}
 	if err := c.HSet(ctx, fmt.Sprintf("%s:m3:k:%04x", prefix, k&0xffff), u32s([]uint32{k}), u64(uint64(rd.seen+1))).Err(); err != nil {
 		t.Fatal(err)

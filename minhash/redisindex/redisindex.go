@@ -72,7 +72,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -393,16 +392,6 @@ func strs(v any) []string {
 	return out
 }
 
-// concat returns the strings of a script's list, concatenated.
-func concat(v []any) string {
-	var b strings.Builder
-	for _, x := range v {
-		s, _ := x.(string)
-		b.WriteString(s)
-	}
-	return b.String()
-}
-
 // set returns the 4-byte blocks of a script's list as a set.
 func set(v any) map[uint32]bool {
 	l, _ := v.([]any)
@@ -477,8 +466,8 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		if len(res) == 5 { // keys and counts: check them against the Judge's
 			hc, _ := res[3].([]any)
 			tc, _ := res[4].([]any)
-			keys, _ := res[2].([]any)
-			if u32s(det.judge.QueryKeys(r, det.template(r.Blocks(), hc, tc))) != concat(keys) {
+			keys, _ := res[2].(string)
+			if u32s(det.judge.QueryKeys(r, det.template(r.Blocks(), hc, tc))) != keys {
 				det.keyMisses.Add(1)
 			}
 		}
@@ -501,9 +490,9 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	// The script derived the query keys from the counts it read, as
 	// Judge.QueryKeys does, and gathered their candidates; should the two
 	// ever differ, the candidates are read again under the Judge's keys.
-	scriptKeys, _ := res[6].([]any)
+	scriptKeys, _ := res[6].(string)
 	res, _ = res[7].([]any)
-	if u32s(rd.query) != concat(scriptKeys) {
+	if u32s(rd.query) != scriptKeys {
 		det.keyMisses.Add(1)
 		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.query), own, theme.version()).Slice()
 		if err != nil {

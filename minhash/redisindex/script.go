@@ -20,7 +20,7 @@ import (
 //	P:m3:cfg      the Judge's options the repository was made with, set by
 //	              its first write; a script called with others fails
 //	              (NEARDUP_CFG)
-//	P:m3:next     the last handle given (INCR; handles are never reused)
+//	P:m3:next     the last handle given (decimal; handles are never reused)
 //	P:m3:ids      hash: ID -> handle (decimal)
 //	P:m3:r:<h>    the page kept under handle h: its entry (below)
 //	P:m3:k:<b>    hash of postings, bucket b (hex, at least 4 digits) of
@@ -157,12 +157,19 @@ local function lastHandle()
   return NEXT
 end
 local function kbucket(i) return P .. ':k:' .. string.format('%04x', i) end
+-- KB holds the bucket of each key keyfield was asked for, for the buckets
+-- as they are (grow empties it).
+local KB = {}
 local function keyfield(k)
+  local b = KB[k]
+  if b then return b, k end
   lastHandle()
   local v = struct.unpack('>I4', k)
   local i = v % 2 ^ LB
   if i < SB then i = v % 2 ^ (LB + 1) end
-  return kbucket(i), k
+  b = kbucket(i)
+  KB[k] = b
+  return b, k
 end
 local function xfield(x) return P .. ':x:' .. bucket16(x), x end
 local function vfield(x) return P .. ':v:' .. bucket16(x), x end
@@ -181,31 +188,43 @@ end
 -- and, as a second value, the postings it read by key (false for none).
 -- v, when given, is the theme set's version as the script read it; with
 -- no entry gathered the version is not read (tver is returned).
+--
+-- Every page of a rare key's postings is a candidate (the key counts as
+-- two); the postings of keys filed under more pages (up to MaxPostings
+-- each) are counted handle by handle only when two or more such keys are
+-- read, for a page is a candidate through them only when filed under two.
 local function gather(keys, skip, tver, v)
-  local out, handles, shared, order, hosts, hostList, got = {}, {}, {}, {}, {}, {}, {}
+  local out, handles, cand, order, long, hosts, hostList, got = {}, {}, {}, {}, {}, {}, {}, {}
   for _, k in ipairs(keys) do
     local ps = redis.call('HGET', keyfield(k))
     got[k] = ps
     if ps and ps ~= 'S' then
-      local w = 1
-      if #ps / 8 <= RARE then w = 2 end -- a rare key counts as two
+      if #ps / 8 <= RARE then
+        for p = 1, #ps, 8 do
+          local h = struct.unpack('>I8', ps, p)
+          if h ~= skip and not cand[h] then cand[h] = true; order[#order + 1] = h end
+        end
+      else
+        long[#long + 1] = ps
+      end
+    end
+  end
+  if #long > 1 then
+    local n = {}
+    for _, ps in ipairs(long) do
       for p = 1, #ps, 8 do
         local h = struct.unpack('>I8', ps, p)
-        if h ~= skip then
-          if not shared[h] then shared[h] = 0; order[#order + 1] = h end
-          shared[h] = shared[h] + w
-        end
+        if n[h] and h ~= skip and not cand[h] then cand[h] = true; order[#order + 1] = h end
+        n[h] = true
       end
     end
   end
   for _, h in ipairs(order) do
-    if shared[h] >= 2 then
-      local e = kept(h, 'a posting')
-      out[#out + 1] = e
-      handles[#out] = h
-      local host = entryHost(e)
-      if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
-    end
+    local e = kept(h, 'a posting')
+    out[#out + 1] = e
+    handles[#out] = h
+    local host = entryHost(e)
+    if not hosts[host] then hosts[host] = true; hostList[#hostList + 1] = host end
   end
   local tsets = {}
   for i, host in ipairs(hostList) do tsets[i] = redis.call('GET', P .. ':T:' .. host) or '' end
@@ -266,21 +285,23 @@ end
 // if none, or if its page is kept no more); the host's and the theme's
 // counts of the blocks (the theme's from the caller's bytes when its set
 // is current: ThemeHosts for a block it holds, else 0); the handle kept under the ID (0 if none); the
-// page's query keys as derive makes them; and gather's reply for those
+// page's query keys as derive makes them (4-byte values, concatenated); and gather's reply for those
 // keys. A page to keep with no copy of its text kept, no remembered
 // verdict, no page under its ID and no candidate is kept there and then
 // (filed under the first Options.Keys of its query keys), as the commit
-// script would: it returns {"added", handle, query keys, hc, tc}
+// script would: it returns {"added", handle, query keys (concatenated), hc, tc}
 // ({"added", handle} recorded under the call ID, which a re-sent call
 // gets).
 var readScript = redis.NewScript(writeLib + `
 local addNew = ARGV[16] == '1'
+local pre = redis.call('MGET', CALL, CFG, P .. ':tv', P .. ':next')
 if addNew then
-  local r = recorded()
+  local r = recorded(pre[1])
   if r then return r end
 end
-local bad, cfg = badcfg(false)
+local bad, cfg = badcfg(false, pre[2])
 if bad then return bad end
+buckets(tonumber(pre[4]) or 0)
 local exact = {}
 local xs = redis.call('HGET', xfield(ARGV[8]))
 if xs then
@@ -298,7 +319,7 @@ if #exact == 0 then
   end
 end
 local blocks = split4(ARGV[10])
-local tv = redis.call('GET', P .. ':tv') or '0'
+local tv = pre[3] or '0'
 local flags = false
 if tv == ARGV[18] then flags = ARGV[19] end
 local hc, tc = counts(ARGV[9], blocks, flags)
@@ -318,10 +339,10 @@ if addNew and #exact == 0 and #verdict == 0 and own == 0 and #g[1] == 0 then
   got[ARGV[8]] = xs
   local h = add(e, got, hc, {id, host, keys, blocks, ARGV[8]})
   record({'added', h})
-  return {'added', h, qkeys, hc, tc}
+  return {'added', h, table.concat(qkeys), hc, tc}
 end
 local next = lastHandle()
-return {next, exact, verdict, hc, tc, own, qkeys, g}
+return {next, exact, verdict, hc, tc, own, table.concat(qkeys), g}
 `)
 
 // candidatesScript returns the entries of a page's candidates, and their
@@ -336,11 +357,12 @@ return g
 `)
 
 // callLib is a write script's call record: recorded returns the result
-// recorded under the call's ID (the key CALL), record keeps one for TTL ms.
+// recorded under the call's ID (the key CALL; its value, when given: false
+// for none, as MGET gives it), record keeps one for TTL ms.
 // A script declares CALL and TTL before it.
 const callLib = `
-local function recorded()
-  local r = redis.call('GET', CALL)
+local function recorded(r)
+  if r == nil then r = redis.call('GET', CALL) end
   if r then return cmsgpack.unpack(r) end
   return nil
 end
@@ -383,6 +405,7 @@ local function grow(h)
   local l, s = LB, SB
   buckets(h)
   if LB == l and SB == s then return end
+  KB = {}
   local from, to = kbucket(s), kbucket(s + 2 ^ l)
   local all = redis.call('HGETALL', from)
   local move, fields = {}, {}
@@ -458,11 +481,10 @@ end
 local function add(e, got, hc, f)
   local id, host, keys, blocks, x
   if f then id, host, keys, blocks, x = unpack(f) else id, host, keys, blocks, x = entry(e) end
-  lastHandle()
-  local h = redis.call('INCR', P .. ':next')
+  local h = lastHandle() + 1
+  redis.call('MSET', P .. ':next', handle(h), P .. ':r:' .. handle(h), e)
   grow(h)
   local hb = struct.pack('>I8', h)
-  redis.call('SET', P .. ':r:' .. handle(h), e)
   redis.call('HSET', P .. ':ids', id, h)
   for _, k in ipairs(keys) do
     local b, f = keyfield(k)
@@ -527,12 +549,15 @@ end
 // concatenated; the entry's keys are their start). It returns
 // {"added", handle} (recorded), {"dup"} when the ID was kept when the
 // caller read (and is not to be replaced), or {"conflict"} when the caller
-// must read again.
+// must read again. When no handle was given after seen nothing was filed
+// or kept since, and the query keys are not read.
 var commitScript = redis.NewScript(writeLib + `
-local r = recorded()
+local pre = redis.call('MGET', CALL, CFG, P .. ':next')
+local r = recorded(pre[1])
 if r then return r end
-local bad = badcfg(true)
+local bad = badcfg(true, pre[2])
 if bad then return bad end
+buckets(tonumber(pre[3]) or 0)
 local seen, e, replace = tonumber(ARGV[8]), ARGV[9], ARGV[10] == '1'
 local id, host, keys, blocks, x = entry(e)
 local held = tonumber(redis.call('HGET', P .. ':ids', id))
@@ -540,7 +565,7 @@ if not replace and held then
   if held > seen then return {'conflict'} end
   return {'dup'}
 end
-if newer(split4(ARGV[11]), x, seen) then return {'conflict'} end
+if lastHandle() > seen and newer(split4(ARGV[11]), x, seen) then return {'conflict'} end
 if replace then forget(id) end
 return record({'added', add(e, nil, nil, {id, host, keys, blocks, x})})
 `)
