@@ -90,7 +90,7 @@ func TestCommitChecksQueryKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := det.judgePage(ctx, "MatchOrAdd", d, r, false)
+	rd, _, err := det.readPage(ctx, "MatchOrAdd", d, r, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

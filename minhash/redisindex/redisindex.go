@@ -275,11 +275,6 @@ func (det *Detector) writeArgs(ctx context.Context, call string, more ...any) []
 	return append(a, more...)
 }
 
-// wrap wraps an error of the client (fleet.Wrap): a repository made with
-// other options as neardup.ErrInvalidOption, data the scripts or the
-// client found corrupt as neardup.ErrCorrupt, every other one as ErrRedis.
-func wrap(op, id string, err error) error { return fleet.Wrap(op, id, err) }
-
 func u32s(vs []uint32) string {
 	b := make([]byte, 0, 4*len(vs))
 	for _, v := range vs {
@@ -421,17 +416,11 @@ type read struct {
 	handles map[string]int64
 }
 
-// judgePage reads what d is judged by and judges it against the kept pages
+// readPage reads what d is judged by and judges it against the kept pages
 // filed under its keys (but the page kept under its ID when replacing).
-func (det *Detector) judgePage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool) (*read, error) {
-	rd, _, err := det.readPage(ctx, op, d, r, replacing, "")
-	return rd, err
-}
-
-// readPage is judgePage, and with a call ID it keeps d at once when it has
-// nothing to be judged against (no copy of its text, no remembered
-// verdict, no page kept under its ID, no candidate): then it returns
-// (nil, true, nil).
+// With a call ID it keeps d at once when it has nothing to be judged
+// against (no copy of its text, no remembered verdict, no page kept under
+// its ID, no candidate): then it returns (nil, true, nil).
 func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool, call string) (*read, bool, error) {
 	_, tags := r.Content()
 	rep, addNew, rec := 0, 0, []byte(nil)
@@ -460,7 +449,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 	}
 	res, err := run.Slice()
 	if err != nil {
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
 	if len(res) > 0 && res[0] == "added" {
 		if len(res) == 5 { // keys and counts: check them against the Judge's
@@ -496,7 +485,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		det.keyMisses.Add(1)
 		res, err = candidatesScript.Run(ctx, det.client, det.keys(), det.prefix, det.cfg, u32s(rd.query), own, theme.version()).Slice()
 		if err != nil {
-			return nil, false, wrap(op, d.ID, err)
+			return nil, false, fleet.Wrap(op, d.ID, err)
 		}
 	}
 	if len(res) != 6 {
@@ -532,7 +521,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 		tmpl[name] = func(b uint32) bool { return hasBlock(host, b) || theme.blocks[b] }
 	}
 	if err := det.judgeEntries(ctx, rd, entries, hs, found, replacing, tmpl); err != nil {
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
 	return rd, false, nil
 }
@@ -675,7 +664,7 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 }
 
 func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
-	rd, err := det.judgePage(ctx, "Match", d, r, false)
+	rd, _, err := det.readPage(ctx, "Match", d, r, false, "")
 	if err != nil {
 		return nil, err
 	}
@@ -759,7 +748,7 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 // reads again when a page was filed under its keys meanwhile.
 func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
 	if force {
-		rd, err := det.judgePage(ctx, op, d, r, false)
+		rd, _, err := det.readPage(ctx, op, d, r, false, "")
 		if err != nil {
 			return nil, false, err
 		}
@@ -824,7 +813,7 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 	a := det.writeArgs(ctx, call, seen, e, rep, u32s(rd.query))
 	res, err := det.fc.Run(ctx, commitScript, det.keys(), a...).Slice()
 	if err != nil {
-		return false, wrap(op, d.ID, err)
+		return false, fleet.Wrap(op, d.ID, err)
 	}
 	if len(res) == 0 {
 		return false, fmt.Errorf("redisindex: %s %s: %w: empty reply", op, detector.QuoteID(d.ID), ErrRedis)
@@ -860,7 +849,7 @@ func (det oneSlot) remove(ctx context.Context, id string) error {
 	if err == nil && n == 0 {
 		err = neardup.ErrUnknownID
 	}
-	return wrap("Remove", id, err)
+	return fleet.Wrap("Remove", id, err)
 }
 
 // Contains reports whether a page is kept under id.
@@ -873,7 +862,7 @@ func (det *Detector) Contains(ctx context.Context, id string) (bool, error) {
 
 func (det oneSlot) contains(ctx context.Context, id string) (bool, error) {
 	ok, err := det.client.HExists(ctx, det.prefix+":ids", id).Result()
-	return ok, wrap("Contains", id, err)
+	return ok, fleet.Wrap("Contains", id, err)
 }
 
 // Len returns the number of kept pages.
@@ -886,7 +875,7 @@ func (det *Detector) Len(ctx context.Context) (int, error) {
 
 func (det oneSlot) len(ctx context.Context) (int, error) {
 	n, err := det.client.HLen(ctx, det.prefix+":ids").Result()
-	return int(n), wrap("Len", "", err)
+	return int(n), fleet.Wrap("Len", "", err)
 }
 
 // Interface checks.

@@ -132,7 +132,7 @@ func TestRetriedCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := det.judgePage(ctx, "MatchOrAdd", d, r, false)
+	rd, _, err := det.readPage(ctx, "MatchOrAdd", d, r, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestRetriedCommit(t *testing.T) {
 	}
 	// A new call adding the ID, read after it was kept, is a duplicate; one
 	// read before, or a copy, conflicts (and reads again).
-	fresh, err := det.judgePage(ctx, "MatchOrAdd", d, r, false)
+	fresh, _, err := det.readPage(ctx, "MatchOrAdd", d, r, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -569,7 +569,7 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 	err = det.fc.Spread(ctx, func(a *fleet.Attempt) error {
 		own, err := det.readOwn(ctx, r, d.ID, false)
 		if err != nil {
-			return wrap(op, d.ID, err)
+			return fleet.Wrap(op, d.ID, err)
 		}
 		if !replacing && !force && slices.Contains(own.exact, d.ID) {
 			matches, added = nil, true
@@ -588,7 +588,7 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 			return leaseScript.Run(ctx, det.client, names[i:i+1], a.Token, det.opts.LeaseTTL.Milliseconds()).Bool()
 		})
 		if err != nil {
-			return wrap(op, d.ID, err) // ErrAborted: a lease lost while it took the others
+			return fleet.Wrap(op, d.ID, err) // ErrAborted: a lease lost while it took the others
 		}
 		matches, added, err = det.spreadLeased(ctx, op, d, r, replacing, force, a.Token)
 		if errors.Is(err, errDied) {
@@ -598,7 +598,7 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 	})
 	switch {
 	case err != nil && err == ctx.Err(): // the context ended between attempts
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	case err != nil:
 		return nil, false, err
 	}
@@ -636,7 +636,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	s := det.spread
 	rd, own, err := det.spreadRead(ctx, d, r, replacing, force, true)
 	if err != nil {
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
 	if !replacing && !force && neardup.OwnPage(d.ID, rd.matches) {
 		return nil, true, nil // its own page, committed meanwhile
@@ -677,11 +677,11 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 		return nil
 	})
 	if err := fleet.PipeErr(cmds, err); err != nil {
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
 	if !made.Val() { // another page's handle, or the SET sent twice
 		if v, err := det.client.Get(ctx, rk).Result(); err != nil {
-			return nil, false, wrap(op, d.ID, err)
+			return nil, false, fleet.Wrap(op, d.ID, err)
 		} else if v != pending {
 			return nil, false, fleet.ErrAborted
 		}
@@ -701,7 +701,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	})
 	lost := errors.Is(err, fleet.ErrAborted)
 	if err != nil && !lost {
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
 	if det.beforeCommit != nil {
 		if err := det.beforeCommit(); err != nil {
@@ -710,7 +710,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	}
 	if !lost {
 		if added, err := det.move(ctx, h, r, "C", ""); err != nil || added {
-			return nil, added, wrap(op, d.ID, err)
+			return nil, added, fleet.Wrap(op, d.ID, err)
 		}
 	}
 	// Aborted (the leases passed to another call, which found the page
@@ -719,7 +719,7 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 	// leaving what a client that died leaves, which a reader under leases
 	// purges.
 	if err := det.purge(ctx, h, e); err != nil {
-		return nil, false, wrap(op, d.ID, err)
+		return nil, false, fleet.Wrap(op, d.ID, err)
 	}
 	return nil, false, fleet.ErrAborted
 }
@@ -777,7 +777,7 @@ func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Reco
 func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	rd, _, err := det.spreadRead(ctx, d, r, false, false, false)
 	if err != nil {
-		return nil, wrap("Match", d.ID, err)
+		return nil, fleet.Wrap("Match", d.ID, err)
 	}
 	return rd.matches, nil
 }
@@ -792,7 +792,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64) erro
 		err = neardup.ErrUnknownID
 	}
 	if err != nil {
-		return wrap("Remove", id, err)
+		return fleet.Wrap("Remove", id, err)
 	}
 	st, e, err := stateOf(v)
 	if err == nil && st != 'C' {
@@ -804,7 +804,7 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64) erro
 		}
 	}
 	if err != nil {
-		return wrap("Remove", id, err)
+		return fleet.Wrap("Remove", id, err)
 	}
 	_, r, err := det.parseEntry(e)
 	if err != nil {
@@ -813,11 +813,11 @@ func (det *Detector) spreadRemove(ctx context.Context, id string, h uint64) erro
 	call := fleet.NewCall()
 	switch ok, err := det.move(ctx, h, r, "D", call); {
 	case err != nil:
-		return wrap("Remove", id, err)
+		return fleet.Wrap("Remove", id, err)
 	case !ok: // removed by another call
-		return wrap("Remove", id, neardup.ErrUnknownID)
+		return fleet.Wrap("Remove", id, neardup.ErrUnknownID)
 	}
-	return wrap("Remove", id, det.purge(ctx, h, e))
+	return fleet.Wrap("Remove", id, det.purge(ctx, h, e))
 }
 
 // handle returns the handle kept under id, and false when there is none.
@@ -838,9 +838,9 @@ func (det spreadLayout) remove(ctx context.Context, id string) error {
 	h, ok, err := det.handle(ctx, id)
 	switch {
 	case err != nil:
-		return wrap("Remove", id, err)
+		return fleet.Wrap("Remove", id, err)
 	case !ok:
-		return wrap("Remove", id, neardup.ErrUnknownID)
+		return fleet.Wrap("Remove", id, neardup.ErrUnknownID)
 	}
 	return det.spreadRemove(ctx, id, h)
 }
@@ -848,11 +848,11 @@ func (det spreadLayout) remove(ctx context.Context, id string) error {
 func (det spreadLayout) contains(ctx context.Context, id string) (bool, error) {
 	h, ok, err := det.handle(ctx, id)
 	if err != nil || !ok {
-		return false, wrap("Contains", id, err)
+		return false, fleet.Wrap("Contains", id, err)
 	}
 	es, err := det.records(ctx, []uint64{h}, false)
 	if err != nil {
-		return false, wrap("Contains", id, err)
+		return false, fleet.Wrap("Contains", id, err)
 	}
 	return es[0] != "", nil
 }
@@ -892,5 +892,5 @@ func (det spreadLayout) len(ctx context.Context) (int, error) {
 	} else {
 		err = scan(ctx, det.client)
 	}
-	return int(total.Load()), wrap("Len", "", err)
+	return int(total.Load()), fleet.Wrap("Len", "", err)
 }
