@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/neardup/neardup"
@@ -128,6 +129,7 @@ type Detector struct {
 	opts     Options
 	core     detector.Lazy[feature]
 	compared atomic.Int64
+	builders sync.Pool // of *builders for opts' sizes
 }
 
 // New returns an empty Detector configured by opts. Options out of range
@@ -147,7 +149,7 @@ func (det *Detector) build(o Options) *detector.Core[feature] {
 	return detector.NewCore(detector.Config[feature]{
 		Name:      "minhash",
 		Measure:   JaccardDistance,
-		Extract:   func(d *neardup.Document) (feature, error) { return extract(d, o) },
+		Extract:   func(d *neardup.Document) (feature, error) { return extract(d, o, &det.builders) },
 		NewStore:  func() detector.Store[feature] { return newStore(o, &det.compared) },
 		Kind:      "minhash.Detector",
 		Params:    o.params(),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -40,12 +41,29 @@ const minContentTokens = 8
 
 type featureKey struct{ page, content, w int }
 
-// extract returns d's feature, computed once per Document and sketch sizes.
-func extract(d *neardup.Document, o Options) (feature, error) {
+// extract returns d's feature, computed once per Document and sketch sizes,
+// with the Builders of pool (of builders for o's sizes; nil for new ones).
+func extract(d *neardup.Document, o Options, pool *sync.Pool) (feature, error) {
 	return neardup.Feature(d, featureKey{o.PageSketchSize, o.SketchSize, o.ShingleWidth}, func(d *neardup.Document) (feature, error) {
-		return featureOf(d, o)
+		var bs *builders
+		if pool != nil {
+			bs, _ = pool.Get().(*builders)
+		}
+		if bs == nil {
+			bs = &builders{NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)}
+		}
+		f, err := featureOf(d, o, bs)
+		if pool != nil {
+			pool.Put(bs)
+		}
+		return f, err
 	})
 }
+
+// builders are the two Builders of a feature, reused from page to page: a
+// page's sketches are built in memory a previous page has just used, not
+// in fresh memory.
+type builders struct{ page, content *Builder }
 
 // textBlock is one block of a page with its tokens.
 type textBlock struct {
@@ -132,13 +150,15 @@ func linesOf(p *preprocess.Page) []textBlock {
 	return blocks
 }
 
-func featureOf(d *neardup.Document, o Options) (feature, error) {
+func featureOf(d *neardup.Document, o Options, bs *builders) (feature, error) {
 	blocks, hasMain := blocksOf(d.Page)
 	if len(blocks) == 0 {
 		return feature{}, fmt.Errorf("minhash: document %q has no text: %w", d.ID, neardup.ErrNoFeatures)
 	}
 	f := feature{host: d.Host, exact: xxhash.Sum64String(d.Page.Text)}
-	pb, cb := NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)
+	pb, cb := bs.page, bs.content
+	pb.Reset()
+	cb.Reset()
 	for i := range blocks {
 		blk := &blocks[i]
 		cb.SetTag(uint32(i))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/neardup/neardup"
@@ -62,17 +63,24 @@ func FuzzFeature(f *testing.F) {
 	}
 	o, _ := Options{SketchSize: 16, PageSketchSize: 8}.resolve()
 	var pipe preprocess.Pipeline
+	var pool sync.Pool // builders reused from input to input, as a Detector reuses them
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		d, err := neardup.NewDocument(&pipe, "x", "https://x.example/", raw)
 		if err != nil {
 			return
 		}
-		ft, err := extract(d, o)
+		ft, err := extract(d, o, &pool)
 		if err != nil {
 			if !errors.Is(err, neardup.ErrNoFeatures) {
 				t.Fatalf("error %v, want ErrNoFeatures", err)
 			}
 			return
+		}
+		// Reused builders make the feature new ones make.
+		nf, _ := featureOf(d, o, &builders{NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)})
+		if !slices.Equal(ft.page, nf.page) || !slices.Equal(ft.content, nf.content) || !slices.Equal(ft.tags, nf.tags) ||
+			!slices.Equal(ft.blocks, nf.blocks) || !slices.Equal(ft.keys, nf.keys) || ft.share != nf.share {
+			t.Fatalf("with reused builders %+v, with new ones %+v", ft, nf)
 		}
 		for _, s := range []struct {
 			s Sketch

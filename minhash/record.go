@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/snapshot"
@@ -92,7 +93,8 @@ const MaxHostBlocks = maxHostBlocks
 // pages and is safe for concurrent use. The zero Judge is not usable; make
 // one with NewJudge.
 type Judge struct {
-	st *store
+	st       *store
+	builders sync.Pool // of *builders for st.o's sizes
 }
 
 // NewJudge returns a Judge with the rules, sketches and index keys of a
@@ -116,7 +118,7 @@ func (j *Judge) Record(d *neardup.Document) (*Record, error) {
 	if d == nil || d.Page == nil {
 		return nil, fmt.Errorf("minhash: Record: %w", neardup.ErrNilDocument)
 	}
-	f, err := extract(d, j.st.o)
+	f, err := extract(d, j.st.o, &j.builders)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/snapshot"
@@ -50,15 +51,31 @@ type verdict struct {
 const themeHosts = 2
 
 // kept is a kept page in compact form: its page sketch, content sketch,
-// block keys and index keys in one slab, the content hashes' block indexes,
-// the hash of its text, its host's model and its content share.
+// block keys, the content hashes' block indexes (four to a word) and index
+// keys in one slab — one object, with no pointer, per kept page — the hash
+// of its text, its host's model and its content share.
 type kept struct {
-	data       []uint32 // page | content | blocks | keys
-	tags       []uint8
+	data       []uint32 // page | content | blocks | tags | keys
 	exact      uint64
 	host       int32
 	np, nc, nb uint16
 	share      uint8
+}
+
+// tagWords returns the words of a kept page's slab that hold nc tags.
+func tagWords(nc int) int { return (nc + 3) / 4 }
+
+// fixed returns the length of e's slab before its keys.
+func (e *kept) fixed() int { return int(e.np) + int(e.nc) + int(e.nb) + tagWords(int(e.nc)) }
+
+// tags returns the content hashes' block indexes of e (sharing e's slab).
+func (e *kept) tags() []uint8 {
+	nc := int(e.nc)
+	if nc == 0 {
+		return []uint8{}
+	}
+	w := e.data[int(e.np)+nc+int(e.nb):]
+	return unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(w))), nc)
 }
 
 // feature returns the feature of e (sharing e's memory).
@@ -69,18 +86,18 @@ func (st *store) feature(e *kept) feature {
 		exact:   e.exact,
 		page:    e.data[:np:np],
 		content: e.data[np : np+nc : np+nc],
-		tags:    e.tags,
+		tags:    e.tags(),
 		blocks:  e.data[np+nc : np+nc+nb : np+nc+nb],
 		share:   e.share,
 	}
 }
 
 // keys returns the index keys e is filed under.
-func (e *kept) keys() []uint32 { return e.data[int(e.np)+int(e.nc)+int(e.nb):] }
+func (e *kept) keys() []uint32 { return e.data[e.fixed():] }
 
 // setKeys files e under keys from now on (the caller updates the index).
 func (e *kept) setKeys(keys []uint32) {
-	n := int(e.np) + int(e.nc) + int(e.nb)
+	n := e.fixed()
 	if len(keys) != len(e.data)-n {
 		d := make([]uint32, n+len(keys))
 		copy(d, e.data[:n])
@@ -290,7 +307,7 @@ func (st *store) Score(f feature, h detector.Handle) (float64, bool) {
 
 func (st *store) Feature(h detector.Handle) feature {
 	f := st.feature(&st.entries[h])
-	f.page, f.content, f.blocks = slices.Clone(f.page), slices.Clone(f.content), slices.Clone(f.blocks)
+	f.page, f.content, f.blocks, f.tags = slices.Clone(f.page), slices.Clone(f.content), slices.Clone(f.blocks), slices.Clone(f.tags)
 	return f
 }
 
@@ -317,12 +334,13 @@ func (st *store) Insert(h detector.Handle, f feature) error {
 	e := &st.entries[h]
 	keys := st.index.Keys(st.content(&f, m).s)
 	np, nc, nb := len(f.page), len(f.content), len(f.blocks)
-	*e = kept{data: make([]uint32, np+nc+nb+len(keys)), tags: f.tags, exact: f.exact, host: hi,
+	*e = kept{data: make([]uint32, np+nc+nb+tagWords(nc)+len(keys)), exact: f.exact, host: hi,
 		np: uint16(np), nc: uint16(nc), nb: uint16(nb), share: f.share}
 	copy(e.data, f.page)
 	copy(e.data[np:], f.content)
 	copy(e.data[np+nc:], f.blocks)
-	copy(e.data[np+nc+nb:], keys)
+	copy(e.tags(), f.tags)
+	copy(e.data[e.fixed():], keys)
 	st.index.Insert(uint32(h), e.keys())
 	if x, ok := st.exact[f.exact]; ok {
 		st.exacts[f.exact] = append(st.exacts[f.exact], x)

@@ -8,10 +8,15 @@ import "slices"
 // alone: a page offered again, or a near-duplicate that was not kept, counts
 // nothing, so verdicts do not drift as pages are re-offered.
 type hostModel struct {
-	name   string
-	keys   []uint32 // block keys, ascending
-	counts []uint32 // counts[i]: kept pages holding keys[i]
-	pages  []uint32 // handles of the host's kept pages
+	name string
+	// counted holds the counted blocks, block<<32 | count, ascending;
+	// fresh the blocks first counted since counted was last rebuilt, in
+	// the same form and none of them in counted. A page that brings new
+	// blocks inserts them in the short fresh, so that a large host's
+	// counts are not copied whole on every page; fresh is merged into
+	// counted once it holds more than a sixteenth as many.
+	counted, fresh []uint64
+	pages          []uint32 // handles of the host's kept pages
 	// sigs[i] has a bit set for each block of pages[i] (blockBit): rekey
 	// reads a page's blocks only when its bits hold a changed block's.
 	sigs []uint64
@@ -19,6 +24,21 @@ type hostModel struct {
 	// threshold: a page's content is stripped by searching these few
 	// rather than all the counted blocks.
 	tmpl []uint32
+}
+
+// findBlock returns the index in s (block<<32 | count, ascending) of block
+// k, or where it would be, and whether it is there.
+func findBlock(s []uint64, k uint32) (int, bool) {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if uint32(s[m]>>32) < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s) && uint32(s[lo]>>32) == k
 }
 
 // blockBit returns the bit of block k in a page's signature.
@@ -59,53 +79,61 @@ func (m *hostModel) setTemplate(changed []uint32, on bool) {
 
 // count returns the number of kept pages holding block k.
 func (m *hostModel) count(k uint32) uint32 {
-	if i, ok := slices.BinarySearch(m.keys, k); ok {
-		return m.counts[i]
+	if i, ok := findBlock(m.counted, k); ok {
+		return uint32(m.counted[i])
+	}
+	if i, ok := findBlock(m.fresh, k); ok {
+		return uint32(m.fresh[i])
 	}
 	return 0
 }
 
+// blocks returns the number of blocks counted.
+func (m *hostModel) blocks() int { return len(m.counted) + len(m.fresh) }
+
 // add counts the distinct blocks of a kept page (ascending) and appends to
 // changed those whose count reached min.
 func (m *hostModel) add(blocks []uint32, min uint32, changed []uint32) []uint32 {
-	var keys, counts []uint32
-	fresh := 0
 	for _, b := range blocks {
-		if _, ok := slices.BinarySearch(m.keys, b); !ok {
-			fresh++
-		}
-	}
-	if fresh > 0 {
-		keys, counts = make([]uint32, 0, len(m.keys)+fresh), make([]uint32, 0, len(m.keys)+fresh)
-	}
-	i := 0
-	for _, b := range blocks {
-		for i < len(m.keys) && m.keys[i] < b {
-			if fresh > 0 {
-				keys, counts = append(keys, m.keys[i]), append(counts, m.counts[i])
-			}
-			i++
-		}
-		c := uint32(1)
-		if i < len(m.keys) && m.keys[i] == b {
-			c = m.counts[i] + 1
-			if fresh == 0 {
-				m.counts[i] = c
-			}
-			i++
-		}
-		if fresh > 0 {
-			keys, counts = append(keys, b), append(counts, c)
+		var c uint32
+		if i, ok := findBlock(m.counted, b); ok {
+			m.counted[i]++
+			c = uint32(m.counted[i])
+		} else if i, ok := findBlock(m.fresh, b); ok {
+			m.fresh[i]++
+			c = uint32(m.fresh[i])
+		} else {
+			m.fresh = slices.Insert(m.fresh, i, uint64(b)<<32|1)
+			c = 1
 		}
 		if c == min {
 			changed = append(changed, b)
 		}
 	}
-	if fresh > 0 {
-		keys, counts = append(keys, m.keys[i:]...), append(counts, m.counts[i:]...)
-		m.keys, m.counts = keys, counts
+	if len(m.fresh) > len(m.counted)/16 { // a small host's are merged at once: no spare capacity
+		m.merge()
 	}
 	return changed
+}
+
+// merge moves the fresh blocks into counted.
+func (m *hostModel) merge() {
+	if len(m.fresh) == 0 {
+		return
+	}
+	s := make([]uint64, 0, len(m.counted)+len(m.fresh))
+	i, j := 0, 0
+	for i < len(m.counted) && j < len(m.fresh) {
+		if m.counted[i] < m.fresh[j] { // no block is in both
+			s = append(s, m.counted[i])
+			i++
+		} else {
+			s = append(s, m.fresh[j])
+			j++
+		}
+	}
+	s = append(append(s, m.counted[i:]...), m.fresh[j:]...)
+	m.counted, m.fresh = s, nil
 }
 
 // remove uncounts the blocks of a page no longer kept and appends to changed
@@ -113,27 +141,30 @@ func (m *hostModel) add(blocks []uint32, min uint32, changed []uint32) []uint32 
 func (m *hostModel) remove(blocks []uint32, min uint32, changed []uint32) []uint32 {
 	drop := false
 	for _, b := range blocks {
-		i, ok := slices.BinarySearch(m.keys, b)
+		s := m.counted
+		i, ok := findBlock(s, b)
 		if !ok {
-			continue
-		}
-		if m.counts[i] == min {
-			changed = append(changed, b)
-		}
-		m.counts[i]--
-		drop = drop || m.counts[i] == 0
-	}
-	if drop {
-		j := 0
-		for i, c := range m.counts {
-			if c > 0 {
-				m.keys[j], m.counts[j] = m.keys[i], c
-				j++
+			s = m.fresh
+			if i, ok = findBlock(s, b); !ok {
+				continue
 			}
 		}
-		m.keys, m.counts = slices.Clip(m.keys[:j]), slices.Clip(m.counts[:j])
+		if uint32(s[i]) == min {
+			changed = append(changed, b)
+		}
+		s[i]--
+		drop = drop || uint32(s[i]) == 0
+	}
+	if drop {
+		m.counted = slices.Clip(dropCounts(m.counted, 0))
+		m.fresh = slices.Clip(dropCounts(m.fresh, 0))
 	}
 	return changed
+}
+
+// dropCounts removes, in place, the blocks of s counted c times.
+func dropCounts(s []uint64, c uint32) []uint64 {
+	return slices.DeleteFunc(s, func(e uint64) bool { return uint32(e) == c })
 }
 
 // maxHostBlocks bounds the block counts a host keeps: past it, the blocks
@@ -143,15 +174,9 @@ const maxHostBlocks = 1 << 12
 // prune drops the blocks counted once when the host counts more than max
 // (unless one page makes a block template).
 func (m *hostModel) prune(max int, min uint32) {
-	if len(m.keys) <= max || min <= 1 {
+	if m.blocks() <= max || min <= 1 {
 		return
 	}
-	j := 0
-	for i, c := range m.counts {
-		if c > 1 {
-			m.keys[j], m.counts[j] = m.keys[i], c
-			j++
-		}
-	}
-	m.keys, m.counts = m.keys[:j], m.counts[:j]
+	m.merge()
+	m.counted = dropCounts(m.counted, 1)
 }
