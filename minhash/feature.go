@@ -161,7 +161,7 @@ func featureOf(d *neardup.Document, o Options, bs *builders) (feature, error) {
 	cb.Reset()
 	for i := range blocks {
 		blk := &blocks[i]
-		cb.SetTag(uint32(i))
+		cb.setTag(uint32(i))
 		key := uint64(len(blk.tokens))
 		for _, t := range blk.tokens {
 			th := xxhash.Sum64String(t)
@@ -179,19 +179,19 @@ func featureOf(d *neardup.Document, o Options, bs *builders) (feature, error) {
 	f.page = pb.Sketch()
 	// Too little content: the page's lines mostly of link text count too,
 	// then (pass 1) the whole page.
-	for pass := 0; pass < 2 && !(pass == 1 && hasMain) && cb.Tokens() < minContentTokens && cb.Tokens() < pb.Tokens(); pass++ {
+	for pass := 0; pass < 2 && !(pass == 1 && hasMain) && cb.count() < minContentTokens && cb.count() < pb.count(); pass++ {
 		cb.Reset()
 		for i, blk := range blocks {
 			if pass == 0 && blk.furniture && !blk.linked {
 				continue
 			}
-			cb.SetTag(uint32(i))
+			cb.setTag(uint32(i))
 			for _, t := range blk.tokens {
 				cb.Add(t)
 			}
 		}
 	}
-	f.share = uint8(255 * cb.Tokens() / max(pb.Tokens(), 1))
+	f.share = uint8(255 * cb.count() / max(pb.count(), 1))
 	var tags []uint32
 	f.content, tags, f.keys = cb.tagged()
 	if len(f.page) == 0 {

@@ -122,8 +122,8 @@ func (b *Builder) Reset() {
 	b.in.clear()
 }
 
-// SetTag sets the tag of the elements added next (see Tagged).
-func (b *Builder) SetTag(tag uint32) { b.tag = tag }
+// setTag sets the tag of the elements added next (see tagged).
+func (b *Builder) setTag(tag uint32) { b.tag = tag }
 
 // Add adds the next token of the stream: the shingle it ends (with the w−1
 // tokens before it) is an element of the set.
@@ -148,8 +148,8 @@ func (b *Builder) AddHash(t uint64) {
 // title, the fields of a row).
 func (b *Builder) AddElement(h uint64) { b.push(h) }
 
-// Tokens returns the number of tokens added since the last Reset.
-func (b *Builder) Tokens() int { return b.tokens }
+// count returns the number of tokens added since the last Reset.
+func (b *Builder) count() int { return b.tokens }
 
 // shingleHash hashes the shingle of the tokens prev followed by last, in
 // 64 bits (push folds them).
@@ -200,11 +200,11 @@ func (b *Builder) flush() {
 // Sketch returns the sketch of the set so far (a new slice). A token stream
 // shorter than w tokens is one shingle of all its tokens; an empty stream
 // has an empty sketch.
-func (b *Builder) Sketch() Sketch { return b.AppendSketch(nil) }
+func (b *Builder) Sketch() Sketch { return b.appendSketch(nil) }
 
-// AppendSketch appends the sketch of the set so far to dst and returns the
+// appendSketch appends the sketch of the set so far to dst and returns the
 // extended slice.
-func (b *Builder) AppendSketch(dst Sketch) Sketch {
+func (b *Builder) appendSketch(dst Sketch) Sketch {
 	b.flush()
 	n := len(dst)
 	for _, e := range b.heap {
@@ -214,14 +214,9 @@ func (b *Builder) AppendSketch(dst Sketch) Sketch {
 	return dst
 }
 
-// Tagged returns the sketch with the tag each hash was added under, both
-// ascending by hash: tags[i] is the tag of s[i].
-func (b *Builder) Tagged() (s Sketch, tags []uint32) {
-	s, tags, _ = b.tagged()
-	return s, tags
-}
-
-// tagged is Tagged, and the index key of each hash's element.
+// tagged returns the sketch with the tag each hash was added under, both
+// ascending by hash (tags[i] is the tag of s[i]), and the index key of
+// each hash's element.
 func (b *Builder) tagged() (s Sketch, tags, keys []uint32) {
 	b.flush()
 	es := slices.Clone(b.heap)

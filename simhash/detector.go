@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
@@ -285,7 +284,6 @@ type store struct {
 	fps     []Fingerprint           // scan only: kept fingerprints, dense
 	handles []detector.Handle       // scan only: handles[i] keeps fps[i]
 	pos     map[detector.Handle]int // scan only: handle -> index in fps
-	hits    sync.Pool               // *[]Hit scratch for ix.Query
 }
 
 func (st *store) Feature(h detector.Handle) Fingerprint {

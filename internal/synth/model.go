@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 //go:generate go run gen_model.go
@@ -311,6 +310,3 @@ func (w *writer) sentence(r *rng, t *topic, n int, e edit) {
 	}
 	w.end(r)
 }
-
-// runeCount is the text's length in characters.
-func runeCount(b []byte) int { return utf8.RuneCount(b) }
