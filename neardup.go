@@ -22,11 +22,11 @@ var (
 	// features (no keywords, no sentences, no 。 ...): the method cannot decide.
 	ErrNoFeatures = errors.New("neardup: document has no features")
 	// ErrInvalidOption reports a constructor option outside its documented range.
-	ErrInvalidOption = sentinel.InvalidOption
+	ErrInvalidOption = sentinel.ErrInvalidOption
 	// ErrDuplicateID reports an Add of an ID that is already kept.
-	ErrDuplicateID = sentinel.DuplicateID
+	ErrDuplicateID = sentinel.ErrDuplicateID
 	// ErrUnknownID reports a Remove or lookup of an ID that is not kept.
-	ErrUnknownID = sentinel.UnknownID
+	ErrUnknownID = sentinel.ErrUnknownID
 	// ErrInvalidID reports a document ID that no detector keeps: the empty
 	// ID, or one longer than MaxIDLen bytes. Add, MatchOrAdd and Replace
 	// refuse it before they look at the repository; error messages quote at

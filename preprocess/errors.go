@@ -38,5 +38,5 @@ var (
 
 	// ErrInvalidOption reports an Options value that New rejects. It is the
 	// same value as neardup.ErrInvalidOption.
-	ErrInvalidOption = sentinel.InvalidOption
+	ErrInvalidOption = sentinel.ErrInvalidOption
 )

@@ -14,9 +14,9 @@ import (
 // that errors.Is(err, neardup.ErrInvalidOption) holds for both.
 func TestShared(t *testing.T) {
 	for _, c := range []struct{ own, root, hamming error }{
-		{sentinel.InvalidOption, neardup.ErrInvalidOption, hamming.ErrInvalidOption},
-		{sentinel.DuplicateID, neardup.ErrDuplicateID, hamming.ErrDuplicateID},
-		{sentinel.UnknownID, neardup.ErrUnknownID, hamming.ErrUnknownID},
+		{sentinel.ErrInvalidOption, neardup.ErrInvalidOption, hamming.ErrInvalidOption},
+		{sentinel.ErrDuplicateID, neardup.ErrDuplicateID, hamming.ErrDuplicateID},
+		{sentinel.ErrUnknownID, neardup.ErrUnknownID, hamming.ErrUnknownID},
 	} {
 		wrapped := fmt.Errorf("hamming: New: %w", c.hamming)
 		if c.root != c.own || c.hamming != c.own || !errors.Is(wrapped, c.root) {

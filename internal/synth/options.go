@@ -10,7 +10,7 @@ import (
 // ErrInvalidOption is wrapped by the errors New and WriteCorpus return for
 // options out of range. It is neardup.ErrInvalidOption, so errors.Is(err,
 // neardup.ErrInvalidOption) holds for them too.
-var ErrInvalidOption = sentinel.InvalidOption
+var ErrInvalidOption = sentinel.ErrInvalidOption
 
 // Defaults of the zero Options.
 const (

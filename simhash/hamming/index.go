@@ -16,13 +16,13 @@ var (
 	// ErrInvalidOption reports an option or argument outside its range: a
 	// MaxDistance above MaxDistance, a k above the index's, a memory budget
 	// no layout fits. It is neardup.ErrInvalidOption.
-	ErrInvalidOption = sentinel.InvalidOption
+	ErrInvalidOption = sentinel.ErrInvalidOption
 	// ErrDuplicateID reports an Add of an id that is already stored. It is
 	// neardup.ErrDuplicateID.
-	ErrDuplicateID = sentinel.DuplicateID
+	ErrDuplicateID = sentinel.ErrDuplicateID
 	// ErrUnknownID reports a Remove of an id that is not stored. It is
 	// neardup.ErrUnknownID.
-	ErrUnknownID = sentinel.UnknownID
+	ErrUnknownID = sentinel.ErrUnknownID
 )
 
 // Distance returns the Hamming distance of a and b: the number of bits in
