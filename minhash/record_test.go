@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/corpus"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/synth"
@@ -514,9 +515,9 @@ func TestRecordVersions(t *testing.T) {
 func startCPU(b *testing.B) func() {
 	b.ReportAllocs()
 	runtime.LockOSThread()
-	c0 := detectortest.ThreadCPU()
+	c0 := benchtest.ThreadCPU()
 	return func() {
-		b.ReportMetric(float64(detectortest.ThreadCPU()-c0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(benchtest.ThreadCPU()-c0)/float64(b.N), "cpu-ns/op")
 		runtime.UnlockOSThread()
 	}
 }
@@ -654,7 +655,7 @@ func TestQueryKeys(t *testing.T) {
 // crawl (seed 1).
 func crawlRecords(tb testing.TB, j *minhash.Judge, n int) []*minhash.Record {
 	var recs []*minhash.Record
-	for _, d := range detectortest.Crawl(tb, 1, n) {
+	for _, d := range benchtest.Crawl(tb, 1, n) {
 		r, err := j.Record(d)
 		if err != nil {
 			tb.Fatal(err)

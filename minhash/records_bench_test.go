@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 )
@@ -47,7 +47,7 @@ func (l *lshRecords) Query(text string, dst []int) []int {
 // BenchmarkRecords files short records (internal/synth's NewRecords:
 // product titles and log lines, 10 % planted copies at Jaccard 0.5–1.0) in
 // an LSH of their word sets at thresholds 0.5, 0.7 and 0.9 and queries
-// 10,000 of them (detectortest.Records has the metrics). minhash/peer's
+// 10,000 of them (benchtest.Records has the metrics). minhash/peer's
 // BenchmarkRecords runs the same with github.com/ekzhu/minhash-lsh beside.
 //
 //	go test ./minhash -run '^$' -bench Records -benchtime 1x
@@ -59,7 +59,7 @@ func BenchmarkRecords(b *testing.B) {
 					b.Skip("-short: only n=10k")
 				}
 				for b.Loop() {
-					detectortest.Records(b, n, t, func(t float64) detectortest.RecordIndex { return newLSHRecords(b, t) })
+					benchtest.Records(b, n, t, func(t float64) benchtest.RecordIndex { return newLSHRecords(b, t) })
 				}
 			})
 		}

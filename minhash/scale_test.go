@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -24,7 +24,7 @@ import (
 //
 // One iteration is the whole crawl; run it once, on one core:
 //
-// It runs on two crawls (detectortest.Crawls): crawl=words, the default,
+// It runs on two crawls (benchtest.Crawls): crawl=words, the default,
 // and crawl=bigram, whose text walks the sample corpora's bigram model so
 // that 4-token phrases recur across unrelated pages.
 //
@@ -34,13 +34,13 @@ func BenchmarkScale(b *testing.B) {
 		name string
 		n    int
 	}{{"n=10k", 10_000}, {"n=30k", 30_000}, {"n=100k", 100_000}, {"n=1M", 1_000_000}} {
-		for _, cr := range detectortest.Crawls(c.n) {
+		for _, cr := range benchtest.Crawls(c.n) {
 			b.Run("crawl="+cr.Name+"/"+c.name, func(b *testing.B) {
 				if testing.Short() && c.n > 10_000 {
 					b.Skip("-short: only n=10k")
 				}
 				for b.Loop() {
-					detectortest.ScaleOn(b, cr.Opts, func() (detectortest.ScaleDetector, error) { return minhash.New(minhash.Options{}) })
+					benchtest.ScaleOn(b, cr.Opts, func() (benchtest.ScaleDetector, error) { return minhash.New(minhash.Options{}) })
 				}
 			})
 		}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/corpus"
-	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -39,7 +39,7 @@ func BenchmarkThroughput(b *testing.B) {
 	for b.Loop() {
 		var pipe preprocess.Pipeline
 		d, _ := minhash.New(minhash.Options{})
-		c0 := detectortest.CPUTime()
+		c0 := benchtest.CPUTime()
 		for _, p := range pages {
 			doc, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
 			if err != nil {
@@ -51,7 +51,7 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			det += time.Since(t0)
 		}
-		cpu += detectortest.CPUTime() - c0
+		cpu += benchtest.CPUTime() - c0
 	}
 	n := float64(b.N * len(pages))
 	b.ReportMetric(n/cpu.Seconds(), "pages/cpu-s")

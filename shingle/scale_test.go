@@ -3,7 +3,7 @@ package shingle_test
 import (
 	"testing"
 
-	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -44,5 +44,5 @@ func BenchmarkScale(b *testing.B) {
 }
 
 func scale(b *testing.B, n int, o shingle.Options) {
-	detectortest.Scale(b, n, func() (detectortest.ScaleDetector, error) { return shingle.New(o) })
+	benchtest.Scale(b, n, func() (benchtest.ScaleDetector, error) { return shingle.New(o) })
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -126,21 +124,6 @@ func FuzzReadFrom[D PersisterLen](f *testing.F, seed []byte, newDet func() D, se
 	})
 }
 
-// Unavailable stops a test that needs the server named (a program such as
-// "redis-server" or "postgresql") and cannot have it here, for the reason
-// why. It skips the test, saying why and how to run it, unless the
-// environment variable NEARDUP_REQUIRE_SERVERS lists the server (.ci/run sets
-// it for every server it has installed), in which case the test fails.
-func Unavailable(t testing.TB, server, why string) {
-	t.Helper()
-	for _, s := range strings.Split(os.Getenv("NEARDUP_REQUIRE_SERVERS"), ",") {
-		if strings.TrimSpace(s) == server {
-			t.Fatalf("%s is required here (NEARDUP_REQUIRE_SERVERS) but unavailable: %s", server, why)
-		}
-	}
-	t.Skipf("needs %s, unavailable here: %s (install it to run this test; .ci/run does, and then requires it)", server, why)
-}
-
 // Offer is one client of Race: it offers doc, the document of group gi of
 // this round, and reports whether its detector kept it.
 type Offer func(gi int, doc *neardup.Document) (added bool)
@@ -195,7 +178,7 @@ func NotSelf(t *testing.T, w int, doc *neardup.Document, ms []neardup.Match) {
 // LostSpec describes the repository under test for LostReplies.
 type LostSpec struct {
 	// Flaky is a detector whose lost replies are errors: a client that
-	// does not retry, through a DropProxy, which drops the reply of a
+	// does not retry, through a servertest.DropProxy, which drops the reply of a
 	// script call after the server ran it (every third, or fewer for a
 	// protocol of many calls, so that one in about two calls fails).
 	Flaky FleetDetector
@@ -266,7 +249,7 @@ func LostReplies(t *testing.T, s LostSpec) {
 
 // FaultSpec describes the repository under test for Faults.
 type FaultSpec struct {
-	// Faulty is a detector whose connections go through a DropProxy set to
+	// Faulty is a detector whose connections go through a servertest.DropProxy set to
 	// DropRate, with its client's own retries (go-redis re-sends a command
 	// whose reply was lost).
 	Faulty FleetDetector

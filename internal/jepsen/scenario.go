@@ -20,7 +20,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
 // Faults a scenario injects, in the order its Faults list them, each once a
@@ -102,7 +102,7 @@ type harness struct {
 	nodes   []string
 	nodeDir string
 
-	proxies []*detectortest.DropProxy
+	proxies []*servertest.DropProxy
 
 	mu      sync.Mutex
 	lines   []Line
@@ -212,23 +212,23 @@ func (h *harness) start() {
 	if h.s.Mode == Server {
 		var stop func()
 		var why string
-		h.primary, stop, why = detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir(), "--appendonly", "yes", "--appendfsync", "always")
+		h.primary, stop, why = servertest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir(), "--appendonly", "yes", "--appendfsync", "always")
 		if h.primary == "" {
-			detectortest.Unavailable(t, "redis-server", why)
+			servertest.Unavailable(t, "redis-server", why)
 		}
 		t.Cleanup(stop)
 		h.replRelay = StartRelay(t, h.primary)
 		var stopReplica func()
-		h.replica, stopReplica = detectortest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
+		h.replica, stopReplica = servertest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
 		t.Cleanup(stopReplica)
 		r := StartRelay(t, h.primary)
-		p := detectortest.StartDropProxy(t, r.Addr())
+		p := servertest.StartDropProxy(t, r.Addr())
 		p.DropEvery(0)
-		h.clientRelays, h.proxies = []*Relay{r}, []*detectortest.DropProxy{p}
+		h.clientRelays, h.proxies = []*Relay{r}, []*servertest.DropProxy{p}
 		return
 	}
-	h.nodes = detectortest.StartCluster(t, 3, 1)
-	detectortest.NodeTimeout(t, h.nodes, 2*time.Second)
+	h.nodes = servertest.StartCluster(t, 3, 1)
+	servertest.NodeTimeout(t, h.nodes, 2*time.Second)
 	c := redis.NewClient(&redis.Options{Addr: h.nodes[0]})
 	defer c.Close()
 	dir, err := c.ConfigGet(context.Background(), "dir").Result()
@@ -238,7 +238,7 @@ func (h *harness) start() {
 	h.nodeDir = dir["dir"]
 	for _, a := range h.nodes {
 		r := StartRelay(t, a)
-		p := detectortest.StartDropProxy(t, r.Addr())
+		p := servertest.StartDropProxy(t, r.Addr())
 		p.DropEvery(0)
 		h.clientRelays, h.proxies = append(h.clientRelays, r), append(h.proxies, p)
 	}
@@ -396,7 +396,7 @@ func (h *harness) fault(faults []string, i int) {
 			h.replRelay.Release()
 		} else {
 			primary, replica := h.shard(0)
-			signal := detectortest.Stop(t, replica)
+			signal := servertest.Stop(t, replica)
 			time.Sleep(1500 * time.Millisecond)
 			signal(syscall.SIGCONT)
 			if next(faults, i) == KillPrimary {
@@ -419,7 +419,7 @@ func (h *harness) fault(faults []string, i int) {
 			t.Fatal("stop-primary needs a cluster")
 		}
 		primary, _ := h.shard(1)
-		signal := detectortest.Stop(t, primary)
+		signal := servertest.Stop(t, primary)
 		h.awaitTakeover(primary)
 		signal(syscall.SIGCONT)
 		h.healed()
@@ -450,7 +450,7 @@ func prev(faults []string, i int) string {
 // own, for the next lag).
 func (h *harness) failoverServer() {
 	t := h.t
-	detectortest.Kill(t, h.primary)
+	servertest.Kill(t, h.primary)
 	h.replRelay.Cut("")
 	c := redis.NewClient(&redis.Options{Addr: h.replica})
 	defer c.Close()
@@ -462,7 +462,7 @@ func (h *harness) failoverServer() {
 	h.clientRelays[0].Cut(h.primary)
 	h.healed()
 	h.replRelay = StartRelay(t, h.primary)
-	h.replica, stop = detectortest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
+	h.replica, stop = servertest.StartReplica(t, h.replRelay.Addr(), "--repl-diskless-sync-delay", "0")
 	t.Cleanup(stop)
 	h.rep.Failovers++
 }
@@ -507,7 +507,7 @@ func (h *harness) shard(i int) (primary, replica string) {
 // and starts it again (an empty node that becomes the new primary's
 // replica).
 func (h *harness) killPrimary(primary string) {
-	detectortest.Kill(h.t, primary)
+	servertest.Kill(h.t, primary)
 	h.awaitTakeover(primary)
 	h.healed()
 	_, port, _ := strings.Cut(primary, ":")

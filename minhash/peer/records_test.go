@@ -7,7 +7,7 @@ import (
 
 	minhashlsh "github.com/ekzhu/minhash-lsh"
 
-	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 )
@@ -72,7 +72,7 @@ func (l *ekzhuRecords) Query(text string, dst []int) []int {
 	return dst
 }
 
-// BenchmarkRecords runs minhash's records benchmark (detectortest.Records:
+// BenchmarkRecords runs minhash's records benchmark (benchtest.Records:
 // titles and log lines with planted pairs at Jaccard 0.5–1.0, 10,000
 // queries) on minhash.LSH and on ekzhu/minhash-lsh, on the same records in
 // the same run:
@@ -83,16 +83,16 @@ func BenchmarkRecords(b *testing.B) {
 		for _, t := range []float64{0.5, 0.7, 0.9} {
 			for _, m := range []struct {
 				name string
-				idx  func(t float64) detectortest.RecordIndex
+				idx  func(t float64) benchtest.RecordIndex
 			}{
-				{"neardup-LSH", func(t float64) detectortest.RecordIndex {
+				{"neardup-LSH", func(t float64) benchtest.RecordIndex {
 					x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: t})
 					if err != nil {
 						b.Fatal(err)
 					}
 					return &neardupRecords{x: x}
 				}},
-				{"ekzhu-minhash-lsh", func(t float64) detectortest.RecordIndex {
+				{"ekzhu-minhash-lsh", func(t float64) benchtest.RecordIndex {
 					return &ekzhuRecords{x: minhashlsh.NewMinhashLSH(recordHashes, t)}
 				}},
 			} {
@@ -101,7 +101,7 @@ func BenchmarkRecords(b *testing.B) {
 						b.Skip("-peer.large: n above 10k")
 					}
 					for b.Loop() {
-						detectortest.Records(b, n, t, m.idx)
+						benchtest.Records(b, n, t, m.idx)
 					}
 				})
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
 // With ReplicaAck a write call answers only once the replica has its
@@ -30,14 +31,14 @@ func TestReplicaAck(t *testing.T) {
 
 func replicaAck(t *testing.T, spread bool) {
 	if addr == "" {
-		detectortest.Unavailable(t, "redis-server", noServer)
+		servertest.Unavailable(t, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
+	primary, stopPrimary, why := servertest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
 	if primary == "" {
 		t.Fatal(why)
 	}
 	defer stopPrimary()
-	replica, stopReplica := detectortest.StartReplica(t, primary)
+	replica, stopReplica := servertest.StartReplica(t, primary)
 	defer stopReplica()
 	pc := redis.NewClient(&redis.Options{Addr: primary, MaxRetries: -1})
 	defer pc.Close()
@@ -59,7 +60,7 @@ func replicaAck(t *testing.T, spread bool) {
 		}
 		added = append(added, i)
 	}
-	signal := detectortest.Stop(t, replica)
+	signal := servertest.Stop(t, replica)
 	d := g[8][0]
 	if _, ok, err := impatient.MatchOrAdd(d); ok || !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", ok, err)
@@ -69,11 +70,11 @@ func replicaAck(t *testing.T, spread bool) {
 		t.Errorf("the retry once the replica goes on = %v, %v, %v; want added", ms, ok, err)
 	}
 	added = append(added, 8)
-	signal = detectortest.Stop(t, replica)
+	signal = servertest.Stop(t, replica)
 	if _, ok, err := impatient.MatchOrAdd(g[9][0]); ok || !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", ok, err)
 	}
-	detectortest.Kill(t, primary)
+	servertest.Kill(t, primary)
 	signal(syscall.SIGCONT)
 	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
@@ -103,14 +104,14 @@ func replicaAck(t *testing.T, spread bool) {
 // the cost of waiting for the replica. Reports p50 and p99 in µs.
 func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
-		detectortest.Unavailable(b, "redis-server", noServer)
+		servertest.Unavailable(b, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", b.TempDir())
+	primary, stopPrimary, why := servertest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", b.TempDir())
 	if primary == "" {
 		b.Fatal(why)
 	}
 	defer stopPrimary()
-	_, stopReplica := detectortest.StartReplica(b, primary)
+	_, stopReplica := servertest.StartReplica(b, primary)
 	defer stopReplica()
 	c := redis.NewClient(&redis.Options{Addr: primary})
 	defer c.Close()

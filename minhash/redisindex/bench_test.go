@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
@@ -49,7 +50,7 @@ func BenchmarkScale(b *testing.B) {
 	}{{"n=10k", 10_000, false, minhash.Options{}}, {"n=100k", 100_000, false, minhash.Options{}}, {"n=1M", 1_000_000, false, minhash.Options{}},
 		{"spread/n=10k", 10_000, true, minhash.Options{}}, {"spread/n=100k", 100_000, true, minhash.Options{}},
 		{"sketch=32/n=100k", 100_000, false, small}, {"sketch=32/n=1M", 1_000_000, false, small}} {
-		for _, cr := range detectortest.Crawls(c.n) {
+		for _, cr := range benchtest.Crawls(c.n) {
 			b.Run("crawl="+cr.Name+"/"+c.name, func(b *testing.B) {
 				if testing.Short() && c.n > 10_000 {
 					b.Skip("-short: only n=10k")
@@ -93,7 +94,7 @@ func scale(b *testing.B, crawl synth.Options, spread bool, o minhash.Options) {
 	times := make([]time.Duration, 0, n)
 	cmps := make([]int64, 0, n)
 	var tally detectortest.Tally
-	for p, d := range detectortest.CrawlOf(b, crawl) {
+	for p, d := range benchtest.CrawlOf(b, crawl) {
 		c0, t0 := det.Comparisons(), time.Now()
 		ms, added, err := det.MatchOrAddContext(ctx, d)
 		times = append(times, time.Since(t0))

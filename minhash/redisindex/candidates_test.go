@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
@@ -20,13 +21,13 @@ import (
 // under any shared key judge several times as many.
 func TestCandidateRule(t *testing.T) {
 	const n = 800
-	crawl := detectortest.Crawls(n)[1] // bigram
+	crawl := benchtest.Crawls(n)[1] // bigram
 	if crawl.Name != "bigram" {
 		t.Fatalf("crawl %q, want bigram", crawl.Name)
 	}
 	local, _ := minhash.New(minhash.Options{})
 	var want []bool
-	for _, d := range detectortest.CrawlOf(t, crawl.Opts) {
+	for _, d := range benchtest.CrawlOf(t, crawl.Opts) {
 		_, added, err := local.MatchOrAdd(d)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +42,7 @@ func TestCandidateRule(t *testing.T) {
 				t.Fatal(err)
 			}
 			i, differ := 0, 0
-			for _, d := range detectortest.CrawlOf(t, crawl.Opts) {
+			for _, d := range benchtest.CrawlOf(t, crawl.Opts) {
 				_, added, err := det.MatchOrAddContext(context.Background(), d)
 				if err != nil {
 					t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -26,7 +27,7 @@ func TestCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starting a six-node cluster takes seconds")
 	}
-	addrs := detectortest.StartCluster(t, 3, 1)
+	addrs := servertest.StartCluster(t, 3, 1)
 	newClient := func() *redis.ClusterClient {
 		c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: 4})
 		t.Cleanup(func() { c.Close() })
@@ -134,8 +135,8 @@ func failover(t *testing.T, addrs []string, admin *redis.ClusterClient, newClien
 			primary = r.Nodes[0].Addr
 		}
 	}
-	detectortest.NodeTimeout(t, addrs, time.Second) // so that the replica takes over soon
-	detectortest.Kill(t, primary)
+	servertest.NodeTimeout(t, addrs, time.Second) // so that the replica takes over soon
+	servertest.Kill(t, primary)
 	killed := time.Now()
 	// The replica takes over after cluster-node-timeout (1 s) and an
 	// election; the clients' calls fail meanwhile, then succeed.

@@ -13,8 +13,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/fleet"
+	"github.com/neardup/neardup/internal/servertest"
 	"github.com/neardup/neardup/minhash"
 )
 
@@ -24,7 +26,7 @@ var addr, noServer string
 
 func TestMain(m *testing.M) {
 	var stop func()
-	addr, stop, noServer = detectortest.StartRedis()
+	addr, stop, noServer = servertest.StartRedis()
 	code := m.Run()
 	stop()
 	os.Exit(code)
@@ -34,7 +36,7 @@ func TestMain(m *testing.M) {
 func client(t testing.TB) (*redis.Client, string) {
 	t.Helper()
 	if addr == "" {
-		detectortest.Unavailable(t, "redis-server", noServer)
+		servertest.Unavailable(t, "redis-server", noServer)
 	}
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
 	t.Cleanup(func() { c.Close() })
@@ -362,7 +364,7 @@ func TestBucketsGrow(t *testing.T) {
 	fixed, _ := New(Options{Client: c, Prefix: prefix + "-fixed"})
 	var kept []string
 	seen := map[string]bool{}
-	for p, d := range detectortest.Crawl(t, 7, 1200) {
+	for p, d := range benchtest.Crawl(t, 7, 1200) {
 		gm, gadded, err := grown.MatchOrAdd(d)
 		if err != nil {
 			t.Fatal(err)

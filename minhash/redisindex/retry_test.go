@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
 // Through a proxy that drops the reply of every third script call, so that
@@ -26,7 +27,7 @@ func TestDroppedReplies(t *testing.T) {
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
 			_, prefix := client(t)
-			p := detectortest.StartDropProxy(t, addr)
+			p := servertest.StartDropProxy(t, addr)
 			newDet := func() *Detector {
 				c := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: 3})
 				t.Cleanup(func() { c.Close() })
@@ -101,7 +102,7 @@ func TestLostReplies(t *testing.T) {
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
 			c, prefix := client(t)
-			p := detectortest.StartDropProxy(t, addr)
+			p := servertest.StartDropProxy(t, addr)
 			if spread {
 				p.DropEvery(100) // a spread write sends 40 to 50 scripts
 			}
@@ -134,7 +135,7 @@ func TestFaultRate(t *testing.T) {
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
 			c, prefix := client(t)
-			p := detectortest.StartDropProxy(t, addr)
+			p := servertest.StartDropProxy(t, addr)
 			p.DropRate(0.12, 43)
 			// go-redis re-sends a command whose reply was lost 3 times, after
 			// 1 to 20 ms here (8 to 512 ms by default), as on a LAN.

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/simhash"
 )
@@ -76,7 +77,7 @@ func postgresBench(b *testing.B, n int) {
 	runs := 0
 	prefix := func(what string) string { runs++; return fmt.Sprint(what, "-", runs) }
 	b.Run("Match", func(b *testing.B) {
-		detectortest.Latency(b, r, prefix("match"), func(d *neardup.Document) error {
+		benchtest.Latency(b, r, prefix("match"), func(d *neardup.Document) error {
 			_, err := det.MatchContext(ctx, d)
 			return err
 		})
@@ -88,7 +89,7 @@ func postgresBench(b *testing.B, n int) {
 		if err := p.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&lsn); err != nil {
 			b.Fatal(err)
 		}
-		detectortest.Latency(b, r, prefix("add"), func(d *neardup.Document) error {
+		benchtest.Latency(b, r, prefix("add"), func(d *neardup.Document) error {
 			_, _, err := det.MatchOrAddContext(ctx, d)
 			return err
 		})
@@ -108,7 +109,7 @@ func postgresBench(b *testing.B, n int) {
 				}
 				dets[i] = d
 			}
-			detectortest.Throughput(b, dets, prefix(fmt.Sprint("client-", clients)))
+			benchtest.Throughput(b, dets, prefix(fmt.Sprint("client-", clients)))
 		})
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -137,7 +138,7 @@ func startPostgres() func() {
 func pool(t testing.TB, size int) *pgxpool.Pool {
 	t.Helper()
 	if dsn == "" {
-		detectortest.Unavailable(t, "postgresql", noServer)
+		servertest.Unavailable(t, "postgresql", noServer)
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -277,7 +278,7 @@ func TestFleet(t *testing.T) {
 // after round.
 func TestIsolationDefault(t *testing.T) {
 	if dsn == "" {
-		detectortest.Unavailable(t, "postgresql", noServer)
+		servertest.Unavailable(t, "postgresql", noServer)
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
 // With ReplicaAck a write call answers only once the replica has its
@@ -31,14 +32,14 @@ func TestReplicaAck(t *testing.T) {
 
 func replicaAck(t *testing.T, spread bool) {
 	if addr == "" {
-		detectortest.Unavailable(t, "redis-server", noServer)
+		servertest.Unavailable(t, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
+	primary, stopPrimary, why := servertest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", t.TempDir())
 	if primary == "" {
 		t.Fatal(why)
 	}
 	defer stopPrimary()
-	replica, stopReplica := detectortest.StartReplica(t, primary)
+	replica, stopReplica := servertest.StartReplica(t, primary)
 	defer stopReplica()
 	pc := redis.NewClient(&redis.Options{Addr: primary, MaxRetries: -1})
 	defer pc.Close()
@@ -71,7 +72,7 @@ func replicaAck(t *testing.T, spread bool) {
 			t.Errorf("%s was reported added and is not on the replica", gr[0].ID)
 		}
 	}
-	signal := detectortest.Stop(t, replica)
+	signal := servertest.Stop(t, replica)
 	d := g[10][0]
 	if _, added, err := impatient.MatchOrAdd(d); added || !errors.Is(err, ErrNotReplicated) || !errors.Is(err, ErrRedis) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", added, err)
@@ -90,7 +91,7 @@ func replicaAck(t *testing.T, spread bool) {
 
 	// The failover: the replica stopped again, a page acknowledged
 	// without ReplicaAck, the primary killed, the replica promoted.
-	signal = detectortest.Stop(t, replica)
+	signal = servertest.Stop(t, replica)
 	gone := &neardup.Document{ID: "gone", Page: lost.Page}
 	if err := plain.Remove(lost.ID); err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func replicaAck(t *testing.T, spread bool) {
 	if _, _, err := impatient.Replace(&neardup.Document{ID: "refused", Page: refused.Page}); !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("Replace with the replica stopped: %v, want ErrNotReplicated", err)
 	}
-	detectortest.Kill(t, primary)
+	servertest.Kill(t, primary)
 	signal(syscall.SIGCONT)
 	if err := rc.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
@@ -127,14 +128,14 @@ func replicaAck(t *testing.T, spread bool) {
 // and spread: the cost of waiting for the replica. Reports p50 and p99 in µs.
 func BenchmarkReplicaAck(b *testing.B) {
 	if addr == "" {
-		detectortest.Unavailable(b, "redis-server", noServer)
+		servertest.Unavailable(b, "redis-server", noServer)
 	}
-	primary, stopPrimary, why := detectortest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", b.TempDir())
+	primary, stopPrimary, why := servertest.StartRedis("--repl-diskless-sync-delay", "0", "--dir", b.TempDir())
 	if primary == "" {
 		b.Fatal(why)
 	}
 	defer stopPrimary()
-	_, stopReplica := detectortest.StartReplica(b, primary)
+	_, stopReplica := servertest.StartReplica(b, primary)
 	defer stopReplica()
 	c := redis.NewClient(&redis.Options{Addr: primary})
 	defer c.Close()

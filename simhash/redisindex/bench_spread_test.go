@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/simhash"
 )
@@ -53,7 +54,7 @@ func BenchmarkSpread(b *testing.B) {
 				run := 0
 				latency := func(b *testing.B, call func(d *neardup.Document) error) {
 					run++
-					detectortest.Latency(b, r, fmt.Sprint("new-", run), call)
+					benchtest.Latency(b, r, fmt.Sprint("new-", run), call)
 					b.ReportMetric(perPage, "redis-B/page")
 					b.ReportMetric(skew, "max/mean-keys")
 				}
@@ -71,7 +72,7 @@ func BenchmarkSpread(b *testing.B) {
 						o.Client = cl.client(b, nil)
 						dets[i], _ = New(o)
 					}
-					detectortest.Throughput(b, dets, fmt.Sprint("client-", run))
+					benchtest.Throughput(b, dets, fmt.Sprint("client-", run))
 				})
 			})
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/simhash"
@@ -89,7 +90,7 @@ func fleetBench(b *testing.B, k, n, clients int) {
 	run := 0
 	latency := func(b *testing.B, call func(d *neardup.Document) error) {
 		run++
-		detectortest.Latency(b, r, fmt.Sprint("new-", run), call)
+		benchtest.Latency(b, r, fmt.Sprint("new-", run), call)
 		b.ReportMetric(perPage, "redis-B/page")
 	}
 	b.Run("match", func(b *testing.B) {
@@ -106,7 +107,7 @@ func fleetBench(b *testing.B, k, n, clients int) {
 				ci, _ := client(b)
 				dets[i], _ = New(Options{Client: ci, Prefix: prefix, MaxDistance: k})
 			}
-			detectortest.Throughput(b, dets, fmt.Sprint("client-", run))
+			benchtest.Throughput(b, dets, fmt.Sprint("client-", run))
 		})
 	}
 }

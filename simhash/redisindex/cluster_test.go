@@ -9,31 +9,32 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
-// testCluster is a Redis Cluster on loopback (detectortest.StartCluster:
+// testCluster is a Redis Cluster on loopback (servertest.StartCluster:
 // no persistence, configuration in a temporary directory).
 type testCluster struct {
 	addrs []string // every node, primaries first
 }
 
 // startCluster starts a Redis Cluster of three primaries, each with
-// replicas replicas (detectortest.StartCluster). When redis-server or
+// replicas replicas (servertest.StartCluster). When redis-server or
 // redis-cli is missing or the cluster cannot be formed on this machine (none
 // of that runs code of this package), the server is unavailable
-// (detectortest.Unavailable).
+// (servertest.Unavailable).
 func startCluster(t testing.TB, replicas int) *testCluster {
 	t.Helper()
-	return &testCluster{addrs: detectortest.StartCluster(t, 3, replicas)}
+	return &testCluster{addrs: servertest.StartCluster(t, 3, replicas)}
 }
 
 // setNodeTimeout sets every node's cluster-node-timeout.
 func (cl *testCluster) setNodeTimeout(t testing.TB, d time.Duration) {
-	detectortest.NodeTimeout(t, cl.addrs, d)
+	servertest.NodeTimeout(t, cl.addrs, d)
 }
 
 // kill kills the node at addr (SIGKILL).
-func (cl *testCluster) kill(t testing.TB, addr string) { detectortest.Kill(t, addr) }
+func (cl *testCluster) kill(t testing.TB, addr string) { servertest.Kill(t, addr) }
 
 // client returns a ClusterClient of its own on cl.
 func (cl *testCluster) client(t testing.TB, o *redis.ClusterOptions) *redis.ClusterClient {

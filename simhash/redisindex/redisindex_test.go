@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -23,7 +24,7 @@ var addr, noServer string
 
 func TestMain(m *testing.M) {
 	var stop func()
-	addr, stop, noServer = detectortest.StartRedis()
+	addr, stop, noServer = servertest.StartRedis()
 	code := m.Run()
 	stop()
 	os.Exit(code)
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 func client(t testing.TB) (*redis.Client, string) {
 	t.Helper()
 	if addr == "" {
-		detectortest.Unavailable(t, "redis-server", noServer)
+		servertest.Unavailable(t, "redis-server", noServer)
 	}
 	c := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 4})
 	t.Cleanup(func() { c.Close() })

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
 // aofServer is a redis-server of its own with the append-only file on and
@@ -31,11 +32,11 @@ func startAOF(t *testing.T) *aofServer {
 	t.Helper()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
-		detectortest.Unavailable(t, "redis-server", "redis-server is not on PATH")
+		servertest.Unavailable(t, "redis-server", "redis-server is not on PATH")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		detectortest.Unavailable(t, "redis-server", "no free loopback port: "+err.Error())
+		servertest.Unavailable(t, "redis-server", "no free loopback port: "+err.Error())
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
@@ -51,7 +52,7 @@ func (s *aofServer) start() {
 	s.cmd = exec.Command(s.path, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
 		"--save", "", "--appendonly", "yes", "--appendfsync", "always")
 	if err := s.cmd.Start(); err != nil {
-		detectortest.Unavailable(s.t, "redis-server", "starting redis-server: "+err.Error())
+		servertest.Unavailable(s.t, "redis-server", "starting redis-server: "+err.Error())
 	}
 	c := redis.NewClient(&redis.Options{Addr: s.addr()})
 	defer c.Close()

@@ -15,11 +15,12 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/fleet"
+	"github.com/neardup/neardup/internal/servertest"
 	"github.com/neardup/neardup/simhash"
 )
 
 // proxyClient returns a client of its own through p, retrying three times.
-func proxyClient(t *testing.T, p *detectortest.DropProxy) *redis.Client {
+func proxyClient(t *testing.T, p *servertest.DropProxy) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 4, MaxRetries: 3})
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -34,7 +35,7 @@ func proxyClient(t *testing.T, p *detectortest.DropProxy) *redis.Client {
 // ErrDuplicateID or ErrUnknownID.
 func TestDroppedReplies(t *testing.T) {
 	_, prefix := client(t) // skips without a server
-	p := detectortest.StartDropProxy(t, addr)
+	p := servertest.StartDropProxy(t, addr)
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 26, Groups: 12, Members: 6})
 	newDet := func() *Detector {
 		det, err := New(Options{Client: proxyClient(t, p), Prefix: prefix, MaxDistance: 6})
@@ -234,7 +235,7 @@ func TestLostReplies(t *testing.T) {
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
 			c, prefix := client(t)
-			p := detectortest.StartDropProxy(t, addr)
+			p := servertest.StartDropProxy(t, addr)
 			if spread {
 				p.DropEvery(100) // a spread call sends 25 to 50 scripts
 			}
@@ -269,7 +270,7 @@ func TestFaultRate(t *testing.T) {
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
 			c, prefix := client(t)
-			p := detectortest.StartDropProxy(t, addr)
+			p := servertest.StartDropProxy(t, addr)
 			p.DropRate(0.12, 41)
 			// go-redis re-sends a command whose reply was lost 3 times, after
 			// 1 to 20 ms here (8 to 512 ms by default), as on a LAN.

@@ -14,7 +14,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/benchtest"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/servertest"
 )
 
 // TestSpreadCluster runs a spread repository (Options.Spread) on a Redis
@@ -172,9 +174,9 @@ func countKeys(t *testing.T, cl *testCluster, pattern string) int {
 // client was told it added is kept. Then Add, Replace and Remove: no
 // spurious ErrDuplicateID or ErrUnknownID.
 func spreadDropped(t *testing.T, cl *testCluster, prefix string) {
-	proxies := map[string]*detectortest.DropProxy{}
+	proxies := map[string]*servertest.DropProxy{}
 	for _, a := range cl.addrs {
-		proxies[a] = detectortest.StartDropProxy(t, a)
+		proxies[a] = servertest.StartDropProxy(t, a)
 	}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		p, ok := proxies[addr]
@@ -270,7 +272,7 @@ func spreadShards(t *testing.T, cl *testCluster, prefix string) {
 		r := rand.New(rand.NewPCG(uint64(w), 37))
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
-				if _, _, err := det.MatchOrAdd(detectortest.RandomDoc(r, fmt.Sprint("page-", i))); err != nil {
+				if _, _, err := det.MatchOrAdd(benchtest.RandomDoc(r, fmt.Sprint("page-", i))); err != nil {
 					t.Error(err)
 					return
 				}
@@ -413,7 +415,7 @@ func sameGroups(n, members int, seed uint64) [][]*neardup.Document {
 	r := rand.New(rand.NewPCG(seed, 38))
 	groups := make([][]*neardup.Document, n)
 	for g := range groups {
-		d := detectortest.RandomDoc(r, "")
+		d := benchtest.RandomDoc(r, "")
 		for m := range members {
 			groups[g] = append(groups[g], &neardup.Document{ID: fmt.Sprintf("g%d-m%d", g, m), Page: d.Page})
 		}

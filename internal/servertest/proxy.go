@@ -1,4 +1,4 @@
-package detectortest
+package servertest
 
 import (
 	"bufio"

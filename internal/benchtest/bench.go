@@ -1,8 +1,9 @@
-package detectortest
+package benchtest
 
 import (
 	"context"
 	"fmt"
+	"github.com/neardup/neardup/internal/detectortest"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
@@ -43,7 +44,7 @@ func Latency(b *testing.B, r *rand.Rand, prefix string, call func(d *neardup.Doc
 // Throughput has each of dets (one per client, on connections of its own)
 // offer b.N/len(dets)+1 new RandomDocs (IDs prefix-client-i) to
 // MatchOrAddContext at once, and reports the calls per second of them all.
-func Throughput(b *testing.B, dets []FleetDetector, prefix string) {
+func Throughput(b *testing.B, dets []detectortest.FleetDetector, prefix string) {
 	per := b.N/len(dets) + 1
 	b.ResetTimer()
 	var wg sync.WaitGroup

@@ -1,4 +1,4 @@
-package detectortest
+package benchtest
 
 import (
 	"syscall"

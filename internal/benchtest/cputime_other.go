@@ -1,6 +1,6 @@
 //go:build !linux
 
-package detectortest
+package benchtest
 
 import "time"
 

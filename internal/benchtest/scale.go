@@ -1,6 +1,7 @@
-package detectortest
+package benchtest
 
 import (
+	"github.com/neardup/neardup/internal/detectortest"
 	"runtime"
 	"slices"
 	"testing"
@@ -65,7 +66,7 @@ func ScaleOn(b *testing.B, opts synth.Options, newDet func() (ScaleDetector, err
 	}
 	cmps := make([]int32, 0, n)
 	var spent, cpu time.Duration
-	var tally Tally
+	var tally detectortest.Tally
 	for p, d := range CrawlOf(b, opts) {
 		before := det.Comparisons()
 		c0, t0 := ThreadCPU(), time.Now()
