@@ -45,12 +45,9 @@ func (r *Record) Content() (Sketch, []uint8) { return r.f.content, r.f.tags }
 
 // IndexKeys returns, for each hash of the content sketch, the index key of
 // the element it hashes: 32 bits of the element's 64-bit hash other than
-// those the sketch keeps, uniform over the 32-bit values. The sketch's
-// hashes are the smallest of the page's, small numbers that unrelated
-// pages share by chance more often the larger the repository (measured in
-// docs/BENCHMARKS.md, "minhash"); their elements' keys are spread over all
-// values. The caller must not modify them. A record parsed from its binary
-// form has none (nil): the keys are made when a page is first recorded.
+// those the sketch keeps, uniform over the 32-bit values. The caller must
+// not modify them. A record parsed from its binary form has none (nil):
+// the keys are made when a page is first recorded.
 func (r *Record) IndexKeys() []uint32 { return r.f.keys }
 
 // MarshalBinary returns the record's binary form, of version 2: a version
@@ -125,11 +122,10 @@ func (j *Judge) Record(d *neardup.Document) (*Record, error) {
 	return &Record{f}, nil
 }
 
-// ParseRecord returns the record whose binary form is b: of version 2, as
-// MarshalBinary writes it, or of version 1 (a version byte, then the fields
-// as a Detector's snapshot writes a kept page), as earlier releases wrote
-// it. Bytes that are not a record of this judge's sketch sizes return an
-// error wrapping neardup.ErrCorrupt.
+// ParseRecord returns the record whose binary form is b (version 2, as
+// MarshalBinary writes it, or version 1; docs/format.md). Bytes that are
+// not a record of this judge's sketch sizes return an error wrapping
+// neardup.ErrCorrupt.
 func (j *Judge) ParseRecord(b []byte) (*Record, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("minhash: ParseRecord: %w: no bytes", neardup.ErrCorrupt)
