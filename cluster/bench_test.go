@@ -1,10 +1,9 @@
 package cluster
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/neardup/neardup"
@@ -139,16 +138,17 @@ func BenchmarkDetectorMatch(b *testing.B) {
 
 // BenchmarkCorpusMatch is the time per new page against the repository size,
 // with and without clustering (Figs. 6 and 8 of Kumar and Govindarajulu), on
-// the real pages of en-dev: the last 300 pages of the manifest are the new
-// pages, and the repository holds the first n of the others (all kept, as
-// the paper's database). The clustered cascade is fitted on the repository
+// the real pages of en-dev (-corpus; the repository's en-sample without
+// it): the last 300 pages of the manifest (half of a smaller corpus) are
+// the new pages, and the repository holds the first n of the others (all
+// kept, as the paper's database). The clustered cascade is fitted on the repository
 // (default options: k = 16, f = 5, modes of 200 keywords) and probes p
 // clusters; "compared/op" is the number of kept pages in the probed
-// clusters. It runs when NEARDUP_CORPUS names the folder of the labelled
-// corpora.
+// clusters.
 func BenchmarkCorpusMatch(b *testing.B) {
-	pages := corpusDocs(b, "en-dev")
-	queries, rest := pages[len(pages)-300:], pages[:len(pages)-300]
+	pages := corpusDocs(b, "en")
+	nq := min(300, len(pages)/2)
+	queries, rest := pages[len(pages)-nq:], pages[:len(pages)-nq]
 	for _, n := range []int{100, 200, 400, 800, 1600} {
 		if n > len(rest) {
 			break
@@ -223,16 +223,16 @@ func BenchmarkCorpusMatch(b *testing.B) {
 	}
 }
 
-// corpusDocs reads and preprocesses the labelled corpus name under
-// $NEARDUP_CORPUS, skipping tb when the variable is not set; pages the
+// corpusRoot is the folder of the labelled corpora BenchmarkCorpusMatch
+// reads; empty, it reads the repository's sample.
+var corpusRoot = flag.String("corpus", "", "folder of the labelled corpora (en-dev); empty: the repository's en-sample")
+
+// corpusDocs reads and preprocesses the labelled corpus of language lang
+// (corpus.Dir: under -corpus, or the repository's sample); pages the
 // pipeline rejects are left out.
-func corpusDocs(tb testing.TB, name string) []*neardup.Document {
+func corpusDocs(tb testing.TB, lang string) []*neardup.Document {
 	tb.Helper()
-	root := os.Getenv("NEARDUP_CORPUS")
-	if root == "" {
-		tb.Skip("set NEARDUP_CORPUS to the folder of the labelled corpora")
-	}
-	pages, err := corpus.Read(filepath.Join(root, name), 0)
+	pages, err := corpus.Read(corpus.Dir(*corpusRoot, "..", lang), 0)
 	if err != nil {
 		tb.Fatal(err)
 	}

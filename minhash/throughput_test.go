@@ -1,8 +1,7 @@
 package minhash_test
 
 import (
-	"os"
-	"path/filepath"
+	"flag"
 	"testing"
 	"time"
 
@@ -13,19 +12,19 @@ import (
 	"github.com/neardup/neardup/preprocess"
 )
 
+// corpusRoot is the folder of the labelled corpora BenchmarkThroughput
+// reads; empty, it reads the repository's sample.
+var corpusRoot = flag.String("corpus", "", "folder of the labelled corpora (en-dev); empty: the repository's en-sample")
+
 // BenchmarkThroughput streams a labelled corpus through preprocessing and
 // MatchOrAdd, as a crawler does, and reports pages per CPU-second (run with
 // -cpu 1 so that no other goroutine's work is counted) and the share of it
 // that is the detector. The corpus is the English sample that ships in the
-// repository, or the one named by $NEARDUP_CORPUS (a folder holding
-// manifest.tsv):
+// repository, or en-dev under the folder of labelled corpora -corpus names:
 //
-//	NEARDUP_CORPUS=../../shared/corpus/en-dev go test ./minhash -run '^$' -bench Throughput -cpu 1
+//	go test ./minhash -run '^$' -bench Throughput -cpu 1 -corpus ../../shared/corpus
 func BenchmarkThroughput(b *testing.B) {
-	dir := os.Getenv("NEARDUP_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "examples", "evaluate", "testdata", "en-sample")
-	}
+	dir := corpus.Dir(*corpusRoot, "..", "en")
 	pages, err := corpus.Read(dir, 0)
 	if err != nil {
 		b.Fatal(err)

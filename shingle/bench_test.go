@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/corpus"
 )
 
 // tenKB returns the vectors of the first 10 KB of visible text of the
@@ -101,10 +102,11 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 	}
 }
 
-// BenchmarkDedupEnDev: Dedup of the whole en-dev corpus (preprocessed and
-// vectors computed beforehand).
+// BenchmarkDedupEnDev: Dedup of the whole en-dev corpus (-corpus; the
+// repository's en-sample without it), preprocessed and vectors computed
+// beforehand.
 func BenchmarkDedupEnDev(b *testing.B) {
-	pages := loadCorpus(b, corpusDir(b, "en-dev"))
+	pages := loadCorpus(b, corpus.Dir(*corpusRoot, "..", "en"))
 	docs := make([]*neardup.Document, len(pages))
 	for i, p := range pages {
 		docs[i] = p.doc
@@ -132,7 +134,7 @@ func BenchmarkDedupEnDev(b *testing.B) {
 // BenchmarkStreamEnDev: MatchOrAdd of every en-dev page into a fresh
 // Detector, as examples/evaluate streams them (vectors computed beforehand).
 func BenchmarkStreamEnDev(b *testing.B) {
-	pages := loadCorpus(b, corpusDir(b, "en-dev"))
+	pages := loadCorpus(b, corpus.Dir(*corpusRoot, "..", "en"))
 	for _, p := range pages {
 		VectorOf(p.doc, DefaultM)
 	}

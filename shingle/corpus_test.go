@@ -1,7 +1,7 @@
 package shingle
 
 import (
-	"os"
+	"flag"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,16 +16,10 @@ import (
 	"github.com/neardup/neardup/preprocess"
 )
 
-// corpusDir returns the labelled corpus name (en-dev, zh-dev, ...) under
-// $NEARDUP_CORPUS, and skips tb when the variable is not set.
-func corpusDir(tb testing.TB, name string) string {
-	tb.Helper()
-	root := os.Getenv("NEARDUP_CORPUS")
-	if root == "" {
-		tb.Skip("set NEARDUP_CORPUS to the folder of the labelled corpora")
-	}
-	return filepath.Join(root, name)
-}
+// corpusRoot is the folder of the labelled corpora the corpus tests and
+// benchmarks read (en-dev, zh-dev); empty, they read the samples the
+// repository holds.
+var corpusRoot = flag.String("corpus", "", "folder of the labelled corpora (en-dev, zh-dev); empty: the repository's en-sample and zh-sample")
 
 type corpusPage struct {
 	doc   *neardup.Document
@@ -82,9 +76,10 @@ func TestCorpusRecall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads and compares whole corpora")
 	}
-	for _, name := range []string{"en-dev", "zh-dev"} {
+	for _, lang := range []string{"en", "zh"} {
+		dir := corpus.Dir(*corpusRoot, "..", lang)
+		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
-			dir := corpusDir(t, name)
 			start := time.Now()
 			rows := 0 // all
 			if race.Enabled {

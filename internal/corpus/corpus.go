@@ -86,3 +86,16 @@ func readPage(name string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// Dir returns the folder of the labelled corpus in language lang ("en",
+// "zh") that a package's tests and benchmarks read: lang-dev under root
+// (the labelled corpora beside the repository, named by their -corpus
+// flag) when root is set, else lang-sample, which the repository holds,
+// under examples/evaluate/testdata of up (the path from the package's
+// folder to the repository's root).
+func Dir(root, up, lang string) string {
+	if root != "" {
+		return filepath.Join(root, lang+"-dev")
+	}
+	return filepath.Join(up, "examples", "evaluate", "testdata", lang+"-sample")
+}
