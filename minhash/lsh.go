@@ -282,7 +282,7 @@ func (x *LSH) Options() LSHOptions { return x.o }
 // m of the b bands, each of r values, P(Binomial(b, j^r) ≥ m).
 func (x *LSH) Probability(j float64) float64 {
 	if x.m == 1 {
-		return bandProbability(j, x.b, x.r, 1)
+		return bandProbability(j, x.b, x.r)
 	}
 	return binomialAtLeast(x.b, x.m, math.Pow(j, float64(x.r)), x.lf)
 }
@@ -318,12 +318,9 @@ func binomialAtLeast(b, m int, p float64, lf []float64) float64 {
 	return min(sum, 1)
 }
 
-// bandProbability is P(Binomial(b, j^r) ≥ m).
-func bandProbability(j float64, b, r, m int) float64 {
-	if m == 1 {
-		return 1 - math.Pow(1-math.Pow(j, float64(r)), float64(b))
-	}
-	return binomialTail(b, math.Pow(j, float64(r)), logFactorials(b), nil)[m]
+// bandProbability is 1 − (1 − j^r)^b: P(Binomial(b, j^r) ≥ 1).
+func bandProbability(j float64, b, r int) float64 {
+	return 1 - math.Pow(1-math.Pow(j, float64(r)), float64(b))
 }
 
 // logFactorials returns ln(i!) for i = 0 … n.
@@ -383,7 +380,7 @@ func cheapestBands(o LSHOptions) (b, r, m int) {
 	}
 	var kept []choice // those that keep MaxChance
 	least := choice{chance: math.Inf(1)}
-	var at, half []float64
+	var at []float64
 	lf := logFactorials(k)
 	for r := 1; r <= k; r++ {
 		pt, ph := math.Pow(t, float64(r)), math.Pow(t/2, float64(r))
@@ -399,8 +396,7 @@ func cheapestBands(o LSHOptions) (b, r, m int) {
 			for m < b && at[m+1] >= o.MinProbability {
 				m++
 			}
-			half = binomialTail(b, ph, lf, half)
-			c := choice{b, r, m, float64(b) * (1 + float64(b)*ph), half[m]}
+			c := choice{b, r, m, float64(b) * (1 + float64(b)*ph), binomialAtLeast(b, m, ph, lf)}
 			if c.chance <= o.MaxChance {
 				kept = append(kept, c)
 			}
@@ -445,15 +441,15 @@ func optimalBands(o LSHOptions) (int, int) {
 	closeB, closeR, closeP := 1, 1, -1.0        // the one that comes closest
 	for r := 1; r <= o.K; r++ {
 		for b := 1; b*r <= o.K; b++ {
-			p := bandProbability(t, b, r, 1)
+			p := bandProbability(t, b, r)
 			if p < o.MinProbability {
 				if p > closeP {
 					closeB, closeR, closeP = b, r, p
 				}
 				continue
 			}
-			fp := area(0, t, func(s float64) float64 { return bandProbability(s, b, r, 1) })
-			fn := area(t, 1, func(s float64) float64 { return 1 - bandProbability(s, b, r, 1) })
+			fp := area(0, t, func(s float64) float64 { return bandProbability(s, b, r) })
+			fn := area(t, 1, func(s float64) float64 { return 1 - bandProbability(s, b, r) })
 			if e := o.FalsePositiveWeight*fp + o.FalseNegativeWeight*fn; e < reachE {
 				reachB, reachR, reachE = b, r, e
 			}
