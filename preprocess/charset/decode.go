@@ -740,13 +740,16 @@ func nonLatinLetter(prev, r rune) (bool, bool) {
 
 // commonHanSet holds the 500 most frequent characters of Chinese text, in
 // simplified and traditional forms.
-var commonHanSet = func() map[rune]bool {
-	m := make(map[rune]bool)
-	for _, r := range commonHanChars {
+var commonHanSet = runeSet(commonHanChars)
+
+// runeSet returns the set of the characters of s.
+func runeSet(s string) map[rune]bool {
+	m := make(map[rune]bool, len(s)/3)
+	for _, r := range s {
 		m[r] = true
 	}
 	return m
-}()
+}
 
 const commonHanChars = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济喜离虽坏兴切們來說為這個會時學對後麼裡開當現麼過還無點種話與實進動長樣發問機國經頭樣見體關電場師書員誤將從聽氣總處邊萬東業產質習計劃認識應該讓還"
 
@@ -772,13 +775,7 @@ func judgeBig5(_, r rune) (bool, bool) {
 }
 
 // commonHantSet holds commonHantChars.
-var commonHantSet = func() map[rune]bool {
-	m := make(map[rune]bool)
-	for _, r := range commonHantChars {
-		m[r] = true
-	}
-	return m
-}()
+var commonHantSet = runeSet(commonHantChars)
 
 // commonHantChars are those of the 600 most frequent Han characters of the
 // traditional Chinese manual pages of Debian's manpages-zh (zh_TW) that
@@ -802,13 +799,7 @@ func judgeKorean(_, r rune) (bool, bool) {
 }
 
 // commonHangulSet holds the syllables of commonHangul.
-var commonHangulSet = func() map[rune]bool {
-	m := make(map[rune]bool)
-	for _, r := range commonHangul {
-		m[r] = true
-	}
-	return m
-}()
+var commonHangulSet = runeSet(commonHangul)
 
 const commonHangul = "이는다의가에을를고하기지서한로으사리도어있수대자아시인나적게정해거보주우것그상일들전제부라만면내경요원과공와성동국화되장문소스여구미까마연없생위조오개및신세관니유발저모중식계선실같러함했음던비법분치드말진결간행회물방업현학체단많습"
 
