@@ -71,18 +71,7 @@ func (c *Cascade) check(d *Document) error {
 
 // Match returns the kept documents that survive every stage, best first by the
 // last stage's score (whose Measure the matches carry).
-func (c *Cascade) Match(d *Document) ([]Match, error) {
-	if err := c.check(d); err != nil {
-		return nil, err
-	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.match(nil, d)
-}
-
-// MatchContext is Match with a context (ContextDetector), forwarded to every
-// stage.
-func (c *Cascade) MatchContext(ctx context.Context, d *Document) ([]Match, error) {
+func (c *Cascade) Match(ctx context.Context, d *Document) ([]Match, error) {
 	if err := c.check(d); err != nil {
 		return nil, err
 	}
@@ -91,7 +80,7 @@ func (c *Cascade) MatchContext(ctx context.Context, d *Document) ([]Match, error
 	return c.match(ctx, d)
 }
 
-// match is Match under c.mu; a nil ctx calls the stages' plain methods.
+// match is Match under c.mu.
 func (c *Cascade) match(ctx context.Context, d *Document) ([]Match, error) {
 	ms, err := matchWith(ctx, c.first, d)
 	if err != nil {
@@ -111,13 +100,7 @@ func (c *Cascade) match(ctx context.Context, d *Document) ([]Match, error) {
 // Verify lets a Cascade be a stage of another Cascade: the candidates pass
 // through the first stage (which must then implement Verifier) and every later
 // one.
-func (c *Cascade) Verify(d *Document, candidates []Match) ([]Match, error) {
-	return c.verify(nil, d, candidates)
-}
-
-// VerifyContext is Verify with a context (ContextVerifier), forwarded to
-// every stage.
-func (c *Cascade) VerifyContext(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
+func (c *Cascade) Verify(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
 	return c.verify(ctx, d, candidates)
 }
 
@@ -143,18 +126,7 @@ func (c *Cascade) verify(ctx context.Context, d *Document, candidates []Match) (
 
 // Add keeps d in every stage. When a stage fails, the stages that had already
 // kept d forget it again if they implement Remover, and the error is returned.
-func (c *Cascade) Add(d *Document) error {
-	if err := c.check(d); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.add(nil, d)
-}
-
-// AddContext is Add with a context (ContextDetector), forwarded to every
-// stage; the rollback after a failed stage uses the plain Remove.
-func (c *Cascade) AddContext(ctx context.Context, d *Document) error {
+func (c *Cascade) Add(ctx context.Context, d *Document) error {
 	if err := c.check(d); err != nil {
 		return err
 	}
@@ -169,7 +141,7 @@ func (c *Cascade) add(ctx context.Context, d *Document) error {
 		if err := addWith(ctx, s, d); err != nil {
 			for _, done := range all[:i] {
 				if r, ok := done.(Remover); ok {
-					_ = r.Remove(d.ID) // best effort: the Add error is the one to report
+					_ = r.Remove(context.WithoutCancel(ctx), d.ID) // best effort: the Add error is the one to report
 				}
 			}
 			return err
@@ -181,18 +153,7 @@ func (c *Cascade) add(ctx context.Context, d *Document) error {
 // MatchOrAdd returns the matches of d; when there are none it keeps d. No
 // other Add or MatchOrAdd runs in between, so two concurrent copies of a page
 // are never both kept.
-func (c *Cascade) MatchOrAdd(d *Document) ([]Match, bool, error) {
-	if err := c.check(d); err != nil {
-		return nil, false, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.matchOrAdd(nil, d)
-}
-
-// MatchOrAddContext is MatchOrAdd with a context (ContextMatchAdder),
-// forwarded to every stage.
-func (c *Cascade) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+func (c *Cascade) MatchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
 	if err := c.check(d); err != nil {
 		return nil, false, err
 	}
@@ -221,13 +182,7 @@ func (c *Cascade) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, e
 
 // Remove forgets id in every stage that implements Remover. It returns the
 // first error, after trying every stage.
-func (c *Cascade) Remove(id string) error {
-	return c.remove(nil, id)
-}
-
-// RemoveContext is Remove with a context (ContextRemover), forwarded to every
-// stage.
-func (c *Cascade) RemoveContext(ctx context.Context, id string) error {
+func (c *Cascade) Remove(ctx context.Context, id string) error {
 	return c.remove(ctx, id)
 }
 
@@ -339,13 +294,7 @@ func (c *Cascade) params() []snapshot.Param {
 // Every stage must implement Remover (a stage that is itself a Cascade, every
 // one of its stages): otherwise Replace returns an error wrapping
 // ErrInvalidOption and no stage is changed.
-func (c *Cascade) Replace(d *Document) ([]Match, bool, error) {
-	return c.replace(nil, d)
-}
-
-// ReplaceContext is Replace with a context (ContextReplacer), forwarded to
-// every stage.
-func (c *Cascade) ReplaceContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+func (c *Cascade) Replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	return c.replace(ctx, d)
 }
 

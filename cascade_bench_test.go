@@ -54,14 +54,14 @@ func BenchmarkCascadeMatch(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, d := range docs {
-				if err := c.Add(d); err != nil {
+				if err := c.Add(b.Context(), d); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := c.Match(queries[i%len(queries)]); err != nil {
+				if _, err := c.Match(b.Context(), queries[i%len(queries)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -95,8 +95,8 @@ func TestCascadeOrderSameMatches(t *testing.T) {
 	matched := 0
 	for i := range 600 {
 		d := synthetic(r, fmt.Sprint(i), vocab)
-		ma, _ := a.Match(d)
-		mb, _ := b.Match(d)
+		ma, _ := a.Match(t.Context(), d)
+		mb, _ := b.Match(t.Context(), d)
 		if len(ma) > 0 {
 			matched++
 		}
@@ -112,8 +112,8 @@ func TestCascadeOrderSameMatches(t *testing.T) {
 			t.Fatalf("doc %d: sentence first %v, simhash first %v", i, ma, mb)
 		}
 		if i%2 == 0 {
-			a.Add(d)
-			b.Add(d)
+			a.Add(t.Context(), d)
+			b.Add(t.Context(), d)
 		}
 	}
 	if matched == 0 {

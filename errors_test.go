@@ -35,8 +35,8 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 	outer, _ := neardup.NewCascade(newText(10), inner)
 	pd, _ := neardup.NewPartitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return newText(10), nil })
 	w, _ := neardup.NewWindow(newText(10), neardup.WindowOptions{})
-	_, _, replaceErr := outer.Replace(doc("a", "text"))
-	_ = pd.Add(doc("a", "x"))
+	_, _, replaceErr := outer.Replace(t.Context(), doc("a", "text"))
+	_ = pd.Add(t.Context(), doc("a", "x"))
 	fp, _ := simhash.New(simhash.Options{})
 	saved, _ := neardup.NewCascade(fp)
 	_, readErr := saved.ReadFrom(bytes.NewReader([]byte("not a snapshot")))
@@ -49,10 +49,10 @@ func TestErrorsNamePackageOnce(t *testing.T) {
 		{replaceErr, neardup.ErrInvalidOption},
 		{readErr, neardup.ErrCorrupt},
 		{neardup.LoadFile(corrupt, saved), neardup.ErrCorrupt},
-		{pd.Remove("nobody"), neardup.ErrUnknownID},
-		{w.Remove("nobody"), neardup.ErrUnknownID},
+		{pd.Remove(t.Context(), "nobody"), neardup.ErrUnknownID},
+		{w.Remove(t.Context(), "nobody"), neardup.ErrUnknownID},
 		{neardup.Check(&neardup.Document{ID: "x"}), neardup.ErrNilDocument},
-		{pd.Add(doc("a", "x")), neardup.ErrDuplicateID},
+		{pd.Add(t.Context(), doc("a", "x")), neardup.ErrDuplicateID},
 	} {
 		if !errors.Is(tc.err, tc.want) {
 			t.Errorf("error %v, want one wrapping %v", tc.err, tc.want)

@@ -1,6 +1,7 @@
 package neardup_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,11 +55,11 @@ In autumn the colony raises new queens, which mate and spend the winter sheltere
 			continue
 		}
 		// the known page: kept under its own URL and (nearly) unchanged
-		if ms, err := det.Verify(doc, []neardup.Match{{ID: f.url}}); err == nil && len(ms) == 1 {
+		if ms, err := det.Verify(context.Background(), doc, []neardup.Match{{ID: f.url}}); err == nil && len(ms) == 1 {
 			fmt.Println("known", f.url)
 			continue
 		}
-		matches, kept, err := det.Replace(doc)
+		matches, kept, err := det.Replace(context.Background(), doc)
 		switch {
 		case err != nil:
 			fmt.Println(err)
@@ -110,7 +111,7 @@ Its duration encodes the distance, and the colony follows the best dancers.</p><
 			fmt.Println(err)
 			continue
 		}
-		matches, added, err := cascade.MatchOrAdd(doc)
+		matches, added, err := cascade.MatchOrAdd(context.Background(), doc)
 		switch {
 		case err != nil:
 			fmt.Println(err)
@@ -143,7 +144,7 @@ func ExampleSaveFile() {
 	if err := neardup.LoadFile(state, neardup.WithSettings(&first, pipe.Settings())); errors.Is(err, fs.ErrNotExist) {
 		fmt.Println("first run: nothing saved yet")
 	}
-	_, added, _ := first.MatchOrAdd(page)
+	_, added, _ := first.MatchOrAdd(context.Background(), page)
 	fmt.Println("kept:", added)
 	if err := neardup.SaveFile(state, neardup.WithSettings(&first, pipe.Settings())); err != nil {
 		fmt.Println(err)
@@ -154,7 +155,7 @@ func ExampleSaveFile() {
 		fmt.Println(err)
 	}
 	mirror := &neardup.Document{ID: "https://mirror.example/", Page: page.Page} // the page under another URL
-	matches, added, _ := second.MatchOrAdd(mirror)
+	matches, added, _ := second.MatchOrAdd(context.Background(), mirror)
 	fmt.Println("kept:", added, "matches:", matches)
 
 	unstemmed, _ := preprocess.New(preprocess.Options{NoStem: true})
@@ -184,7 +185,7 @@ func ExampleWindow() {
 		"Glaciers store ancient air in bubbles of ice, layer after layer, for many thousands of years.",
 	} {
 		d, _ := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", []byte(text))
-		_, added, _ := w.MatchOrAdd(d)
+		_, added, _ := w.MatchOrAdd(context.Background(), d)
 		fmt.Println(d.ID, "kept:", added)
 	}
 	// Output:

@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -252,10 +253,10 @@ type Detector interface {
 	// Match returns the kept documents that d nearly duplicates, best first.
 	// It returns no matches and a nil error when there are none. A query of
 	// a kept page finds the page itself, under its own ID, at distance 0.
-	Match(d *Document) ([]Match, error)
+	Match(ctx context.Context, d *Document) ([]Match, error)
 	// Add keeps d for later comparisons. Adding an ID twice is an error
 	// wrapping ErrDuplicateID.
-	Add(d *Document) error
+	Add(ctx context.Context, d *Document) error
 }
 
 // Verifier is the second entry point a Cascade stage needs: given candidates
@@ -263,13 +264,13 @@ type Detector interface {
 // own measure, with its own scores, best first. Candidates the verifier does
 // not keep are not matches.
 type Verifier interface {
-	Verify(d *Document, candidates []Match) ([]Match, error)
+	Verify(ctx context.Context, d *Document, candidates []Match) ([]Match, error)
 }
 
 // Remover is implemented by detectors that can forget a kept document.
 // Removing an ID that is not kept returns an error wrapping ErrUnknownID.
 type Remover interface {
-	Remove(id string) error
+	Remove(ctx context.Context, id string) error
 }
 
 // Replacer is implemented by detectors that take a page fetched again: Replace
@@ -284,7 +285,7 @@ type Remover interface {
 // simhash/redisindex and simhash/pgindex change nothing when the page kept
 // under d.ID is d's page at distance 0.
 type Replacer interface {
-	Replace(d *Document) (matches []Match, kept bool, err error)
+	Replace(ctx context.Context, d *Document) (matches []Match, kept bool, err error)
 }
 
 // MatchAdder is implemented by detectors with an atomic "add if new": it
@@ -308,7 +309,7 @@ type Replacer interface {
 // error wrapping ErrDuplicateID. Neither keeps d: a page fetched again
 // under its kept ID is Replace's (Replacer).
 type MatchAdder interface {
-	MatchOrAdd(d *Document) (matches []Match, added bool, err error)
+	MatchOrAdd(ctx context.Context, d *Document) (matches []Match, added bool, err error)
 }
 
 // checkDoc returns Check's error, or one wrapping ErrInvalidID when d's ID

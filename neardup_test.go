@@ -1,6 +1,7 @@
 package neardup_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +27,7 @@ type textDetector struct {
 
 func newText(bucket int) *textDetector { return &textDetector{bucket: bucket, kept: map[string]int{}} }
 
-func (t *textDetector) Match(d *neardup.Document) ([]neardup.Match, error) {
+func (t *textDetector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	if err := neardup.Check(d); err != nil {
 		return nil, err
 	}
@@ -43,8 +44,8 @@ func (t *textDetector) Match(d *neardup.Document) ([]neardup.Match, error) {
 	return ms, nil
 }
 
-func (t *textDetector) Verify(d *neardup.Document, cands []neardup.Match) ([]neardup.Match, error) {
-	all, err := t.Match(d)
+func (t *textDetector) Verify(ctx context.Context, d *neardup.Document, cands []neardup.Match) ([]neardup.Match, error) {
+	all, err := t.Match(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (t *textDetector) Verify(d *neardup.Document, cands []neardup.Match) ([]nea
 	return out, nil
 }
 
-func (t *textDetector) Add(d *neardup.Document) error {
+func (t *textDetector) Add(ctx context.Context, d *neardup.Document) error {
 	if d.ID == t.failOn {
 		return errors.New("boom")
 	}
@@ -75,7 +76,7 @@ func (t *textDetector) Add(d *neardup.Document) error {
 	return nil
 }
 
-func (t *textDetector) Remove(id string) error {
+func (t *textDetector) Remove(ctx context.Context, id string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.kept[id]; !ok {
@@ -88,8 +89,8 @@ func (t *textDetector) Remove(id string) error {
 // addOnly is a Detector without Verify.
 type addOnly struct{}
 
-func (addOnly) Match(*neardup.Document) ([]neardup.Match, error) { return nil, nil }
-func (addOnly) Add(*neardup.Document) error                      { return nil }
+func (addOnly) Match(context.Context, *neardup.Document) ([]neardup.Match, error) { return nil, nil }
+func (addOnly) Add(context.Context, *neardup.Document) error                      { return nil }
 
 func abs(x int) int {
 	if x < 0 {
@@ -117,12 +118,12 @@ func TestCascadeStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []*neardup.Document{doc("a", "0123456789012"), doc("b", "012345678901234567"), doc("c", "01234567890123456789012")} {
-		if err := c.Add(d); err != nil {
+		if err := c.Add(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// len 14: coarse bucket 1 (10..19) holds a(13) and b(18); fine bucket 2 (10..14) holds a only.
-	ms, err := c.Match(doc("q", "01234567890123"))
+	ms, err := c.Match(t.Context(), doc("q", "01234567890123"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestCascadeStages(t *testing.T) {
 		t.Errorf("score = %v, want the last stage's score 1", ms[0].Score)
 	}
 	// Nothing in the coarse bucket: the fine stage is never asked.
-	if ms, _ := c.Match(doc("q2", "0123")); len(ms) != 0 {
+	if ms, _ := c.Match(t.Context(), doc("q2", "0123")); len(ms) != 0 {
 		t.Errorf("Match = %v, want none", ms)
 	}
 }
@@ -157,13 +158,13 @@ func TestNewCascadeErrors(t *testing.T) {
 func TestCascadeNilDocument(t *testing.T) {
 	c, _ := neardup.NewCascade(newText(1))
 	for _, d := range []*neardup.Document{nil, {ID: "x"}} {
-		if _, err := c.Match(d); !errors.Is(err, neardup.ErrNilDocument) {
+		if _, err := c.Match(t.Context(), d); !errors.Is(err, neardup.ErrNilDocument) {
 			t.Errorf("Match(%v) err = %v", d, err)
 		}
-		if err := c.Add(d); !errors.Is(err, neardup.ErrNilDocument) {
+		if err := c.Add(t.Context(), d); !errors.Is(err, neardup.ErrNilDocument) {
 			t.Errorf("Add(%v) err = %v", d, err)
 		}
-		if _, _, err := c.MatchOrAdd(d); !errors.Is(err, neardup.ErrNilDocument) {
+		if _, _, err := c.MatchOrAdd(t.Context(), d); !errors.Is(err, neardup.ErrNilDocument) {
 			t.Errorf("MatchOrAdd(%v) err = %v", d, err)
 		}
 	}
@@ -173,22 +174,22 @@ func TestCascadeAddRollsBack(t *testing.T) {
 	first, second := newText(10), newText(10)
 	second.failOn = "bad"
 	c, _ := neardup.NewCascade(first, second)
-	if err := c.Add(doc("bad", "hello")); err == nil {
+	if err := c.Add(t.Context(), doc("bad", "hello")); err == nil {
 		t.Fatal("Add succeeded, want the second stage's error")
 	}
 	if len(first.kept) != 0 {
 		t.Errorf("first stage still keeps %v after a failed Add", first.kept)
 	}
-	if err := c.Add(doc("ok", "hello")); err != nil {
+	if err := c.Add(t.Context(), doc("ok", "hello")); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Add(doc("ok", "hello")); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := c.Add(t.Context(), doc("ok", "hello")); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("second Add err = %v, want ErrDuplicateID", err)
 	}
-	if err := c.Remove("ok"); err != nil {
+	if err := c.Remove(t.Context(), "ok"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Remove("ok"); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := c.Remove(t.Context(), "ok"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove twice err = %v, want ErrUnknownID", err)
 	}
 }
@@ -204,14 +205,14 @@ func TestCascadeMatchOrAddConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			d := doc(fmt.Sprint("copy", i), "the same page")
-			_, ok, err := c.MatchOrAdd(d)
+			_, ok, err := c.MatchOrAdd(t.Context(), d)
 			if err != nil {
 				t.Error(err)
 			}
 			if ok {
 				added.Add(1)
 			}
-			if _, err := c.Match(d); err != nil {
+			if _, err := c.Match(t.Context(), d); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -274,11 +275,11 @@ func TestPartitioned(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, text := range []string{strings.Repeat("x", 5), strings.Repeat("x", 25), strings.Repeat("x", 45)} {
-			if _, ok, err := pd.MatchOrAdd(doc(fmt.Sprint(i), text)); err != nil || !ok {
+			if _, ok, err := pd.MatchOrAdd(t.Context(), doc(fmt.Sprint(i), text)); err != nil || !ok {
 				t.Fatalf("MatchOrAdd %d: %v %v", i, ok, err)
 			}
 		}
-		ms, err := pd.Match(doc("q", strings.Repeat("x", 15)))
+		ms, err := pd.Match(t.Context(), doc("q", strings.Repeat("x", 15)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,13 +292,13 @@ func TestPartitioned(t *testing.T) {
 		if fmt.Sprint(got) != want {
 			t.Errorf("probe=%v: matches %v, want %s", probe, got, want)
 		}
-		if err := pd.Add(doc("1", "x")); !errors.Is(err, neardup.ErrDuplicateID) {
+		if err := pd.Add(t.Context(), doc("1", "x")); !errors.Is(err, neardup.ErrDuplicateID) {
 			t.Errorf("duplicate Add err = %v", err)
 		}
-		if err := pd.Remove("1"); err != nil {
+		if err := pd.Remove(t.Context(), "1"); err != nil {
 			t.Fatal(err)
 		}
-		if err := pd.Remove("1"); !errors.Is(err, neardup.ErrUnknownID) {
+		if err := pd.Remove(t.Context(), "1"); !errors.Is(err, neardup.ErrUnknownID) {
 			t.Errorf("Remove twice err = %v", err)
 		}
 	}

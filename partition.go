@@ -95,13 +95,7 @@ func (pd *Partitioned) partition(d *Document) ([]int, error) {
 
 // Match returns the matches of d in each of its parts, best first (lowest
 // Score first, then by ID).
-func (pd *Partitioned) Match(d *Document) ([]Match, error) {
-	return pd.match(nil, d)
-}
-
-// MatchContext is Match with a context (ContextDetector), forwarded to the
-// part detectors.
-func (pd *Partitioned) MatchContext(ctx context.Context, d *Document) ([]Match, error) {
+func (pd *Partitioned) Match(ctx context.Context, d *Document) ([]Match, error) {
 	return pd.match(ctx, d)
 }
 
@@ -130,15 +124,7 @@ func (pd *Partitioned) match(ctx context.Context, d *Document) ([]Match, error) 
 }
 
 // Add keeps d in its home part (the first part the Partitioner returns).
-func (pd *Partitioned) Add(d *Document) error {
-	pd.addMu.Lock()
-	defer pd.addMu.Unlock()
-	return pd.add(nil, d)
-}
-
-// AddContext is Add with a context (ContextDetector), forwarded to the home
-// part's detector.
-func (pd *Partitioned) AddContext(ctx context.Context, d *Document) error {
+func (pd *Partitioned) Add(ctx context.Context, d *Document) error {
 	pd.addMu.Lock()
 	defer pd.addMu.Unlock()
 	return pd.add(ctx, d)
@@ -173,15 +159,7 @@ func (pd *Partitioned) add(ctx context.Context, d *Document) error {
 
 // MatchOrAdd is the atomic "add if new" of MatchAdder: Add and MatchOrAdd
 // calls are serialised with each other; Match runs concurrently.
-func (pd *Partitioned) MatchOrAdd(d *Document) ([]Match, bool, error) {
-	pd.addMu.Lock()
-	defer pd.addMu.Unlock()
-	return pd.matchOrAdd(nil, d)
-}
-
-// MatchOrAddContext is MatchOrAdd with a context (ContextMatchAdder),
-// forwarded to the part detectors.
-func (pd *Partitioned) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+func (pd *Partitioned) MatchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
 	pd.addMu.Lock()
 	defer pd.addMu.Unlock()
 	return pd.matchOrAdd(ctx, d)
@@ -208,13 +186,7 @@ func (pd *Partitioned) matchOrAdd(ctx context.Context, d *Document) ([]Match, bo
 // Remove forgets id in its home part, whose detector must be a Remover. It is
 // serialised with Add, MatchOrAdd and Replace (Match runs concurrently), so it
 // happens wholly before or wholly after each of them.
-func (pd *Partitioned) Remove(id string) error {
-	return pd.lockedRemove(nil, id)
-}
-
-// RemoveContext is Remove with a context (ContextRemover), forwarded to the
-// home part's detector.
-func (pd *Partitioned) RemoveContext(ctx context.Context, id string) error {
+func (pd *Partitioned) Remove(ctx context.Context, id string) error {
 	return pd.lockedRemove(ctx, id)
 }
 
@@ -395,13 +367,7 @@ func (pd *Partitioned) params() []snapshot.Param {
 // in one step d.ID is forgotten in its home part (whose detector must be a
 // Remover), and d is kept in its own home part unless it matches a kept
 // document in one of its parts.
-func (pd *Partitioned) Replace(d *Document) ([]Match, bool, error) {
-	return pd.replace(nil, d)
-}
-
-// ReplaceContext is Replace with a context (ContextReplacer), forwarded to
-// the part detectors.
-func (pd *Partitioned) ReplaceContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+func (pd *Partitioned) Replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	return pd.replace(ctx, d)
 }
 

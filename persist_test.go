@@ -19,7 +19,7 @@ func TestSaveLoadFile(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 6})
 	det, _ := simhash.New(simhash.Options{})
 	for _, g := range groups {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,7 +41,7 @@ func TestSaveLoadFile(t *testing.T) {
 	if back.Len() != len(groups) {
 		t.Errorf("Len after LoadFile = %d, want %d", back.Len(), len(groups))
 	}
-	if ms, err := back.Match(groups[2][1]); err != nil || len(ms) != 1 || ms[0].ID != groups[2][0].ID {
+	if ms, err := back.Match(t.Context(), groups[2][1]); err != nil || len(ms) != 1 || ms[0].ID != groups[2][0].ID {
 		t.Errorf("Match after LoadFile = %v, %v", ms, err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -92,7 +92,7 @@ func TestWithSettings(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 7})
 	det, _ := simhash.New(simhash.Options{})
 	for _, g := range groups {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestWithSettings(t *testing.T) {
 func TestSaveFileLinkAndMode(t *testing.T) {
 	det, _ := simhash.New(simhash.Options{})
 	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 7}) {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,7 +231,7 @@ func mustReadDir(t *testing.T, dir string) []fs.DirEntry {
 func TestLoadFileErrors(t *testing.T) {
 	det, _ := simhash.New(simhash.Options{})
 	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 8}) {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatal(err)
 		}
 	}

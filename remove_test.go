@@ -1,6 +1,7 @@
 package neardup_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,10 +15,14 @@ import (
 // verifyOnly is a Cascade stage that verifies but cannot forget a document.
 type verifyOnly struct{ t *textDetector }
 
-func (v verifyOnly) Match(d *neardup.Document) ([]neardup.Match, error) { return v.t.Match(d) }
-func (v verifyOnly) Add(d *neardup.Document) error                      { return v.t.Add(d) }
-func (v verifyOnly) Verify(d *neardup.Document, c []neardup.Match) ([]neardup.Match, error) {
-	return v.t.Verify(d, c)
+func (v verifyOnly) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return v.t.Match(ctx, d)
+}
+func (v verifyOnly) Add(ctx context.Context, d *neardup.Document) error {
+	return v.t.Add(ctx, d)
+}
+func (v verifyOnly) Verify(ctx context.Context, d *neardup.Document, c []neardup.Match) ([]neardup.Match, error) {
+	return v.t.Verify(ctx, d, c)
 }
 
 // A Cascade with a stage that is not a Remover refuses Replace before any
@@ -38,11 +43,11 @@ func TestCascadeReplaceNoRemover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := c.Add(doc("a", "old text")); err != nil {
+			if err := c.Add(t.Context(), doc("a", "old text")); err != nil {
 				t.Fatal(err)
 			}
 			before := fmt.Sprint(first.kept, last.kept, inner.kept)
-			ms, kept, err := c.Replace(doc("a", "a new and longer text"))
+			ms, kept, err := c.Replace(t.Context(), doc("a", "a new and longer text"))
 			if !errors.Is(err, neardup.ErrInvalidOption) || kept || ms != nil {
 				t.Fatalf("Replace = %v, %v, %v; want an error wrapping ErrInvalidOption", ms, kept, err)
 			}
@@ -54,10 +59,10 @@ func TestCascadeReplaceNoRemover(t *testing.T) {
 	// With every stage a Remover, Replace keeps the new page.
 	first.kept, last.kept = map[string]int{}, map[string]int{}
 	c, _ := neardup.NewCascade(first, last)
-	if err := c.Add(doc("a", "old text")); err != nil {
+	if err := c.Add(t.Context(), doc("a", "old text")); err != nil {
 		t.Fatal(err)
 	}
-	if _, kept, err := c.Replace(doc("a", "a new and longer text")); err != nil || !kept {
+	if _, kept, err := c.Replace(t.Context(), doc("a", "a new and longer text")); err != nil || !kept {
 		t.Fatalf("Replace = %v, %v; want kept", kept, err)
 	}
 	if first.kept["a"] != len("a new and longer text") || last.kept["a"] != first.kept["a"] {
@@ -72,12 +77,12 @@ type gated struct {
 	release chan struct{}
 }
 
-func (g *gated) Add(d *neardup.Document) error {
+func (g *gated) Add(ctx context.Context, d *neardup.Document) error {
 	if g.entered != nil {
 		close(g.entered)
 		<-g.release
 	}
-	return g.textDetector.Add(d)
+	return g.textDetector.Add(ctx, d)
 }
 
 // A Remove of an ID whose MatchOrAdd is in flight waits for it, then removes
@@ -94,12 +99,12 @@ func TestPartitionedRemoveWaitsForMatchOrAdd(t *testing.T) {
 	}
 	added := make(chan result, 1)
 	go func() {
-		_, ok, err := pd.MatchOrAdd(doc("x", "page"))
+		_, ok, err := pd.MatchOrAdd(t.Context(), doc("x", "page"))
 		added <- result{ok, err}
 	}()
 	<-g.entered
 	removed := make(chan error, 1)
-	go func() { removed <- pd.Remove("x") }()
+	go func() { removed <- pd.Remove(t.Context(), "x") }()
 	select {
 	case err := <-removed:
 		t.Fatalf("Remove returned %v while a MatchOrAdd of the same ID was in flight", err)
@@ -135,7 +140,7 @@ func TestPartitionedRemoveRacesMatchOrAdd(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			id, text := fmt.Sprint("page", i), strings.Repeat("x", 10*i+1)
-			if _, ok, err := pd.MatchOrAdd(doc(id, text)); err != nil || !ok {
+			if _, ok, err := pd.MatchOrAdd(t.Context(), doc(id, text)); err != nil || !ok {
 				t.Errorf("%s: first MatchOrAdd = %v, %v", id, ok, err)
 				return
 			}
@@ -146,8 +151,8 @@ func TestPartitionedRemoveRacesMatchOrAdd(t *testing.T) {
 				var maErr error
 				var race sync.WaitGroup
 				race.Add(2)
-				go func() { defer race.Done(); rmErr = pd.Remove(id) }()
-				go func() { defer race.Done(); ms, added, maErr = pd.MatchOrAdd(doc(id, text)) }()
+				go func() { defer race.Done(); rmErr = pd.Remove(t.Context(), id) }()
+				go func() { defer race.Done(); ms, added, maErr = pd.MatchOrAdd(t.Context(), doc(id, text)) }()
 				race.Wait()
 				if rmErr != nil || maErr != nil {
 					t.Errorf("%s: Remove = %v, MatchOrAdd error = %v", id, rmErr, maErr)
@@ -161,7 +166,7 @@ func TestPartitionedRemoveRacesMatchOrAdd(t *testing.T) {
 				_, kept := part.kept[id]
 				part.mu.Unlock()
 				if !kept { // MatchOrAdd, then Remove: keep the page again for the next round
-					if err := pd.Add(doc(id, text)); err != nil {
+					if err := pd.Add(t.Context(), doc(id, text)); err != nil {
 						t.Errorf("%s: Add: %v", id, err)
 						return
 					}
@@ -177,7 +182,7 @@ func TestPartitionedRemoveRacesMatchOrAdd(t *testing.T) {
 		t.Errorf("the part keeps %d pages, want %d", n, ids)
 	}
 	for i := range ids {
-		if err := pd.Remove(fmt.Sprint("page", i)); err != nil {
+		if err := pd.Remove(t.Context(), fmt.Sprint("page", i)); err != nil {
 			t.Errorf("Remove: %v", err)
 		}
 	}

@@ -105,13 +105,7 @@ func (w *Window) live(ms []Match) []Match {
 }
 
 // Match returns the inner detector's matches of d that are in the window.
-func (w *Window) Match(d *Document) ([]Match, error) {
-	return w.match(nil, d)
-}
-
-// MatchContext is Match with a context (ContextDetector), forwarded to the
-// inner detector.
-func (w *Window) MatchContext(ctx context.Context, d *Document) ([]Match, error) {
+func (w *Window) Match(ctx context.Context, d *Document) ([]Match, error) {
 	return w.match(ctx, d)
 }
 
@@ -127,13 +121,7 @@ func (w *Window) match(ctx context.Context, d *Document) ([]Match, error) {
 
 // Verify passes the candidates to the inner detector, which must be a
 // Verifier, and keeps the matches in the window.
-func (w *Window) Verify(d *Document, candidates []Match) ([]Match, error) {
-	return w.verify(nil, d, candidates)
-}
-
-// VerifyContext is Verify with a context (ContextVerifier), forwarded to the
-// inner detector.
-func (w *Window) VerifyContext(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
+func (w *Window) Verify(ctx context.Context, d *Document, candidates []Match) ([]Match, error) {
 	return w.verify(ctx, d, candidates)
 }
 
@@ -152,13 +140,7 @@ func (w *Window) verify(ctx context.Context, d *Document, candidates []Match) ([
 }
 
 // Add keeps d, then forgets the oldest documents beyond the window.
-func (w *Window) Add(d *Document) error {
-	return w.add(nil, d)
-}
-
-// AddContext is Add with a context (ContextDetector), forwarded to the inner
-// detector (for the Add and the evictions).
-func (w *Window) AddContext(ctx context.Context, d *Document) error {
+func (w *Window) Add(ctx context.Context, d *Document) error {
 	return w.add(ctx, d)
 }
 
@@ -180,13 +162,7 @@ func (w *Window) add(ctx context.Context, d *Document) error {
 
 // MatchOrAdd returns the matches of d in the window; when there are none it
 // keeps d, in one step.
-func (w *Window) MatchOrAdd(d *Document) ([]Match, bool, error) {
-	return w.lockedMatchOrAdd(nil, d)
-}
-
-// MatchOrAddContext is MatchOrAdd with a context (ContextMatchAdder),
-// forwarded to the inner detector.
-func (w *Window) MatchOrAddContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+func (w *Window) MatchOrAdd(ctx context.Context, d *Document) ([]Match, bool, error) {
 	return w.lockedMatchOrAdd(ctx, d)
 }
 
@@ -224,13 +200,7 @@ func (w *Window) matchOrAdd(ctx context.Context, d *Document) ([]Match, bool, er
 // Replace is MatchOrAdd for a page fetched again under a kept ID (Replacer):
 // d.ID is forgotten, and d kept (with a new age) unless it matches a document
 // in the window.
-func (w *Window) Replace(d *Document) ([]Match, bool, error) {
-	return w.replace(nil, d)
-}
-
-// ReplaceContext is Replace with a context (ContextReplacer), forwarded to
-// the inner detector.
-func (w *Window) ReplaceContext(ctx context.Context, d *Document) ([]Match, bool, error) {
+func (w *Window) Replace(ctx context.Context, d *Document) ([]Match, bool, error) {
 	return w.replace(ctx, d)
 }
 
@@ -252,13 +222,7 @@ func (w *Window) replace(ctx context.Context, d *Document) ([]Match, bool, error
 }
 
 // Remove forgets id.
-func (w *Window) Remove(id string) error {
-	return w.remove(nil, id)
-}
-
-// RemoveContext is Remove with a context (ContextRemover), forwarded to the
-// inner detector.
-func (w *Window) RemoveContext(ctx context.Context, id string) error {
+func (w *Window) Remove(ctx context.Context, id string) error {
 	return w.remove(ctx, id)
 }
 
@@ -279,13 +243,13 @@ func (w *Window) remove(ctx context.Context, id string) error {
 
 // Evict forgets the documents past MaxAge now (Adds do it as they go; a
 // window that sees no Adds for long can call it to free memory).
-func (w *Window) Evict() error {
+func (w *Window) Evict(ctx context.Context) error {
 	if w.inner == nil {
 		return errNoInner
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.evict(nil)
+	return w.evict(ctx)
 }
 
 // push records id as the newest document. w.mu is held.

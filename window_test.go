@@ -52,7 +52,7 @@ func TestWindowCount(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 8, Groups: 5, Members: 2})
 	w := newWindow(t, neardup.WindowOptions{MaxDocuments: 3})
 	for _, g := range groups {
-		if _, added, err := w.MatchOrAdd(g[0]); err != nil || !added {
+		if _, added, err := w.MatchOrAdd(t.Context(), g[0]); err != nil || !added {
 			t.Fatalf("MatchOrAdd(%q) = %v, %v", g[0].ID, added, err)
 		}
 	}
@@ -61,19 +61,19 @@ func TestWindowCount(t *testing.T) {
 	}
 	// The two oldest are forgotten: their copies are new again.
 	for i, g := range groups {
-		ms, err := w.Match(g[1])
+		ms, err := w.Match(t.Context(), g[1])
 		if found := err == nil && len(ms) == 1; found != (i >= 2) {
 			t.Errorf("group %d: Match = %v, %v; want found = %v", i, ms, err, i >= 2)
 		}
 	}
 	// Removing one makes room: nothing more is evicted by the next add.
-	if err := w.Remove(groups[4][0].ID); err != nil {
+	if err := w.Remove(t.Context(), groups[4][0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Add(groups[0][0]); err != nil {
+	if err := w.Add(t.Context(), groups[0][0]); err != nil {
 		t.Fatal(err)
 	}
-	if ms, _ := w.Match(groups[2][1]); len(ms) != 1 {
+	if ms, _ := w.Match(t.Context(), groups[2][1]); len(ms) != 1 {
 		t.Errorf("group 2 evicted though the window had room")
 	}
 }
@@ -82,30 +82,30 @@ func TestWindowAge(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 9, Groups: 3, Members: 2})
 	c := &clock{t: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
 	w := newWindow(t, neardup.WindowOptions{MaxAge: time.Hour, Now: c.Now})
-	_ = w.Add(groups[0][0])
+	_ = w.Add(t.Context(), groups[0][0])
 	c.Advance(40 * time.Minute)
-	_ = w.Add(groups[1][0])
+	_ = w.Add(t.Context(), groups[1][0])
 	c.Advance(30 * time.Minute) // group 0 is 70 minutes old
-	if ms, _ := w.Match(groups[0][1]); len(ms) != 0 {
+	if ms, _ := w.Match(t.Context(), groups[0][1]); len(ms) != 0 {
 		t.Errorf("an expired document still matches: %v", ms)
 	}
-	if ms, _ := w.Match(groups[1][1]); len(ms) != 1 {
+	if ms, _ := w.Match(t.Context(), groups[1][1]); len(ms) != 1 {
 		t.Errorf("a live document does not match: %v", ms)
 	}
 	// Expired documents are forgotten by the next change.
 	if w.Len() != 2 {
 		t.Errorf("Len before a change = %d, want 2 (eviction is lazy)", w.Len())
 	}
-	if err := w.Evict(); err != nil || w.Len() != 1 {
+	if err := w.Evict(t.Context()); err != nil || w.Len() != 1 {
 		t.Errorf("Evict: %v, Len %d, want 1", err, w.Len())
 	}
 	// Replace starts a new age.
 	c.Advance(20 * time.Minute) // group 1 is 50 minutes old
-	if _, kept, err := w.Replace(withID(groups[1][1], groups[1][0].ID)); err != nil || !kept {
+	if _, kept, err := w.Replace(t.Context(), withID(groups[1][1], groups[1][0].ID)); err != nil || !kept {
 		t.Fatalf("Replace = %v, %v", kept, err)
 	}
 	c.Advance(30 * time.Minute) // 80 minutes since the Add, 30 since the Replace
-	if ms, _ := w.Match(groups[1][1]); len(ms) != 1 {
+	if ms, _ := w.Match(t.Context(), groups[1][1]); len(ms) != 1 {
 		t.Errorf("a replaced document expired by its first age: %v", ms)
 	}
 }
@@ -121,7 +121,7 @@ func TestWindowErrors(t *testing.T) {
 		}
 	}
 	w := newWindow(t, neardup.WindowOptions{})
-	if err := w.Remove("nope"); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := w.Remove(t.Context(), "nope"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove(unknown) = %v", err)
 	}
 }
@@ -135,7 +135,7 @@ func TestWindowLongStream(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 10, Groups: 3, Members: 2})
 	w := newWindow(t, neardup.WindowOptions{MaxDocuments: 10})
 	for i := range 5000 {
-		if err := w.Add(withID(groups[i%3][0], fmt.Sprint(i))); err != nil {
+		if err := w.Add(t.Context(), withID(groups[i%3][0], fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -97,14 +97,14 @@ func BenchmarkDetectorMatch(b *testing.B) {
 		repo, queries := docs[:n], docs[n:]
 		plain, _ := newCascade(n)
 		for _, d := range repo {
-			if err := plain.Add(d); err != nil {
+			if err := plain.Add(b.Context(), d); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(fmt.Sprintf("n=%d/cascade", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				if _, err := plain.Match(queries[i%len(queries)]); err != nil {
+				if _, err := plain.Match(b.Context(), queries[i%len(queries)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -116,7 +116,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, d := range repo {
-				if err := det.Add(d); err != nil {
+				if err := det.Add(b.Context(), d); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -126,7 +126,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/kmodes-k=8-p=%d", n, p), func(b *testing.B) {
 				i := 0
 				for b.Loop() {
-					if _, err := det.Match(queries[i%len(queries)]); err != nil {
+					if _, err := det.Match(b.Context(), queries[i%len(queries)]); err != nil {
 						b.Fatal(err)
 					}
 					i++
@@ -155,14 +155,14 @@ func BenchmarkCorpusMatch(b *testing.B) {
 		}
 		plain, _ := newCascade(n)
 		for _, pg := range rest[:n] {
-			if err := plain.Add(pg); err != nil {
+			if err := plain.Add(b.Context(), pg); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(fmt.Sprintf("n=%d/cascade", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				if _, err := plain.Match(queries[i%len(queries)]); err != nil {
+				if _, err := plain.Match(b.Context(), queries[i%len(queries)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -175,14 +175,14 @@ func BenchmarkCorpusMatch(b *testing.B) {
 		byPrint, _ := simhash.New(simhash.Options{ExpectedSize: n})
 		printFirst, _ := neardup.NewCascade(byPrint, bySentences)
 		for _, pg := range rest[:n] {
-			if err := printFirst.Add(pg); err != nil {
+			if err := printFirst.Add(b.Context(), pg); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(fmt.Sprintf("n=%d/cascade-simhash-first", n), func(b *testing.B) {
 			i := 0
 			for b.Loop() {
-				if _, err := printFirst.Match(queries[i%len(queries)]); err != nil {
+				if _, err := printFirst.Match(b.Context(), queries[i%len(queries)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -194,7 +194,7 @@ func BenchmarkCorpusMatch(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, pg := range rest[:n] {
-				if err := det.Add(pg); err != nil {
+				if err := det.Add(b.Context(), pg); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -212,7 +212,7 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/kmodes-p=%d", n, p), func(b *testing.B) {
 				i := 0
 				for b.Loop() {
-					if _, err := det.Match(queries[i%len(queries)]); err != nil {
+					if _, err := det.Match(b.Context(), queries[i%len(queries)]); err != nil {
 						b.Fatal(err)
 					}
 					i++

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -161,8 +162,8 @@ var errZero = fmt.Errorf("cluster: zero Detector (make one with New and Options.
 // unset is the cluster detector of a zero Detector.
 type unset struct{}
 
-func (unset) Match(*neardup.Document) ([]neardup.Match, error) { return nil, errZero }
-func (unset) Add(*neardup.Document) error                      { return errZero }
+func (unset) Match(context.Context, *neardup.Document) ([]neardup.Match, error) { return nil, errZero }
+func (unset) Add(context.Context, *neardup.Document) error                      { return errZero }
 
 // Place is where a page is kept or compared: a cluster of a generation.
 // Generation 0 is the oldest.
@@ -255,7 +256,7 @@ func (s *state) part(at Place) neardup.Detector { return s.gens[at.Generation].p
 func (s *state) match(d *neardup.Document, probes []Place) ([]neardup.Match, error) {
 	var all []neardup.Match
 	for _, at := range probes {
-		ms, err := s.part(at).Match(d)
+		ms, err := s.part(at).Match(context.Background(), d)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +272,7 @@ func (s *state) match(d *neardup.Document, probes []Place) ([]neardup.Match, err
 // similar clusters (of each generation), best first (by the cluster
 // detectors' Score, then ID). A page without keywords returns an error
 // wrapping neardup.ErrNoFeatures.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
@@ -286,7 +287,7 @@ func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
 // detectors' measure, best first. Only candidates kept in the places Match
 // would search are compared (the others are not matches, as Match would
 // never reach them); the cluster detectors must be Verifiers.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
@@ -314,7 +315,7 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 		if !ok {
 			return nil, fmt.Errorf("cluster: Verify: cluster detector %T is not a Verifier: %w", s.part(at), neardup.ErrInvalidOption)
 		}
-		ms, err := v.Verify(d, group)
+		ms, err := v.Verify(ctx, d, group)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +330,7 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 // wrapping neardup.ErrDuplicateID. When the repository reaches the next fit
 // size, Add refits before it returns (see Refit); a refit that fails does not
 // fail the Add (Stats reports it).
-func (det *Detector) Add(d *neardup.Document) error {
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
@@ -345,7 +346,7 @@ func (s *state) add(d *neardup.Document, words []string, home Place) error {
 	if _, dup := s.kept[d.ID]; dup {
 		return fmt.Errorf("cluster: Add %q: %w", d.ID, neardup.ErrDuplicateID)
 	}
-	if err := s.part(home).Add(d); err != nil {
+	if err := s.part(home).Add(context.Background(), d); err != nil {
 		return err
 	}
 	it := s.words.internItem(words)
@@ -370,7 +371,7 @@ func (s *state) add(d *neardup.Document, words []string, home Place) error {
 // MatchOrAdd returns d's matches within its p most similar clusters; when
 // there are none it keeps d in its most similar cluster (added = true), with
 // no other change in between.
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
@@ -399,7 +400,7 @@ func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, a
 // (neardup.Replacer): in one step the page kept under d.ID is forgotten (its
 // cluster detector must be a Remover), and d is kept unless it nearly
 // duplicates another kept page within its p most similar clusters.
-func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	s := det.get()
 	words, err := s.keywords(d)
 	if err != nil {
@@ -427,7 +428,7 @@ func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept
 // Remove forgets the page kept under id (its cluster detector must be a
 // Remover). An ID that is not kept returns an error wrapping
 // neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error {
+func (det *Detector) Remove(ctx context.Context, id string) error {
 	s := det.get()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -443,7 +444,7 @@ func (s *state) remove(id string) error {
 	if !ok {
 		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.part(k.at), neardup.ErrInvalidOption)
 	}
-	if err := r.Remove(id); err != nil {
+	if err := r.Remove(context.Background(), id); err != nil {
 		return err
 	}
 	if md := s.gens[k.at.Generation].md; md != nil && s.o.Incremental {
@@ -567,7 +568,7 @@ func (s *state) refit() error {
 				return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
 			}
 		}
-		if err := parts[labels[i]].Add(d); err != nil {
+		if err := parts[labels[i]].Add(context.Background(), d); err != nil {
 			return fmt.Errorf("cluster: Refit: moving %q: %w", id, err)
 		}
 	}

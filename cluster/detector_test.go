@@ -61,7 +61,7 @@ func manyGroups(t *testing.T, n int, seed uint64) [][]*neardup.Document {
 func checkKept(t *testing.T, det *Detector, groups [][]*neardup.Document, incremental bool) {
 	t.Helper()
 	for _, g := range groups {
-		ms, err := det.Match(g[1])
+		ms, err := det.Match(t.Context(), g[1])
 		if err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
 			t.Errorf("Match(%s) = %v, %v; want %s", g[1].ID, ms, err, g[0].ID)
 		}
@@ -92,7 +92,7 @@ func TestRefit(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, g := range groups {
-			if ms, added, err := det.MatchOrAdd(g[0]); err != nil || !added {
+			if ms, added, err := det.MatchOrAdd(t.Context(), g[0]); err != nil || !added {
 				t.Fatalf("MatchOrAdd(%s) = %v, %v, %v", g[0].ID, ms, added, err)
 			}
 			if i == 6 && det.Stats().Retained != 7 {
@@ -126,10 +126,10 @@ func TestRefit(t *testing.T) {
 		// still found; a refit drops the generations left empty.
 		for _, g := range groups {
 			if home, _ := det.Home(g[0].ID); home.Generation < 2 {
-				if err := det.Remove(g[0].ID); err != nil {
+				if err := det.Remove(t.Context(), g[0].ID); err != nil {
 					t.Fatal(err)
 				}
-				if ms, err := det.Match(g[1]); err != nil || len(ms) != 0 {
+				if ms, err := det.Match(t.Context(), g[1]); err != nil || len(ms) != 0 {
 					t.Errorf("Match(%s) after Remove = %v, %v", g[1].ID, ms, err)
 				}
 			}
@@ -179,7 +179,7 @@ func TestSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range groups {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,7 +221,7 @@ func TestSnapshotRefit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range groups {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,7 +241,7 @@ func TestSnapshotRefit(t *testing.T) {
 	// Adding up to the next fit: a new generation.
 	extra := manyGroups(t, 40, 25)
 	for _, g := range extra[:st.NextFit-st.Documents] {
-		if err := loaded.Add(&neardup.Document{ID: "extra-" + g[0].ID, Page: g[0].Page}); err != nil {
+		if err := loaded.Add(t.Context(), &neardup.Document{ID: "extra-" + g[0].ID, Page: g[0].Page}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -391,7 +391,7 @@ func TestMultiProbe(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, d := range append(fill, orig) {
-			if err := det.Add(d); err != nil {
+			if err := det.Add(t.Context(), d); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -403,7 +403,7 @@ func TestMultiProbe(t *testing.T) {
 		if ps[0] == home {
 			t.Fatalf("the twin's home %v is its original's: the test does not test", ps[0])
 		}
-		ms, err := det.Match(twin)
+		ms, err := det.Match(t.Context(), twin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +411,7 @@ func TestMultiProbe(t *testing.T) {
 		if found != (p == 2) {
 			t.Errorf("p = %d: Match(twin) = %v (original in %v, twin probes %v)", p, ms, home, ps)
 		}
-		vs, err := det.Verify(twin, []neardup.Match{{ID: orig.ID}})
+		vs, err := det.Verify(t.Context(), twin, []neardup.Match{{ID: orig.ID}})
 		if err != nil || (len(vs) == 1) != (p == 2) {
 			t.Errorf("p = %d: Verify(twin, original) = %v, %v", p, vs, err)
 		}
@@ -436,7 +436,7 @@ func TestDetectorOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range codeDocs(func() [][]uint32 { it, _ := topics(3, 40, 2, 4, 0.1); return it }()) {
-		if err := never.Add(d); err != nil {
+		if err := never.Add(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 	}

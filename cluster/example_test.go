@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/neardup/neardup"
@@ -91,7 +92,7 @@ func ExampleDetector() {
 		page("honey", "A hive of bees makes honey from nectar. Bees visit many flowers each day. The hive swarms in spring."),
 		page("glacier-copy", "Glaciers flow slowly down the valley. Glacier ice traps air in bubbles. Ice cores record the climate of our past."),
 	} {
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(context.Background(), d)
 		switch {
 		case err != nil:
 			fmt.Println(err)

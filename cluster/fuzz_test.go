@@ -130,7 +130,7 @@ func FuzzReadFrom(f *testing.F) {
 	}
 	f.Add(bytes.Clone(buf.Bytes()))
 	for _, g := range groups {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(f.Context(), g[0]); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -156,21 +156,21 @@ func FuzzReadFrom(f *testing.F) {
 			t.Fatal(err)
 		}
 		own := groups[0]
-		if err := d.Add(own[0]); err != nil {
+		if err := d.Add(t.Context(), own[0]); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := d.ReadFrom(bytes.NewReader(in)); err != nil {
-			if ms, err := d.Match(own[1]); err != nil || len(ms) != 1 || d.Len() != 1 {
+			if ms, err := d.Match(t.Context(), own[1]); err != nil || len(ms) != 1 || d.Len() != 1 {
 				t.Fatalf("a failed ReadFrom changed the Detector: %v, %v, Len %d", ms, err, d.Len())
 			}
 		} else {
 			for _, g := range groups {
-				if _, err := d.Match(g[1]); err != nil {
+				if _, err := d.Match(t.Context(), g[1]); err != nil {
 					t.Fatalf("Match after ReadFrom: %v", err)
 				}
 			}
 			d.Stats()
-			_ = d.Add(groups[3][1])
+			_ = d.Add(t.Context(), groups[3][1])
 		}
 		k := mustNew(t, KModesOptions{K: 2, Keywords: 3})
 		if _, err := k.ReadFrom(bytes.NewReader(in)); err != nil {

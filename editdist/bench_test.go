@@ -104,7 +104,7 @@ func benchMatchAdd10k(b *testing.B, t Thresholds) {
 		return &neardup.Document{ID: id, Host: id + ".example", Page: &preprocess.Page{Text: hanPage(r, 10+r.IntN(191))}}
 	}
 	for i := range 10000 {
-		if err := det.Add(doc(fmt.Sprint("kept", i))); err != nil {
+		if err := det.Add(b.Context(), doc(fmt.Sprint("kept", i))); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -117,13 +117,13 @@ func benchMatchAdd10k(b *testing.B, t Thresholds) {
 	for b.Loop() {
 		d := pages[i%len(pages)]
 		i++
-		if ms, err := det.Match(d); err != nil || len(ms) != 0 {
+		if ms, err := det.Match(b.Context(), d); err != nil || len(ms) != 0 {
 			b.Fatal(ms, err)
 		}
-		if err := det.Add(d); err != nil {
+		if err := det.Add(b.Context(), d); err != nil {
 			b.Fatal(err)
 		}
-		if err := det.Remove(d.ID); err != nil {
+		if err := det.Remove(b.Context(), d.ID); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package editdist
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -274,37 +275,43 @@ func (det *Detector) Lookup(id string) (Feature, bool) { return det.c().Lookup(i
 
 // Match returns the kept pages d nearly duplicates by Definition 4, closest
 // first (ties by ID), with Score = 1 − LCC/m.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return det.c().Match(ctx, d)
+}
 
 // Verify returns the candidates that d nearly duplicates by Definition 4,
 // closest first (ties by ID), scored with 1 − LCC/m. The candidates'
 // incoming scores are ignored; candidates this detector does not keep are
 // dropped, and a repeated candidate is reported once.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	return det.c().Verify(d, candidates)
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return det.c().Verify(ctx, d, candidates)
 }
 
 // Add keeps d's feature string. An ID already kept returns an error wrapping
 // neardup.ErrDuplicateID; a page with an empty feature string one wrapping
 // neardup.ErrNoFeatures.
-func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	return det.c().Add(ctx, d)
+}
 
 // MatchOrAdd is Match, and when no kept page matches, Add, in one step under
 // the write lock (added = true).
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	return det.c().MatchOrAdd(d)
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(ctx, d)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
 // (neardup.Replacer): the feature kept under d.ID is forgotten and d's is
 // kept unless another kept page matches it.
-func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
-	return det.c().Replace(d)
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	return det.c().Replace(ctx, d)
 }
 
 // Remove forgets the page kept under id; an ID that is not kept returns an
 // error wrapping neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	return det.c().Remove(ctx, id)
+}
 
 // WriteTo writes a snapshot of the kept pages (IDs, hosts and feature
 // strings) to w, with the options that give them their meaning; ReadFrom or

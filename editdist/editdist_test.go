@@ -235,13 +235,13 @@ func TestNoFeatures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := det.Match(d); !errors.Is(err, neardup.ErrNoFeatures) {
+		if _, err := det.Match(t.Context(), d); !errors.Is(err, neardup.ErrNoFeatures) {
 			t.Errorf("Match(%q): err = %v, want ErrNoFeatures", raw, err)
 		}
-		if err := det.Add(d); !errors.Is(err, neardup.ErrNoFeatures) {
+		if err := det.Add(t.Context(), d); !errors.Is(err, neardup.ErrNoFeatures) {
 			t.Errorf("Add(%q): err = %v, want ErrNoFeatures", raw, err)
 		}
-		if _, _, err := det.MatchOrAdd(d); !errors.Is(err, neardup.ErrNoFeatures) {
+		if _, _, err := det.MatchOrAdd(t.Context(), d); !errors.Is(err, neardup.ErrNoFeatures) {
 			t.Errorf("MatchOrAdd(%q): err = %v, want ErrNoFeatures", raw, err)
 		}
 	}
@@ -267,13 +267,13 @@ func TestSameHost(t *testing.T) {
 	}
 	base := "甲。乙。丙。丁。戊。己。庚。辛。壬。癸。"
 	edited := "甲。乙。丙。丁。戊。己。庚。辛。子。丑。" // LCC 8 of 10
-	if err := det.Add(doc("a", "http://news.example.cn/1", base)); err != nil {
+	if err := det.Add(t.Context(), doc("a", "http://news.example.cn/1", base)); err != nil {
 		t.Fatal(err)
 	}
-	if ms, _ := det.Match(doc("b", "http://news.example.cn/2", edited)); len(ms) != 0 {
+	if ms, _ := det.Match(t.Context(), doc("b", "http://news.example.cn/2", edited)); len(ms) != 0 {
 		t.Errorf("same host, LCC 8 of 10: matches %v, want none (α + ε = 1)", ms)
 	}
-	ms, _ := det.Match(doc("c", "http://mirror.example.com/1", edited))
+	ms, _ := det.Match(t.Context(), doc("c", "http://mirror.example.com/1", edited))
 	if len(ms) != 1 || ms[0].ID != "a" || ms[0].Score != 0.2 || ms[0].Measure != NonOverlap {
 		t.Errorf("other host, LCC 8 of 10: matches %v, want a at 0.2", ms)
 	}
@@ -408,11 +408,11 @@ func TestMaxLength(t *testing.T) {
 	if err != nil || len(f.String) != DefaultMaxLength {
 		t.Fatalf("feature string of %d runes (%v), want DefaultMaxLength = %d", len(f.String), err, DefaultMaxLength)
 	}
-	if err := det.Add(d); err != nil {
+	if err := det.Add(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 	d2 := &neardup.Document{ID: "huge2", Page: &preprocess.Page{Text: "国。" + text}}
-	if ms, err := det.Match(d2); err != nil || len(ms) != 1 {
+	if ms, err := det.Match(t.Context(), d2); err != nil || len(ms) != 1 {
 		t.Fatalf("Match of a shifted copy = %v, %v", ms, err)
 	}
 	small, _ := New(Options{MaxLength: 3})
@@ -439,7 +439,7 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := det.Add(d); err != nil {
+	if err := det.Add(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 	want, err := det.FeatureOf(d)

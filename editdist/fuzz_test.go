@@ -71,7 +71,7 @@ func FuzzReadFrom(f *testing.F) {
 	det, _ := New(Options{})
 	for i, text := range []string{"甲。乙。丙。丁。", "天。地。人。", "春。夏。秋。冬。年。"} {
 		d := &neardup.Document{ID: fmt.Sprint("id", i), Host: fmt.Sprint("h", i%2, ".example"), Page: &preprocess.Page{Text: text}}
-		if err := det.Add(d); err != nil {
+		if err := det.Add(f.Context(), d); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package minhash
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -204,32 +205,38 @@ func (det *Detector) Contains(id string) bool { return det.c().Contains(id) }
 // Match returns the kept pages that d nearly duplicates, closest first (ties
 // by ID). It does not change the detector. Errors wrap
 // neardup.ErrNilDocument or neardup.ErrNoFeatures (a page without words).
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return det.c().Match(ctx, d)
+}
 
 // Verify returns those of candidates that are kept and near d, closest first.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	return det.c().Verify(d, candidates)
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return det.c().Verify(ctx, d, candidates)
 }
 
 // Add keeps d; an ID already kept returns an error wrapping
 // neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	return det.c().Add(ctx, d)
+}
 
 // MatchOrAdd is Match, and when no kept page is near, Add, in one step (an
 // atomic "add if new").
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	return det.c().MatchOrAdd(d)
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(ctx, d)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
 // (neardup.Replacer).
-func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
-	return det.c().Replace(d)
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	return det.c().Replace(ctx, d)
 }
 
 // Remove forgets the page kept under id; an unknown ID returns an error
 // wrapping neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	return det.c().Remove(ctx, id)
+}
 
 // WriteTo writes a snapshot of the kept pages (docs/format.md). The
 // template model is not written: it is a function of the kept pages and is

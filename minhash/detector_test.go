@@ -85,7 +85,7 @@ func TestTemplates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, added, err := r.MatchOrAdd(d)
+		ms, added, err := r.MatchOrAdd(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func BenchmarkPage8MB(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := det.MatchOrAdd(d); err != nil {
+		if _, _, err := det.MatchOrAdd(b.Context(), d); err != nil {
 			b.Fatal(err)
 		}
 		close(stop)
@@ -217,7 +217,7 @@ func TestColdHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,17 +256,17 @@ func TestIndexFollowsTemplate(t *testing.T) {
 		return d
 	}
 	first := words(rng, vocab, 3, 12)
-	if err := det.Add(doc("first", "div.example", divPage("div", first))); err != nil {
+	if err := det.Add(t.Context(), doc("first", "div.example", divPage("div", first))); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 4 { // the template is learnt from these
-		if err := det.Add(doc(fmt.Sprint("other", i), "div.example", divPage("div", words(rng, vocab, 3, 12)))); err != nil {
+		if err := det.Add(t.Context(), doc(fmt.Sprint("other", i), "div.example", divPage("div", words(rng, vocab, 3, 12)))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The same article alone on another host: it shares with "first" only
 	// the article, which is "first"'s content once the template is learnt.
-	ms, err := det.Match(doc("copy", "mirror.example", []byte("<p>"+strings.ReplaceAll(first, "\n", "</p><p>")+"</p>")))
+	ms, err := det.Match(t.Context(), doc("copy", "mirror.example", []byte("<p>"+strings.ReplaceAll(first, "\n", "</p><p>")+"</p>")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestMainContentOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package minhash_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -30,7 +31,7 @@ func ExampleDetector() {
 			fmt.Println(err)
 			return
 		}
-		matches, added, _ := det.MatchOrAdd(d)
+		matches, added, _ := det.MatchOrAdd(context.Background(), d)
 		if added {
 			fmt.Println("kept", p.url)
 		} else {

@@ -28,7 +28,7 @@ func FuzzReadFrom(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if err := det.Add(d); err != nil {
+		if err := det.Add(f.Context(), d); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -155,7 +155,7 @@ func TestJudgeVerdicts(t *testing.T) {
 	rp := newRepo(t)
 	kept := 0
 	for _, d := range docs {
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestReoffer(t *testing.T) {
 						// A fresh Document each round: nothing cached.
 						docs[i] = &neardup.Document{ID: docs[i].ID, Host: docs[i].Host, Page: docs[i].Page}
 					}
-					ms, added, err := det.MatchOrAdd(docs[i])
+					ms, added, err := det.MatchOrAdd(t.Context(), docs[i])
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -86,10 +86,10 @@ func TestVerdictRemembered(t *testing.T) {
 		return d
 	}
 	det, _ := minhash.New(minhash.Options{})
-	if _, added, _ := det.MatchOrAdd(doc("q", body)); !added {
+	if _, added, _ := det.MatchOrAdd(t.Context(), doc("q", body)); !added {
 		t.Fatal("first page not kept")
 	}
-	ms, added, _ := det.MatchOrAdd(doc("p", body+"<p>Updated on Monday.</p>"))
+	ms, added, _ := det.MatchOrAdd(t.Context(), doc("p", body+"<p>Updated on Monday.</p>"))
 	if added || ms[0].ID != "q" {
 		t.Fatalf("copy: added %v, matches %v", added, ms)
 	}
@@ -103,7 +103,7 @@ func TestVerdictRemembered(t *testing.T) {
 		"Desert dunes migrate downwind as sand grains hop over the crest and slide down the steep lee face.",
 		"River deltas spread fans of silt where slow water drops its load at the edge of a lake or sea.",
 	} {
-		if _, added, _ := det.MatchOrAdd(doc(fmt.Sprint("other", i), para+"<p>"+own+" "+own+"</p>")); !added {
+		if _, added, _ := det.MatchOrAdd(t.Context(), doc(fmt.Sprint("other", i), para+"<p>"+own+" "+own+"</p>")); !added {
 			t.Fatalf("page %d not kept", i)
 		}
 	}
@@ -117,17 +117,17 @@ func TestVerdictRemembered(t *testing.T) {
 	}
 	for _, d := range []*minhash.Detector{det, back} {
 		before := d.Comparisons()
-		if ms, _ := d.Match(doc("p", body+"<p>Updated on Monday.</p>")); len(ms) != 1 || ms[0] != first {
+		if ms, _ := d.Match(t.Context(), doc("p", body+"<p>Updated on Monday.</p>")); len(ms) != 1 || ms[0] != first {
 			t.Errorf("offered again: %v, want %v", ms, first)
 		}
 		if n := d.Comparisons() - before; n != 0 {
 			t.Errorf("offered again, it was compared with %d pages: its verdict was not remembered", n)
 		}
 	}
-	if err := back.Remove("q"); err != nil {
+	if err := back.Remove(t.Context(), "q"); err != nil {
 		t.Fatal(err)
 	}
-	if ms, _, _ := back.MatchOrAdd(doc("p", body+"<p>Updated on Monday.</p>")); len(ms) != 0 {
+	if ms, _, _ := back.MatchOrAdd(t.Context(), doc("p", body+"<p>Updated on Monday.</p>")); len(ms) != 0 {
 		t.Errorf("after its match was removed: %v, want kept", ms)
 	}
 }

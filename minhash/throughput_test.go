@@ -45,7 +45,7 @@ func BenchmarkThroughput(b *testing.B) {
 				b.Fatal(err)
 			}
 			t0 := time.Now()
-			if _, _, err := d.MatchOrAdd(doc); err != nil {
+			if _, _, err := d.MatchOrAdd(b.Context(), doc); err != nil {
 				b.Fatal(err)
 			}
 			det += time.Since(t0)

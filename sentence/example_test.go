@@ -1,6 +1,7 @@
 package sentence_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/neardup/neardup"
@@ -25,11 +26,11 @@ func Example() {
 		page("Wp2", "s1", "s2", "s3", "s4", "s5"),
 		page("Wp3", "s1", "s2", "s3", "s4"),
 	} {
-		if err := det.Add(d); err != nil {
+		if err := det.Add(context.Background(), d); err != nil {
 			panic(err)
 		}
 	}
-	matches, err := det.Match(page("Wp_new", "s1", "s2", "s3", "s4"))
+	matches, err := det.Match(context.Background(), page("Wp_new", "s1", "s2", "s3", "s4"))
 	if err != nil {
 		panic(err)
 	}
@@ -60,11 +61,11 @@ func ExampleDetector_cascade() {
 		panic(err)
 	}
 	words := []string{"power", "paper", "learn", "system", "adapt", "educ", "knowledg", "crossroad", "emerg", "field"}
-	_ = c.Add(page("Wp2", 5, words...))
-	_ = c.Add(page("Wp3", 4, "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"))
-	_ = c.Add(page("long copy", 40, words...)) // same words, far more sentences: filtered out by count
+	_ = c.Add(context.Background(), page("Wp2", 5, words...))
+	_ = c.Add(context.Background(), page("Wp3", 4, "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"))
+	_ = c.Add(context.Background(), page("long copy", 40, words...)) // same words, far more sentences: filtered out by count
 
-	ms, _ := c.Match(page("copy", 4, words...))
+	ms, _ := c.Match(context.Background(), page("copy", 4, words...))
 	fmt.Println(ms)
 	// Output: [Wp2 (0 simhash-bits)]
 }

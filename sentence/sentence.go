@@ -1,6 +1,7 @@
 package sentence
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -198,38 +199,44 @@ func (det *Detector) Lookup(id string) (int, bool) { return det.c().Lookup(id) }
 
 // Match returns the kept documents whose counts are Near d's,
 // closest first (ties by ID), with Score = |S_d − S_k|.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return det.c().Match(ctx, d)
+}
 
 // Verify returns the candidates whose kept sentence counts are within the
 // tolerance of d's, closest first (ties by ID), scored with |S_d − S_k|. The
 // candidates' incoming scores are ignored; candidates this detector does not
 // keep are dropped, since they cannot be compared, and a repeated candidate
 // is reported once.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	return det.c().Verify(d, candidates)
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return det.c().Verify(ctx, d, candidates)
 }
 
 // Add keeps d's sentence count. An ID already kept returns an error wrapping
 // neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	return det.c().Add(ctx, d)
+}
 
 // MatchOrAdd is Match, and when no kept page is within the tolerance, Add,
 // in one step under the write lock (added = true): of two pages with equal
 // counts offered at once, one is kept.
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	return det.c().MatchOrAdd(d)
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(ctx, d)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
 // (neardup.Replacer): the count kept under d.ID is forgotten and d's is kept
 // unless another kept page is within the tolerance of it.
-func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
-	return det.c().Replace(d)
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	return det.c().Replace(ctx, d)
 }
 
 // Remove forgets the sentence count kept under id; an ID that is not kept
 // returns an error wrapping neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	return det.c().Remove(ctx, id)
+}
 
 // WriteTo writes a snapshot of the kept documents (IDs and sentence counts) to w,
 // with the options that give them their meaning; ReadFrom or Restore of a

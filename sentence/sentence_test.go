@@ -47,11 +47,11 @@ func mustNew(t testing.TB, opts Options) *Detector {
 func TestPaperTables2And4(t *testing.T) {
 	det := mustNew(t, Options{Threshold: 1, Relative: Absolute})
 	for _, d := range []*neardup.Document{doc("Wp1", 6), doc("Wp2", 5), doc("Wp3", 4)} {
-		if err := det.Add(d); err != nil {
+		if err := det.Add(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := det.Match(doc("Wp_new", 4))
+	got, err := det.Match(t.Context(), doc("Wp_new", 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestPaperTables2And4(t *testing.T) {
 	}
 	// Verify gives the same answer from the whole repository as candidates.
 	all := []neardup.Match{{ID: "Wp1"}, {ID: "Wp2"}, {ID: "Wp3"}}
-	if v, err := det.Verify(doc("Wp_new", 4), all); err != nil || !reflect.DeepEqual(v, want) {
+	if v, err := det.Verify(t.Context(), doc("Wp_new", 4), all); err != nil || !reflect.DeepEqual(v, want) {
 		t.Errorf("Verify = %v, %v; want %v", v, err, want)
 	}
 }
@@ -95,28 +95,28 @@ func TestNewOptions(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	det := mustNew(t, Options{})
-	if _, err := det.Match(nil); !errors.Is(err, neardup.ErrNilDocument) {
+	if _, err := det.Match(t.Context(), nil); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Match(nil) = %v", err)
 	}
-	if err := det.Add(&neardup.Document{ID: "x"}); !errors.Is(err, neardup.ErrNilDocument) {
+	if err := det.Add(t.Context(), &neardup.Document{ID: "x"}); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Add(no page) = %v", err)
 	}
-	if err := det.Add(doc("zero", 0)); !errors.Is(err, neardup.ErrNoFeatures) {
+	if err := det.Add(t.Context(), doc("zero", 0)); !errors.Is(err, neardup.ErrNoFeatures) {
 		t.Errorf("Add(0 sentences) = %v", err)
 	}
-	if _, err := det.Verify(doc("zero", 0), nil); !errors.Is(err, neardup.ErrNoFeatures) {
+	if _, err := det.Verify(t.Context(), doc("zero", 0), nil); !errors.Is(err, neardup.ErrNoFeatures) {
 		t.Errorf("Verify(0 sentences) = %v", err)
 	}
-	if err := det.Add(doc("a", 3)); err != nil {
+	if err := det.Add(t.Context(), doc("a", 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := det.Add(doc("a", 9)); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := det.Add(t.Context(), doc("a", 9)); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("Add(dup) = %v", err)
 	}
-	if err := det.Remove("b"); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := det.Remove(t.Context(), "b"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove(unknown) = %v", err)
 	}
-	if err := det.Remove("a"); err != nil || det.Len() != 0 || len(counts(det)) != 0 {
+	if err := det.Remove(t.Context(), "a"); err != nil || det.Len() != 0 || len(counts(det)) != 0 {
 		t.Errorf("Remove(a) = %v; Len %d, counts %v", err, det.Len(), counts(det))
 	}
 }
@@ -139,17 +139,17 @@ func TestAgainstScan(t *testing.T) {
 				}
 			}
 			neardup.SortMatches(want)
-			got, err := det.Match(d)
+			got, err := det.Match(t.Context(), d)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("T_s %d, %s: Match = %v, %v; want %v", tsv, d.ID, got, err, want)
 			}
-			if err := det.Add(d); err != nil {
+			if err := det.Add(t.Context(), d); err != nil {
 				t.Fatal(err)
 			}
 			kept[d.ID] = n
 			if r.IntN(3) == 0 {
 				for id := range kept {
-					if err := det.Remove(id); err != nil {
+					if err := det.Remove(t.Context(), id); err != nil {
 						t.Fatal(err)
 					}
 					delete(kept, id)
@@ -178,14 +178,14 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := 1; i <= 50; i++ {
 				d := doc(fmt.Sprintf("w%d-%d", w, i), i)
-				if _, ok, err := det.MatchOrAdd(d); err != nil {
+				if _, ok, err := det.MatchOrAdd(t.Context(), d); err != nil {
 					t.Error(err)
 				} else if ok {
 					mu.Lock()
 					added[i]++
 					mu.Unlock()
 				}
-				if _, err := det.Match(doc("probe", i)); err != nil {
+				if _, err := det.Match(t.Context(), doc("probe", i)); err != nil {
 					t.Error(err)
 				}
 			}
@@ -212,7 +212,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 			det := mustNew(b, c.opts)
 			r := rand.New(rand.NewPCG(1, 1))
 			for i := 0; i < 100000; i++ {
-				if err := det.Add(doc(fmt.Sprint(i), 1+r.IntN(200))); err != nil {
+				if err := det.Add(b.Context(), doc(fmt.Sprint(i), 1+r.IntN(200))); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -220,7 +220,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 			b.ReportAllocs()
 			var n int
 			for b.Loop() {
-				ms, err := det.Match(q)
+				ms, err := det.Match(b.Context(), q)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -248,11 +248,11 @@ func TestRelativeTolerance(t *testing.T) {
 		}
 	}
 	for _, d := range []*neardup.Document{doc("far", 89), doc("near", 91), doc("short", 3), doc("long", 111), doc("too long", 112)} {
-		if err := det.Add(d); err != nil {
+		if err := det.Add(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := det.Match(doc("new", 100)) // 91 and 111 in, 89 and 112 out
+	got, err := det.Match(t.Context(), doc("new", 100)) // 91 and 111 in, 89 and 112 out
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,17 +261,17 @@ func TestRelativeTolerance(t *testing.T) {
 		t.Errorf("Match = %v, want %v", got, want)
 	}
 	all := []neardup.Match{{ID: "far"}, {ID: "near"}, {ID: "short"}, {ID: "long"}, {ID: "too long"}}
-	if v, _ := det.Verify(doc("new", 100), all); !reflect.DeepEqual(v, got) {
+	if v, _ := det.Verify(t.Context(), doc("new", 100), all); !reflect.DeepEqual(v, got) {
 		t.Errorf("Verify = %v, want %v", v, got)
 	}
 	// The range query agrees with Near for every pair of small counts.
 	for _, r := range []float64{Absolute, 0.05, 0.3, 0.5, 0.99, 1} {
 		det := mustNew(t, Options{Threshold: 1, Relative: r})
 		for b := 1; b <= 300; b++ {
-			_ = det.Add(doc(fmt.Sprint(b), b))
+			_ = det.Add(t.Context(), doc(fmt.Sprint(b), b))
 		}
 		for a := 1; a <= 200; a++ {
-			ms, _ := det.Match(doc("q", a))
+			ms, _ := det.Match(t.Context(), doc("q", a))
 			got := map[string]bool{}
 			for _, m := range ms {
 				got[m.ID] = true

@@ -78,7 +78,7 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 		b.Run("kept=10000/"+c.name, func(b *testing.B) {
 			dt, _ := New(c.o)
 			for i, p := range pages[:10000] {
-				if err := dt.Add(doc(fmt.Sprint(i), p...)); err != nil {
+				if err := dt.Add(b.Context(), doc(fmt.Sprint(i), p...)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -92,8 +92,8 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 			before := dt.Comparisons()
 			for b.Loop() {
 				q := queries[i%len(queries)]
-				if _, added, _ := dt.MatchOrAdd(q); added {
-					_ = dt.Remove(q.ID) // keep the detector at 10,000 pages
+				if _, added, _ := dt.MatchOrAdd(b.Context(), q); added {
+					_ = dt.Remove(b.Context(), q.ID) // keep the detector at 10,000 pages
 				}
 				i++
 			}
@@ -144,7 +144,7 @@ func BenchmarkStreamEnDev(b *testing.B) {
 			for b.Loop() {
 				dt, _ := New(o)
 				for _, p := range pages {
-					if _, _, err := dt.MatchOrAdd(p.doc); err != nil {
+					if _, _, err := dt.MatchOrAdd(b.Context(), p.doc); err != nil {
 						b.Fatal(err)
 					}
 				}

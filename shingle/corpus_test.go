@@ -108,7 +108,7 @@ func TestCorpusRecall(t *testing.T) {
 				start = time.Now()
 				pos := make(map[string]int, len(pages))
 				for i, p := range pages {
-					if err := dt.Add(p.doc); err != nil {
+					if err := dt.Add(t.Context(), p.doc); err != nil {
 						t.Fatal(err)
 					}
 					pos[p.doc.ID] = i
@@ -116,7 +116,7 @@ func TestCorpusRecall(t *testing.T) {
 				got := make([][]int, len(pages))
 				candsOf := make([]int, len(pages))
 				err := parallel(t.Context(), len(pages), func(i int) error {
-					ms, err := dt.Match(pages[i].doc)
+					ms, err := dt.Match(t.Context(), pages[i].doc)
 					for _, m := range ms {
 						if j := pos[m.ID]; j < i {
 							got[i] = append(got[i], j)

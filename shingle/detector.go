@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -260,37 +261,43 @@ func (dt *Detector) Lookup(id string) (*Vector, bool) { return dt.c().Lookup(id)
 // threshold, closest first (ties by ID). Score is the dissimilarity in the
 // detector's Form. Errors wrap neardup.ErrNilDocument (nil d or no Page) or
 // neardup.ErrNoFeatures (no tokens).
-func (dt *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return dt.c().Match(d) }
+func (dt *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return dt.c().Match(ctx, d)
+}
 
 // Add keeps d. Errors wrap neardup.ErrNilDocument, neardup.ErrNoFeatures, or
 // neardup.ErrDuplicateID when d.ID is already kept.
-func (dt *Detector) Add(d *neardup.Document) error { return dt.c().Add(d) }
+func (dt *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	return dt.c().Add(ctx, d)
+}
 
 // MatchOrAdd returns the matches of d and, when there are none, keeps d, with
 // no other Add in between: two concurrent near-duplicates are never both kept.
-func (dt *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	return dt.c().MatchOrAdd(d)
+func (dt *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	return dt.c().MatchOrAdd(ctx, d)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
 // (neardup.Replacer): the vector (and prefix index entries) kept under d.ID
 // are forgotten, and d's are kept unless another kept page is within the
 // threshold of d.
-func (dt *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
-	return dt.c().Replace(d)
+func (dt *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	return dt.c().Replace(ctx, d)
 }
 
 // Remove forgets the kept document id. It returns an error wrapping
 // neardup.ErrUnknownID when id is not kept.
-func (dt *Detector) Remove(id string) error { return dt.c().Remove(id) }
+func (dt *Detector) Remove(ctx context.Context, id string) error {
+	return dt.c().Remove(ctx, id)
+}
 
 // Verify returns those of candidates that are kept and whose dissimilarity to
 // d is below the threshold, with this detector's scores, closest first.
 // Candidates that are not kept, or given twice, are ignored; the candidates'
 // own scores are not read. It lets a Detector be a later stage of a
 // neardup.Cascade.
-func (dt *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	return dt.c().Verify(d, candidates)
+func (dt *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return dt.c().Verify(ctx, d, candidates)
 }
 
 // WriteTo writes a snapshot of the kept documents (IDs and pattern vectors) to w,

@@ -72,23 +72,23 @@ func TestBadDocuments(t *testing.T) {
 		{"no tokens", doc("empty"), neardup.ErrNoFeatures},
 	}
 	for _, c := range cases {
-		if _, err := dt.Match(c.d); !errors.Is(err, c.want) {
+		if _, err := dt.Match(t.Context(), c.d); !errors.Is(err, c.want) {
 			t.Errorf("%s: Match err = %v, want %v", c.name, err, c.want)
 		}
-		if err := dt.Add(c.d); !errors.Is(err, c.want) {
+		if err := dt.Add(t.Context(), c.d); !errors.Is(err, c.want) {
 			t.Errorf("%s: Add err = %v, want %v", c.name, err, c.want)
 		}
-		if _, _, err := dt.MatchOrAdd(c.d); !errors.Is(err, c.want) {
+		if _, _, err := dt.MatchOrAdd(t.Context(), c.d); !errors.Is(err, c.want) {
 			t.Errorf("%s: MatchOrAdd err = %v, want %v", c.name, err, c.want)
 		}
-		if _, err := dt.Verify(c.d, nil); !errors.Is(err, c.want) {
+		if _, err := dt.Verify(t.Context(), c.d, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: Verify err = %v, want %v", c.name, err, c.want)
 		}
 		if _, err := Dedup(t.Context(), []*neardup.Document{c.d}, Options{Form: Equation}); !errors.Is(err, c.want) {
 			t.Errorf("%s: Dedup err = %v, want %v", c.name, err, c.want)
 		}
 	}
-	_, err := dt.Match(doc("empty"))
+	_, err := dt.Match(t.Context(), doc("empty"))
 	if want := `shingle: document "empty": shingle: no tokens: neardup: document has no features`; err.Error() != want {
 		t.Errorf("error text = %q, want %q", err, want)
 	}
@@ -122,10 +122,10 @@ func TestShortDocuments(t *testing.T) {
 	}
 	// Short pages are found by the detector even when they share nothing.
 	dt, _ := New(Options{M: 8, Threshold: 0.3, Form: Equation})
-	if err := dt.Add(doc("a", "a")); err != nil {
+	if err := dt.Add(t.Context(), doc("a", "a")); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := dt.Match(doc("b", "b"))
+	ms, err := dt.Match(t.Context(), doc("b", "b"))
 	if err != nil || len(ms) != 1 || ms[0].ID != "a" || math.Abs(ms[0].Score-0.25) > 1e-6 {
 		t.Errorf("M = 8, threshold 0.3: Match = %v, %v; want a at 0.25", ms, err)
 	}
@@ -160,32 +160,32 @@ func TestDetector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, added, err := dt.MatchOrAdd(doc("base", base...))
+	ms, added, err := dt.MatchOrAdd(t.Context(), doc("base", base...))
 	if err != nil || !added || len(ms) != 0 {
 		t.Fatalf("first MatchOrAdd = %v, %v, %v", ms, added, err)
 	}
-	if err := dt.Add(doc("base", base...)); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := dt.Add(t.Context(), doc("base", base...)); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("second Add: err = %v, want ErrDuplicateID", err)
 	}
-	if err := dt.Add(doc("other", other...)); err != nil {
+	if err := dt.Add(t.Context(), doc("other", other...)); err != nil {
 		t.Fatal(err)
 	}
 	e := doc("edited", edited...)
-	ms, added, err = dt.MatchOrAdd(e)
+	ms, added, err = dt.MatchOrAdd(t.Context(), e)
 	if err != nil || added || len(ms) != 1 || ms[0].ID != "base" || math.Abs(ms[0].Score-d12) > 1e-9 {
 		t.Errorf("MatchOrAdd(edited) = %v, %v, %v; want base at %.3f", ms, added, err, d12)
 	}
-	vs, err := dt.Verify(e, []neardup.Match{{ID: "other"}, {ID: "base"}, {ID: "base"}, {ID: "nope"}})
+	vs, err := dt.Verify(t.Context(), e, []neardup.Match{{ID: "other"}, {ID: "base"}, {ID: "base"}, {ID: "nope"}})
 	if err != nil || len(vs) != 1 || vs[0].ID != "base" {
 		t.Errorf("Verify = %v, %v; want [base]", vs, err)
 	}
-	if err := dt.Remove("base"); err != nil {
+	if err := dt.Remove(t.Context(), "base"); err != nil {
 		t.Fatal(err)
 	}
-	if err := dt.Remove("base"); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := dt.Remove(t.Context(), "base"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("second Remove: err = %v, want ErrUnknownID", err)
 	}
-	if ms, _ := dt.Match(e); len(ms) != 0 {
+	if ms, _ := dt.Match(t.Context(), e); len(ms) != 0 {
 		t.Errorf("Match after Remove = %v, want none", ms)
 	}
 	if dt.Len() != 1 {
@@ -194,7 +194,7 @@ func TestDetector(t *testing.T) {
 	if len(storeOf(dt).index) == 0 {
 		t.Errorf("index empty with one document kept")
 	}
-	_ = dt.Remove("other")
+	_ = dt.Remove(t.Context(), "other")
 	if len(storeOf(dt).index) != 0 || len(storeOf(dt).short) != 0 {
 		t.Errorf("index not empty after removing everything: %d keys, %d short", len(storeOf(dt).index), len(storeOf(dt).short))
 	}
@@ -237,7 +237,7 @@ func TestIndexExact(t *testing.T) {
 			got := make([][]int, len(pages))
 			for i, p := range pages {
 				vs[i], _ = NewVector(p, o.M)
-				ms, err := dt.Match(doc(fmt.Sprint(i), p...))
+				ms, err := dt.Match(t.Context(), doc(fmt.Sprint(i), p...))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -247,7 +247,7 @@ func TestIndexExact(t *testing.T) {
 					got[i] = append(got[i], j)
 				}
 				slices.Sort(got[i])
-				_ = dt.Add(doc(fmt.Sprint(i), p...))
+				_ = dt.Add(t.Context(), doc(fmt.Sprint(i), p...))
 			}
 			want := exhaustive(vs, o)
 			pairs := 0
@@ -278,19 +278,19 @@ func TestConcurrent(t *testing.T) {
 			for i := w; i < len(pages); i += 4 {
 				id := fmt.Sprint(i)
 				d := doc(id, pages[i]...)
-				_, added, err := dt.MatchOrAdd(d)
+				_, added, err := dt.MatchOrAdd(t.Context(), d)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				if _, err := dt.Match(d); err != nil {
+				if _, err := dt.Match(t.Context(), d); err != nil {
 					t.Error(err)
 				}
 				mu.Lock()
 				kept[id] = added
 				mu.Unlock()
 				if i%7 == 0 && added {
-					_ = dt.Remove(id)
+					_ = dt.Remove(t.Context(), id)
 					mu.Lock()
 					kept[id] = false
 					mu.Unlock()
@@ -435,13 +435,13 @@ func TestSample(t *testing.T) {
 	}
 
 	dt, _ := New(Options{}) // MaxPatterns 512
-	if err := dt.Add(doc("base", base...)); err != nil {
+	if err := dt.Add(t.Context(), doc("base", base...)); err != nil {
 		t.Fatal(err)
 	}
 	if kept := storeOf(dt).Feature(0); !kept.sampled() || kept.Len() != DefaultMaxPatterns {
 		t.Fatalf("kept vector: sampled %v, %d patterns", kept.sampled(), kept.Len())
 	}
-	want, err := dt.Match(doc("edited", edited...))
+	want, err := dt.Match(t.Context(), doc("edited", edited...))
 	if err != nil || len(want) != 1 {
 		t.Fatalf("Match(edited) = %v, %v", want, err)
 	}
@@ -454,7 +454,7 @@ func TestSample(t *testing.T) {
 	if _, err := back.ReadFrom(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := back.Match(doc("edited", edited...)); err != nil || !slices.Equal(got, want) {
+	if got, err := back.Match(t.Context(), doc("edited", edited...)); err != nil || !slices.Equal(got, want) {
 		t.Errorf("after a round trip Match = %v, %v; want %v", got, err, want)
 	}
 	exact, _ := New(Options{MaxPatterns: NoLimit})
@@ -476,7 +476,7 @@ func TestLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := doc("a", "the", "quick", "brown", "fox", "jumps")
-	if err := dt.Add(d); err != nil {
+	if err := dt.Add(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 	want, err := VectorOf(d, DefaultM)
@@ -520,7 +520,7 @@ func TestMaxPostings(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 400 {
-			if err := dt.Add(doc(fmt.Sprint(i), page(i)...)); err != nil {
+			if err := dt.Add(t.Context(), doc(fmt.Sprint(i), page(i)...)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -529,7 +529,7 @@ func TestMaxPostings(t *testing.T) {
 		edited := page(7)
 		edited[len(edited)-3] = "changed"
 		before := dt.Comparisons()
-		ms, err := dt.Match(doc("edited", edited...))
+		ms, err := dt.Match(t.Context(), doc("edited", edited...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -542,7 +542,7 @@ func TestMaxPostings(t *testing.T) {
 		}
 		// A new article of the site matches none.
 		before = dt.Comparisons()
-		if ms, err := dt.Match(doc("new", page(400)...)); err != nil || len(ms) != 0 {
+		if ms, err := dt.Match(t.Context(), doc("new", page(400)...)); err != nil || len(ms) != 0 {
 			t.Errorf("MaxPostings %d: a new article has %d matches (%v)", limit, len(ms), err)
 		}
 		if n := dt.Comparisons() - before; n > c.most {
@@ -558,11 +558,11 @@ func TestMaxPostingsCopies(t *testing.T) {
 	dt, _ := New(Options{})
 	page := synthetic(5, 1, 200, 200)[0]
 	for i := range 3 * DefaultMaxPostings {
-		if err := dt.Add(doc(fmt.Sprint(i), page...)); err != nil {
+		if err := dt.Add(t.Context(), doc(fmt.Sprint(i), page...)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ms, err := dt.Match(doc("copy", page...))
+	ms, err := dt.Match(t.Context(), doc("copy", page...))
 	if err != nil {
 		t.Fatal(err)
 	}

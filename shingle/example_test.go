@@ -69,7 +69,7 @@ func ExampleDetector() {
 		if err != nil {
 			panic(err)
 		}
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(context.Background(), d)
 		if err != nil {
 			panic(err)
 		}

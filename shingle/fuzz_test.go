@@ -145,7 +145,7 @@ func FuzzReadFrom(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		_ = dt.Add(d)
+		_ = dt.Add(f.Context(), d)
 	}
 	if !storeOf(dt).Feature(1).sampled() {
 		f.Fatal("the seed snapshot holds no sample")
@@ -165,7 +165,7 @@ func FuzzReadFrom(f *testing.F) {
 			return
 		}
 		d, _ := neardup.NewDocument(&p, "q", "", []byte("alpha beta gamma"))
-		if _, err := back.Match(d); err != nil {
+		if _, err := back.Match(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 	})

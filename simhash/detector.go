@@ -1,6 +1,7 @@
 package simhash
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -234,20 +235,24 @@ func Of(d *neardup.Document) (Fingerprint, error) {
 
 // Match returns the kept documents whose fingerprints are within T_B bits of
 // d's, closest first (ties by ID), with Score = the distance b_f in bits.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return det.c().Match(ctx, d)
+}
 
 // Verify returns the candidates whose kept fingerprints are within T_B bits
 // of d's, closest first (ties by ID), scored with the distance in bits. The
 // candidates' incoming scores are ignored; candidates this detector does not
 // keep are dropped, since they cannot be compared, and a repeated candidate
 // is reported once.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	return det.c().Verify(d, candidates)
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return det.c().Verify(ctx, d, candidates)
 }
 
 // Add keeps d's fingerprint. An ID already kept returns an error wrapping
 // neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	return det.c().Add(ctx, d)
+}
 
 // AddFingerprint keeps fp under id, as Add does for a document whose
 // fingerprint is fp: a caller that stored fingerprints keeps them again
@@ -259,21 +264,23 @@ func (det *Detector) AddFingerprint(id string, fp Fingerprint) error {
 // MatchOrAdd returns the kept documents within T_B bits of d, as Match does;
 // when there are none it keeps d's fingerprint before any other change can
 // come in between, and reports added = true.
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	return det.c().MatchOrAdd(d)
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(ctx, d)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
 // (neardup.Replacer): in one step the fingerprint kept under d.ID is
 // forgotten and d's is kept, unless d is within T_B bits of another kept
 // page, whose matches it then returns.
-func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
-	return det.c().Replace(d)
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	return det.c().Replace(ctx, d)
 }
 
 // Remove forgets id's fingerprint, in one step of the index. An ID that is
 // not kept returns an error wrapping neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	return det.c().Remove(ctx, id)
+}
 
 // store keeps the fingerprints: in the k-bit index under their handles, or,
 // when T_B is too large for an index, in a dense slice that Search scans.

@@ -105,25 +105,25 @@ func mustNew(t testing.TB, opts Options) *Detector {
 
 func TestDetectorErrors(t *testing.T) {
 	det := mustNew(t, Options{})
-	if _, err := det.Match(nil); !errors.Is(err, neardup.ErrNilDocument) {
+	if _, err := det.Match(t.Context(), nil); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Match(nil) = %v", err)
 	}
-	if err := det.Add(&neardup.Document{ID: "x"}); !errors.Is(err, neardup.ErrNilDocument) {
+	if err := det.Add(t.Context(), &neardup.Document{ID: "x"}); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Add(no page) = %v", err)
 	}
-	if err := det.Add(doc("empty")); !errors.Is(err, neardup.ErrNoFeatures) {
+	if err := det.Add(t.Context(), doc("empty")); !errors.Is(err, neardup.ErrNoFeatures) {
 		t.Errorf("Add(no terms) = %v", err)
 	}
-	if err := det.Add(wordsDoc("a", "x")); err != nil {
+	if err := det.Add(t.Context(), wordsDoc("a", "x")); err != nil {
 		t.Fatal(err)
 	}
-	if err := det.Add(wordsDoc("a", "y")); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := det.Add(t.Context(), wordsDoc("a", "y")); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("Add(dup) = %v", err)
 	}
-	if err := det.Remove("nope"); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := det.Remove(t.Context(), "nope"); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("Remove(unknown) = %v", err)
 	}
-	if err := det.Remove("a"); err != nil || det.Len() != 0 {
+	if err := det.Remove(t.Context(), "a"); err != nil || det.Len() != 0 {
 		t.Errorf("Remove(a) = %v, Len %d", err, det.Len())
 	}
 }
@@ -174,7 +174,7 @@ func detectorAgainstOracle(t *testing.T, tb int) {
 		id := fmt.Sprintf("d%03d", i)
 		d := randDoc(id)
 		fp, _ := Of(d)
-		got, err := det.Match(d)
+		got, err := det.Match(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,16 +187,16 @@ func detectorAgainstOracle(t *testing.T, tb int) {
 			all = append(all, neardup.Match{ID: k, Score: -1})
 		}
 		all = append(all, neardup.Match{ID: "never-added"})
-		if v, _ := det.Verify(d, all); !reflect.DeepEqual(v, got) {
+		if v, _ := det.Verify(t.Context(), d, all); !reflect.DeepEqual(v, got) {
 			t.Fatalf("%s: Verify = %v, Match = %v", id, v, got)
 		}
-		if err := det.Add(d); err != nil {
+		if err := det.Add(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 		kept[id] = fp
 		if r.IntN(5) == 0 { // remove a random kept document
 			for k := range kept {
-				if err := det.Remove(k); err != nil {
+				if err := det.Remove(t.Context(), k); err != nil {
 					t.Fatal(err)
 				}
 				delete(kept, k)
@@ -248,18 +248,18 @@ func TestDetectorConcurrent(t *testing.T) {
 				// Every worker offers the same page under its own ID: only one
 				// MatchOrAdd may keep it.
 				same := wordsDoc(fmt.Sprintf("same-w%d-%d", w, i), "page", fmt.Sprint(i), "shared", "text")
-				if _, ok, err := det.MatchOrAdd(same); err != nil {
+				if _, ok, err := det.MatchOrAdd(t.Context(), same); err != nil {
 					t.Error(err)
 				} else if ok {
 					added.Add(1)
 				}
 				own := wordsDoc(fmt.Sprintf("own-w%d-%d", w, i), fmt.Sprintf("w%d", w), fmt.Sprint(i), "x", "y", "z")
-				if _, err := det.Match(own); err != nil {
+				if _, err := det.Match(t.Context(), own); err != nil {
 					t.Error(err)
 				}
-				_ = det.Add(own) // may be a near-duplicate of another; Add keeps it anyway
+				_ = det.Add(t.Context(), own) // may be a near-duplicate of another; Add keeps it anyway
 				if i%10 == 0 {
-					_ = det.Remove(own.ID)
+					_ = det.Remove(t.Context(), own.ID)
 				}
 			}
 		}()

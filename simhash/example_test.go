@@ -1,6 +1,7 @@
 package simhash_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -53,12 +54,12 @@ func ExampleDetector() {
 	}
 	words := []string{"adapt", "learn", "base", "architectur", "knowledg", "reusabl",
 		"intellig", "system", "present", "paper", "web", "crawler", "near", "duplic"}
-	if err := det.Add(page("original", words...)); err != nil {
+	if err := det.Add(context.Background(), page("original", words...)); err != nil {
 		panic(err)
 	}
-	ms, _ := det.Match(page("same words, new order", append(words[7:], words[:7]...)...))
+	ms, _ := det.Match(context.Background(), page("same words, new order", append(words[7:], words[:7]...)...))
 	fmt.Println(ms)
-	ms, _ = det.Match(page("unrelated", "queri", "expans", "method", "summer", "problem"))
+	ms, _ = det.Match(context.Background(), page("unrelated", "queri", "expans", "method", "summer", "problem"))
 	fmt.Println(ms)
 	// Output:
 	// [original (0 simhash-bits)]

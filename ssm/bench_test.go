@@ -103,7 +103,7 @@ func BenchmarkDetectorMatchAdd(b *testing.B) {
 		if n >= len(docs) { // each document once; later rounds under new IDs
 			d = &neardup.Document{ID: d.ID + "-" + strconv.Itoa(n), Page: d.Page}
 		}
-		if _, _, err := det.MatchOrAdd(d); err != nil {
+		if _, _, err := det.MatchOrAdd(b.Context(), d); err != nil {
 			b.Fatal(err)
 		}
 		n++

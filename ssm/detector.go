@@ -1,6 +1,7 @@
 package ssm
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -245,37 +246,43 @@ func (det *Detector) Lookup(id string) (Table, bool) { return det.c().Lookup(id)
 // Match returns the kept documents near d, closest first (ties by ID), with
 // Score = |SSM(T_d, T_kept)|. Errors wrap neardup.ErrNilDocument (nil d or no
 // Page) or neardup.ErrNoFeatures (no keywords).
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) { return det.c().Match(d) }
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return det.c().Match(ctx, d)
+}
 
 // Verify returns the candidates that are kept and near d, closest first (ties
 // by ID), scored with |SSM|. The candidates' incoming scores are ignored;
 // candidates this detector does not keep, or that share no keyword with d,
 // are dropped, and a repeated candidate is reported once.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	return det.c().Verify(d, candidates)
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	return det.c().Verify(ctx, d, candidates)
 }
 
 // Add keeps d's table. An ID already kept returns an error wrapping
 // neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error { return det.c().Add(d) }
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	return det.c().Add(ctx, d)
+}
 
 // MatchOrAdd is Match, and when no kept page is near, Add, in one step under
 // the write lock (added = true): of two near-duplicates offered at once, one
 // is kept.
-func (det *Detector) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
-	return det.c().MatchOrAdd(d)
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+	return det.c().MatchOrAdd(ctx, d)
 }
 
 // Replace is MatchOrAdd for a page fetched again under a kept ID
 // (neardup.Replacer): the table kept under d.ID is forgotten and d's is kept
 // unless another kept page is near it.
-func (det *Detector) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
-	return det.c().Replace(d)
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+	return det.c().Replace(ctx, d)
 }
 
 // Remove forgets the table kept under id; an ID that is not kept returns an
 // error wrapping neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error { return det.c().Remove(id) }
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	return det.c().Remove(ctx, id)
+}
 
 // WriteTo writes a snapshot of the kept documents (IDs and keyword tables) to
 // w, with the options that give them their meaning (N, Cutoff, Rule);

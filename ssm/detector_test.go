@@ -17,12 +17,12 @@ func TestIndexComparesSharers(t *testing.T) {
 		page(t, "one-shared", 10, "alpha", "delta", "epsilon"),
 		page(t, "none", 10, "zeta", "eta", "theta"),
 	} {
-		if err := det.Add(d); err != nil {
+		if err := det.Add(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}
 	}
 	q := page(t, "q", 10, "alpha", "beta", "iota")
-	if _, err := det.Match(q); err != nil {
+	if _, err := det.Match(t.Context(), q); err != nil {
 		t.Fatal(err)
 	}
 	if got := det.Comparisons(); got != 2 {
@@ -33,14 +33,14 @@ func TestIndexComparesSharers(t *testing.T) {
 	if s := SSM(mustTableOf(t, q), mustTableOf(t, page(t, "none", 10, "zeta", "eta", "theta"))); s >= 50 {
 		t.Fatalf("SSM(q, none) = %v", s)
 	}
-	ms, err := det.Verify(q, []neardup.Match{{ID: "none"}, {ID: "two-shared"}})
+	ms, err := det.Verify(t.Context(), q, []neardup.Match{{ID: "none"}, {ID: "two-shared"}})
 	if err != nil || len(ms) != 1 || ms[0].ID != "two-shared" {
 		t.Errorf("Verify = %v, %v; want only two-shared", ms, err)
 	}
-	if err := det.Remove("two-shared"); err != nil {
+	if err := det.Remove(t.Context(), "two-shared"); err != nil {
 		t.Fatal(err)
 	}
-	if ms, _ := det.Match(q); len(ms) != 1 || ms[0].ID != "one-shared" {
+	if ms, _ := det.Match(t.Context(), q); len(ms) != 1 || ms[0].ID != "one-shared" {
 		t.Errorf("after Remove: Match = %v", ms)
 	}
 }
@@ -58,7 +58,7 @@ func TestPartitionedSnapshot(t *testing.T) {
 	}
 	a := newPD(testPartitioner(t, 0))
 	kept := page(t, "kept", 100, "code", "bug", "lake")
-	if err := a.Add(kept); err != nil {
+	if err := a.Add(t.Context(), kept); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -69,7 +69,7 @@ func TestPartitionedSnapshot(t *testing.T) {
 	if _, err := b.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatalf("ReadFrom (same domains, other margin): %v", err)
 	}
-	if ms, err := b.Match(page(t, "again", 120, "code", "bug", "lake")); err != nil || len(ms) != 1 || ms[0].ID != "kept" {
+	if ms, err := b.Match(t.Context(), page(t, "again", 120, "code", "bug", "lake")); err != nil || len(ms) != 1 || ms[0].ID != "kept" {
 		t.Errorf("after ReadFrom: Match = %v, %v", ms, err)
 	}
 	other, err := NewPartitioner(PartitionOptions{Domains: []Domain{{Name: "x", Keywords: []string{"code"}}}})

@@ -1,6 +1,7 @@
 package ssm_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/neardup/neardup"
@@ -49,14 +50,14 @@ func ExampleDetector() {
 	}
 	var det ssm.Detector // the zero Detector: N = 10, cut-off 7
 	original := doc("a", "Vacuum reclaims storage. Vacuum runs on tables; the vacuum daemon automates vacuum and analyze of tables and indexes.")
-	if err := det.Add(original); err != nil {
+	if err := det.Add(context.Background(), original); err != nil {
 		panic(err)
 	}
-	ms, _ := det.Match(doc("b", "Vacuum reclaims storage. Vacuum runs on tables; the autovacuum daemon automates vacuum and analyze of tables."))
+	ms, _ := det.Match(context.Background(), doc("b", "Vacuum reclaims storage. Vacuum runs on tables; the autovacuum daemon automates vacuum and analyze of tables."))
 	for _, m := range ms {
 		fmt.Printf("%s %.4f %s\n", m.ID, m.Score, m.Measure)
 	}
-	ms, _ = det.Match(doc("c", "Replication streams the write-ahead log to standby servers; a standby replays the log of the primary."))
+	ms, _ = det.Match(context.Background(), doc("c", "Replication streams the write-ahead log to standby servers; a standby replays the log of the primary."))
 	fmt.Println(ms)
 	// Output:
 	// a 0.0320 ssm
@@ -82,7 +83,7 @@ func ExamplePartitioner() {
 	fmt.Println(p.DomainName(dom), bucket, len(parts))
 
 	det, _ := neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return ssm.New(ssm.Options{}) })
-	_ = det.Add(d)
+	_ = det.Add(context.Background(), d)
 	fmt.Println(det.Parts())
 	// Output:
 	// software 0 1

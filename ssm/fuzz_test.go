@@ -176,7 +176,7 @@ func FuzzReadFrom(f *testing.F) {
 		{{Text: "crawl", Count: 5}, {Text: "page", Count: 5}, {Text: "link", Count: 1}},
 	} {
 		d := &neardup.Document{ID: fmt.Sprint("id", i), Page: &preprocess.Page{Text: "x", Terms: terms}}
-		if err := det.Add(d); err != nil {
+		if err := det.Add(f.Context(), d); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -138,20 +138,20 @@ func TestPartitioned(t *testing.T) {
 		}
 		words := []string{"code", "bug", "compil", "lake", "river"}
 		kept := page(t, "kept", 64<<10-100, words...)
-		if err := det.Add(kept); err != nil {
+		if err := det.Add(t.Context(), kept); err != nil {
 			t.Fatal(err)
 		}
 		same := page(t, "same-bucket", 64<<10-50, words...)
-		if ms, err := det.Match(same); err != nil || len(ms) != 1 || ms[0].ID != "kept" || ms[0].Score != 0 {
+		if ms, err := det.Match(t.Context(), same); err != nil || len(ms) != 1 || ms[0].ID != "kept" || ms[0].Score != 0 {
 			t.Errorf("margin %d: Match(same bucket) = %v, %v", margin, ms, err)
 		}
 		across := page(t, "across", 64<<10+100, words...)
-		ms, err := det.Match(across)
+		ms, err := det.Match(t.Context(), across)
 		if found := err == nil && len(ms) == 1; found != (margin > 0) {
 			t.Errorf("margin %d: Match(across the boundary) = %v, %v", margin, ms, err)
 		}
 		other := page(t, "civil", 64<<10-100, "bridg", "load", "concret", "lake", "river")
-		if ms, err := det.Match(other); err != nil || len(ms) != 0 {
+		if ms, err := det.Match(t.Context(), other); err != nil || len(ms) != 0 {
 			t.Errorf("margin %d: Match(other domain) = %v, %v", margin, ms, err)
 		}
 	}

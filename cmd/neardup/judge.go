@@ -80,7 +80,7 @@ func (d *deduper) run(ctx context.Context, in iter.Seq[item], prog *progress) er
 		go func() {
 			defer wg.Done()
 			for p := range jobs {
-				d.prepare(&p)
+				d.prepare(ctx, &p)
 				select {
 				case done <- p:
 				case <-ctx.Done():
@@ -115,7 +115,7 @@ func (d *deduper) run(ctx context.Context, in iter.Seq[item], prog *progress) er
 				}
 				delete(held, next)
 				next++
-				if err := d.judge(q); err != nil {
+				if err := d.judge(ctx, q); err != nil {
 					return err
 				}
 			}
@@ -126,7 +126,7 @@ func (d *deduper) run(ctx context.Context, in iter.Seq[item], prog *progress) er
 // prepare preprocesses a page and computes the detector's features of it,
 // which the Document caches: the costly part of judging it, done in
 // parallel.
-func (d *deduper) prepare(p *prepared) {
+func (d *deduper) prepare(ctx context.Context, p *prepared) {
 	if p.it.Err != nil || p.it.Skip != "" {
 		return
 	}
@@ -134,14 +134,14 @@ func (d *deduper) prepare(p *prepared) {
 	if p.err == nil {
 		// Verify extracts (and caches) the features before it looks the
 		// candidate up; its answer is asked again in order by judge.
-		_, p.err = d.det.Verify(p.doc, []neardup.Match{{ID: p.it.ID}})
+		_, p.err = d.det.Verify(ctx, p.doc, []neardup.Match{{ID: p.it.ID}})
 	}
 }
 
 // judge decides one page, in input order. Its verdict is final: it is
 // written at once and never revised. It returns an error only when an
 // output cannot be written.
-func (d *deduper) judge(p prepared) error {
+func (d *deduper) judge(ctx context.Context, p prepared) error {
 	it := p.it
 	switch {
 	case it.Skip != "":
@@ -171,7 +171,7 @@ func (d *deduper) judge(p prepared) error {
 	d.bytes += int64(len(it.Body))
 	// A page kept under this id by an earlier run that has not changed is
 	// known (the known-page idiom); a changed one replaces it.
-	if ms, err := d.det.Verify(p.doc, []neardup.Match{{ID: it.ID}}); err == nil && len(ms) == 1 {
+	if ms, err := d.det.Verify(ctx, p.doc, []neardup.Match{{ID: it.ID}}); err == nil && len(ms) == 1 {
 		d.known++
 		d.say("known %s", it.ID)
 		return d.keep(it, p.doc)
@@ -182,7 +182,7 @@ func (d *deduper) judge(p prepared) error {
 	// and it remembers the verdict of a page it does not keep, so offering
 	// the page again, in this run or the next (-state), gives the same
 	// verdict.
-	ms, kept, err := d.det.Replace(p.doc)
+	ms, kept, err := d.det.Replace(ctx, p.doc)
 	switch {
 	case err != nil:
 		d.refused++

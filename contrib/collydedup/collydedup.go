@@ -14,7 +14,7 @@
 //	det, _ := minhash.New(minhash.Options{}) // or any neardup.Replacer
 //	pipe, _ := preprocess.New(preprocess.Options{})                // MaxBytes: preprocess.DefaultMaxBytes
 //	c := colly.NewCollector(colly.MaxBodySize(preprocess.DefaultMaxBytes + 1))
-//	collydedup.Attach(c, det, pipe, func(v collydedup.Verdict) { log.Print(v) })
+//	collydedup.Attach(ctx, c, det, pipe, func(v collydedup.Verdict) { log.Print(v) })
 //	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
 //		if !collydedup.Duplicate(e.Response) {
 //			e.Request.Visit(e.Attr("href"))
@@ -31,6 +31,7 @@
 package collydedup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -89,19 +90,20 @@ func Duplicate(r *colly.Response) bool { return r.Ctx.Get(ctxKey(r.Request)) == 
 // reports every failed fetch. Each verdict goes to report, which may be nil
 // and is called from colly's goroutines (it must be safe for concurrent use
 // when the collector is asynchronous). a is the preprocessing, which reads
-// the response's Content-Type.
+// the response's Content-Type. ctx is the context of every detector call the callbacks
+// make (colly's callbacks carry none): the crawl's, for a server backend.
 //
 // With colly's ParseHTTPErrorResponse set, a response with an HTTP status
 // of 300 or more reaches OnResponse: it is reported as a failed fetch, not
 // judged, since an error page is not the content of its URL.
-func Attach(c *colly.Collector, det neardup.Replacer, a neardup.ContentAnalyzer, report func(Verdict)) {
+func Attach(ctx context.Context, c *colly.Collector, det neardup.Replacer, a neardup.ContentAnalyzer, report func(Verdict)) {
 	c.OnResponse(func(r *colly.Response) {
 		var v Verdict
 		if r.StatusCode >= 300 {
 			v = Verdict{URL: r.Request.URL.String(), Status: r.StatusCode,
 				Err: fmt.Errorf("%w: HTTP status %d", ErrFetch, r.StatusCode)}
 		} else {
-			v = judge(det, a, r.Request.URL.String(), r.Headers.Get("Content-Type"), r.Body)
+			v = judge(ctx, det, a, r.Request.URL.String(), r.Headers.Get("Content-Type"), r.Body)
 			v.Status = r.StatusCode
 		}
 		r.Ctx.Put(ctxKey(r.Request), fmt.Sprint(v.Of != nil))
@@ -121,7 +123,7 @@ func Attach(c *colly.Collector, det neardup.Replacer, a neardup.ContentAnalyzer,
 	})
 }
 
-func judge(det neardup.Replacer, a neardup.ContentAnalyzer, u, contentType string, body []byte) Verdict {
+func judge(ctx context.Context, det neardup.Replacer, a neardup.ContentAnalyzer, u, contentType string, body []byte) Verdict {
 	v := Verdict{URL: u}
 	d, err := neardup.NewDocumentContent(a, u, u, contentType, body)
 	if err != nil {
@@ -130,12 +132,12 @@ func judge(det neardup.Replacer, a neardup.ContentAnalyzer, u, contentType strin
 	}
 	// the known-page idiom: a page kept under its own URL and unchanged
 	if vf, ok := det.(neardup.Verifier); ok {
-		if ms, err := vf.Verify(d, []neardup.Match{{ID: u}}); err == nil && len(ms) == 1 {
+		if ms, err := vf.Verify(ctx, d, []neardup.Match{{ID: u}}); err == nil && len(ms) == 1 {
 			v.Known = true
 			return v
 		}
 	}
-	ms, kept, err := det.Replace(d)
+	ms, kept, err := det.Replace(ctx, d)
 	switch {
 	case err != nil:
 		v.Err = err

@@ -59,7 +59,7 @@ func crawl(t *testing.T, srv *httptest.Server, det neardup.Replacer, opts ...col
 	c := colly.NewCollector(opts...)
 	var mu sync.Mutex
 	got := map[string]Verdict{}
-	Attach(c, det, pipe, func(v Verdict) {
+	Attach(t.Context(), c, det, pipe, func(v Verdict) {
 		mu.Lock()
 		defer mu.Unlock()
 		path := strings.TrimPrefix(v.URL, srv.URL)

@@ -1,6 +1,7 @@
 package collydedup_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -29,7 +30,7 @@ func ExampleAttach() {
 	det, _ := minhash.New(minhash.Options{})
 	pipe, _ := preprocess.New(preprocess.Options{})
 	c := colly.NewCollector(colly.MaxBodySize(preprocess.DefaultMaxBytes + 1))
-	collydedup.Attach(c, det, pipe, func(v collydedup.Verdict) {
+	collydedup.Attach(context.Background(), c, det, pipe, func(v collydedup.Verdict) {
 		fmt.Println(v.Kept, v.Of != nil, v.Status, v.Err)
 	})
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) {

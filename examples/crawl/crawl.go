@@ -160,11 +160,11 @@ func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
 	}
 	// A page kept under this URL before (an earlier run's state) that has
 	// not changed is skipped; a changed one replaces it.
-	if ms, err := c.det.Verify(d, []neardup.Match{{ID: u}}); err == nil && len(ms) == 1 {
+	if ms, err := c.det.Verify(ctx, d, []neardup.Match{{ID: u}}); err == nil && len(ms) == 1 {
 		v.Known = true
 		return links, v
 	}
-	ms, kept, err := c.det.Replace(d)
+	ms, kept, err := c.det.Replace(ctx, d)
 	switch {
 	case err != nil:
 		v.Err = err

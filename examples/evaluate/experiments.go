@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -152,9 +153,9 @@ type detectorAdder interface {
 	neardup.MatchAdder
 }
 
-func (c *counting) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
+func (c *counting) MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	c.before += c.kept
-	ms, added, err := c.detectorAdder.MatchOrAdd(d)
+	ms, added, err := c.detectorAdder.MatchOrAdd(ctx, d)
 	if added {
 		c.kept++
 	}

@@ -63,7 +63,7 @@ func keptBytes(b *testing.B, m method, raws []page) float64 {
 	for pass := range 3 {
 		for i, p := range raws {
 			d, err := neardup.NewDocument(&pipe, fmt.Sprint(pass, "-", i), p.url, p.raw)
-			if err == nil && det.Add(d) == nil {
+			if err == nil && det.Add(b.Context(), d) == nil {
 				kept++
 			}
 		}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"net/url"
 	"strings"
@@ -141,14 +142,16 @@ func pageURL(d *neardup.Document) *url.URL {
 }
 
 // Match returns the inner detector's matches for d's main content.
-func (x *extracted) Match(d *neardup.Document) ([]neardup.Match, error) {
-	return x.inner.Match(x.content(d))
+func (x *extracted) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	return x.inner.Match(ctx, x.content(d))
 }
 
 // Add keeps d's main content in the inner detector.
-func (x *extracted) Add(d *neardup.Document) error { return x.inner.Add(x.content(d)) }
+func (x *extracted) Add(ctx context.Context, d *neardup.Document) error {
+	return x.inner.Add(ctx, x.content(d))
+}
 
 // MatchOrAdd is the inner detector's MatchOrAdd on d's main content.
-func (x *extracted) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	return x.inner.MatchOrAdd(x.content(d))
+func (x *extracted) MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	return x.inner.MatchOrAdd(ctx, x.content(d))
 }

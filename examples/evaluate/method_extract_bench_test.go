@@ -95,7 +95,7 @@ func BenchmarkExtract(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				_, _, err = det.MatchOrAdd(d)
+				_, _, err = det.MatchOrAdd(b.Context(), d)
 				return err == nil
 			})
 		})

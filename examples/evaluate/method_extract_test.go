@@ -64,17 +64,17 @@ func TestExtracted(t *testing.T) {
 				t.Errorf("extracted content has %d tokens, the whole page %d: want fewer, not none", got, whole)
 			}
 
-			if ms, added, err := x.MatchOrAdd(orig); err != nil || !added || len(ms) != 0 {
+			if ms, added, err := x.MatchOrAdd(t.Context(), orig); err != nil || !added || len(ms) != 0 {
 				t.Fatalf("first page: matches %v, added %t, %v", ms, added, err)
 			}
-			ms, err := x.Match(cp)
+			ms, err := x.Match(t.Context(), cp)
 			if err != nil || len(ms) == 0 || ms[0].ID != orig.ID {
 				t.Errorf("copy %s: matches %v, %v; want %s", cp.ID, ms, err, orig.ID)
 			}
-			if ms, added, err := x.MatchOrAdd(other); err != nil || !added || len(ms) != 0 {
+			if ms, added, err := x.MatchOrAdd(t.Context(), other); err != nil || !added || len(ms) != 0 {
 				t.Errorf("different page %s: matches %v, added %t, %v; want kept", other.ID, ms, added, err)
 			}
-			if err := x.Add(cp); err != nil {
+			if err := x.Add(t.Context(), cp); err != nil {
 				t.Errorf("Add(copy): %v", err)
 			}
 		})
@@ -107,14 +107,14 @@ func TestExtractedFallback(t *testing.T) {
 			if x.content(d) != d {
 				t.Fatalf("content replaced the page although the extractor gave %q", text)
 			}
-			if err := x.Add(d); err != nil {
+			if err := x.Add(t.Context(), d); err != nil {
 				t.Fatal(err)
 			}
 			again, err := neardup.NewDocument(&pipe, "b", p.URL, p.Raw)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ms, err := x.Match(again); err != nil || len(ms) == 0 || ms[0].ID != "a" {
+			if ms, err := x.Match(t.Context(), again); err != nil || len(ms) == 0 || ms[0].ID != "a" {
 				t.Errorf("a second copy of the page: matches %v, %v; want a", ms, err)
 			}
 		})
@@ -149,7 +149,7 @@ func TestExtractedConcurrent(t *testing.T) {
 			for w := range workers {
 				wg.Go(func() {
 					for i := w; i < len(docs); i += workers {
-						if _, _, err := x.MatchOrAdd(docs[i]); err != nil {
+						if _, _, err := x.MatchOrAdd(t.Context(), docs[i]); err != nil {
 							errs <- err
 						}
 					}
@@ -161,7 +161,7 @@ func TestExtractedConcurrent(t *testing.T) {
 				t.Error(err)
 			}
 			for _, d := range docs {
-				if ms, err := x.Match(d); err != nil || len(ms) == 0 {
+				if ms, err := x.Match(t.Context(), d); err != nil || len(ms) == 0 {
 					t.Errorf("%s after the offers: matches %v, %v; want a kept page", d.ID, ms, err)
 				}
 			}

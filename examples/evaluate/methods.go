@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"net/url"
@@ -251,9 +252,9 @@ func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (string, floa
 	}
 	var ms []neardup.Match
 	if ma, ok := det.(neardup.MatchAdder); ok {
-		ms, _, err = ma.MatchOrAdd(d)
-	} else if ms, err = det.Match(d); err == nil && len(ms) == 0 {
-		err = det.Add(d)
+		ms, _, err = ma.MatchOrAdd(context.Background(), d)
+	} else if ms, err = det.Match(context.Background(), d); err == nil && len(ms) == 0 {
+		err = det.Add(context.Background(), d)
 	}
 	if len(ms) > 0 {
 		return ms[0].ID, ms[0].Score, err

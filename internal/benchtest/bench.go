@@ -43,7 +43,7 @@ func Latency(b *testing.B, r *rand.Rand, prefix string, call func(d *neardup.Doc
 
 // Throughput has each of dets (one per client, on connections of its own)
 // offer b.N/len(dets)+1 new RandomDocs (IDs prefix-client-i) to
-// MatchOrAddContext at once, and reports the calls per second of them all.
+// MatchOrAdd at once, and reports the calls per second of them all.
 func Throughput(b *testing.B, dets []detectortest.FleetDetector, prefix string) {
 	per := b.N/len(dets) + 1
 	b.ResetTimer()
@@ -54,7 +54,7 @@ func Throughput(b *testing.B, dets []detectortest.FleetDetector, prefix string) 
 			defer wg.Done()
 			rw := rand.New(rand.NewPCG(uint64(w), seedOf(prefix))) // a run of its own prefix offers new pages
 			for i := range per {
-				if _, _, err := d.MatchOrAddContext(context.Background(), RandomDoc(rw, fmt.Sprint(prefix, "-", w, "-", i))); err != nil {
+				if _, _, err := d.MatchOrAdd(context.Background(), RandomDoc(rw, fmt.Sprint(prefix, "-", w, "-", i))); err != nil {
 					b.Error(err)
 					return
 				}

@@ -1,11 +1,13 @@
 package benchtest
 
 import (
-	"github.com/neardup/neardup/internal/detectortest"
+	"context"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/internal/detectortest"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/synth"
@@ -14,7 +16,7 @@ import (
 // ScaleDetector is a detector Scale measures: it counts the kept pages it
 // compares pages with.
 type ScaleDetector interface {
-	MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error)
+	MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error)
 	Comparisons() int64
 	Len() int
 }
@@ -70,7 +72,7 @@ func ScaleOn(b *testing.B, opts synth.Options, newDet func() (ScaleDetector, err
 	for p, d := range CrawlOf(b, opts) {
 		before := det.Comparisons()
 		c0, t0 := ThreadCPU(), time.Now()
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(b.Context(), d)
 		spent += time.Since(t0)
 		cpu += ThreadCPU() - c0
 		if err != nil {

@@ -30,6 +30,7 @@ package detector
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -208,7 +209,7 @@ func (c *Core[F]) Handle(id string) (Handle, bool) {
 }
 
 // Match returns the kept documents near d, closest first (ties by ID).
-func (c *Core[F]) Match(d *neardup.Document) ([]neardup.Match, error) {
+func (c *Core[F]) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, err
@@ -259,7 +260,7 @@ func sortUnique(ms []neardup.Match) []neardup.Match {
 // Verify returns those of candidates that are kept and near d, with this
 // method's scores, closest first, each ID once. The candidates' own scores are
 // not read; candidates that are not kept are dropped.
-func (c *Core[F]) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+func (c *Core[F]) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, err
@@ -281,7 +282,7 @@ func (c *Core[F]) Verify(d *neardup.Document, candidates []neardup.Match) ([]nea
 
 // Add keeps d. An ID already kept returns an error wrapping
 // neardup.ErrDuplicateID.
-func (c *Core[F]) Add(d *neardup.Document) error {
+func (c *Core[F]) Add(ctx context.Context, d *neardup.Document) error {
 	f, err := c.Feature(d)
 	if err != nil {
 		return err
@@ -330,7 +331,7 @@ func (c *Core[F]) add(id string, f F) error {
 // when it is kept with another page, the matches are returned, or, when
 // there are none, an error wrapping neardup.ErrDuplicateID
 // (neardup.MatchAdder).
-func (c *Core[F]) MatchOrAdd(d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+func (c *Core[F]) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, false, err
@@ -381,7 +382,7 @@ func (c *Core[F]) reject(f F, m neardup.Match) {
 // whatever mix of MatchOrAdd, Replace and Remove runs at once. When d.ID is
 // kept with d's own page (distance 0) it changes nothing and reports kept =
 // true.
-func (c *Core[F]) Replace(d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+func (c *Core[F]) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, false, err
@@ -411,7 +412,7 @@ func (c *Core[F]) Replace(d *neardup.Document) (matches []neardup.Match, kept bo
 
 // Remove forgets id. An ID that is not kept returns an error wrapping
 // neardup.ErrUnknownID.
-func (c *Core[F]) Remove(id string) error {
+func (c *Core[F]) Remove(ctx context.Context, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.remove(id)

@@ -132,7 +132,7 @@ func mustNew(t *testing.T, s Suite) neardup.Detector {
 func keepFirsts(t *testing.T, det neardup.Detector, groups [][]*neardup.Document) {
 	t.Helper()
 	for _, g := range groups {
-		if err := det.Add(g[0]); err != nil {
+		if err := det.Add(t.Context(), g[0]); err != nil {
 			t.Fatalf("Add(%q): %v", g[0].ID, err)
 		}
 	}
@@ -141,41 +141,41 @@ func keepFirsts(t *testing.T, det neardup.Detector, groups [][]*neardup.Document
 func testErrors(t *testing.T, s Suite) {
 	det := mustNew(t, s)
 	for _, bad := range []*neardup.Document{nil, {ID: "no-page"}} {
-		if _, err := det.Match(bad); !errors.Is(err, neardup.ErrNilDocument) {
+		if _, err := det.Match(t.Context(), bad); !errors.Is(err, neardup.ErrNilDocument) {
 			t.Errorf("Match(%v): err = %v, want ErrNilDocument", bad, err)
 		}
-		if err := det.Add(bad); !errors.Is(err, neardup.ErrNilDocument) {
+		if err := det.Add(t.Context(), bad); !errors.Is(err, neardup.ErrNilDocument) {
 			t.Errorf("Add(%v): err = %v, want ErrNilDocument", bad, err)
 		}
 		if v, ok := det.(neardup.Verifier); ok {
-			if _, err := v.Verify(bad, nil); !errors.Is(err, neardup.ErrNilDocument) {
+			if _, err := v.Verify(t.Context(), bad, nil); !errors.Is(err, neardup.ErrNilDocument) {
 				t.Errorf("Verify(%v): err = %v, want ErrNilDocument", bad, err)
 			}
 		}
 		if ma, ok := det.(neardup.MatchAdder); ok {
-			if _, added, err := ma.MatchOrAdd(bad); added || !errors.Is(err, neardup.ErrNilDocument) {
+			if _, added, err := ma.MatchOrAdd(t.Context(), bad); added || !errors.Is(err, neardup.ErrNilDocument) {
 				t.Errorf("MatchOrAdd(%v): added %v, err = %v, want ErrNilDocument", bad, added, err)
 			}
 		}
 	}
 	if d := s.NoFeatures; d != nil {
-		if ms, err := det.Match(d); !errors.Is(err, neardup.ErrNoFeatures) {
+		if ms, err := det.Match(t.Context(), d); !errors.Is(err, neardup.ErrNoFeatures) {
 			t.Errorf("Match(no features) = %v, %v; want ErrNoFeatures", ms, err)
 		}
-		if err := det.Add(d); !errors.Is(err, neardup.ErrNoFeatures) {
+		if err := det.Add(t.Context(), d); !errors.Is(err, neardup.ErrNoFeatures) {
 			t.Errorf("Add(no features): err = %v, want ErrNoFeatures", err)
 		}
 	}
 	first := s.Groups[0][0]
-	if err := det.Add(first); err != nil {
+	if err := det.Add(t.Context(), first); err != nil {
 		t.Fatalf("Add(%q): %v", first.ID, err)
 	}
 	again := copyDoc(s.Groups[1][0], first.ID)
-	if err := det.Add(again); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := det.Add(t.Context(), again); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("second Add(%q): err = %v, want ErrDuplicateID", first.ID, err)
 	}
 	if r, ok := det.(neardup.Remover); ok {
-		if err := r.Remove("detectortest-unknown"); !errors.Is(err, neardup.ErrUnknownID) {
+		if err := r.Remove(t.Context(), "detectortest-unknown"); !errors.Is(err, neardup.ErrUnknownID) {
 			t.Errorf("Remove(unknown): err = %v, want ErrUnknownID", err)
 		}
 	}
@@ -200,39 +200,39 @@ func testIDs(t *testing.T, s Suite) {
 				t.Errorf("%s(%s): error message of %d bytes, want a prefix of the ID only", op, what, n)
 			}
 		}
-		refused("Add", det.Add(d))
+		refused("Add", det.Add(t.Context(), d))
 		if ma, ok := det.(neardup.MatchAdder); ok {
-			_, added, err := ma.MatchOrAdd(d)
+			_, added, err := ma.MatchOrAdd(t.Context(), d)
 			refused("MatchOrAdd", err)
 			if added {
 				t.Errorf("MatchOrAdd(%s) added it", what)
 			}
 		}
 		if rp, ok := det.(neardup.Replacer); ok {
-			_, kept, err := rp.Replace(d)
+			_, kept, err := rp.Replace(t.Context(), d)
 			refused("Replace", err)
 			if kept {
 				t.Errorf("Replace(%s) kept it", what)
 			}
 		}
 	}
-	if ms, err := det.Match(page); err != nil || len(ms) != 0 {
+	if ms, err := det.Match(t.Context(), page); err != nil || len(ms) != 0 {
 		t.Errorf("after refusing the IDs, Match = %v, %v; want nothing kept", ms, err)
 	}
 	// With a kept page that the refused IDs' page matches: still refused.
-	if err := det.Add(s.Groups[0][0]); err != nil {
+	if err := det.Add(t.Context(), s.Groups[0][0]); err != nil {
 		t.Fatal(err)
 	}
 	if ma, ok := det.(neardup.MatchAdder); ok {
-		if _, _, err := ma.MatchOrAdd(copyDoc(page, "")); !errors.Is(err, neardup.ErrInvalidID) {
+		if _, _, err := ma.MatchOrAdd(t.Context(), copyDoc(page, "")); !errors.Is(err, neardup.ErrInvalidID) {
 			t.Errorf("MatchOrAdd(empty ID, a near-duplicate of a kept page): err = %v, want ErrInvalidID", err)
 		}
 	}
 	longest := copyDoc(s.Groups[1][0], strings.Repeat("M", neardup.MaxIDLen))
-	if err := det.Add(longest); err != nil {
+	if err := det.Add(t.Context(), longest); err != nil {
 		t.Fatalf("Add(ID of MaxIDLen bytes): %v", err)
 	}
-	if ms, err := det.Match(s.Groups[1][1]); err != nil || len(ms) != 1 || ms[0].ID != longest.ID {
+	if ms, err := det.Match(t.Context(), s.Groups[1][1]); err != nil || len(ms) != 1 || ms[0].ID != longest.ID {
 		t.Errorf("Match of a near-duplicate of the page kept under the longest ID = %d matches, %v", len(ms), err)
 	}
 }
@@ -246,17 +246,17 @@ func testOwn(t *testing.T, s Suite) {
 		t.Skip("not a MatchAdder")
 	}
 	a, b := s.Groups[0], s.Groups[1]
-	if ms, added, err := ma.MatchOrAdd(a[0]); err != nil || !added || len(ms) != 0 {
+	if ms, added, err := ma.MatchOrAdd(t.Context(), a[0]); err != nil || !added || len(ms) != 0 {
 		t.Fatalf("MatchOrAdd(%q) = %v, %v, %v; want added", a[0].ID, ms, added, err)
 	}
 	again := func(what string) {
 		t.Helper()
 		for _, d := range []*neardup.Document{a[0], copyDoc(a[0], a[0].ID)} {
-			if ms, added, err := ma.MatchOrAdd(d); err != nil || !added || len(ms) != 0 {
+			if ms, added, err := ma.MatchOrAdd(t.Context(), d); err != nil || !added || len(ms) != 0 {
 				t.Errorf("%s: MatchOrAdd(%q) again = %v, %v, %v; want added, no matches", what, d.ID, ms, added, err)
 			}
 		}
-		if ms, err := det.Match(a[0]); err != nil || len(ms) == 0 || ms[0].ID != a[0].ID || ms[0].Score != 0 {
+		if ms, err := det.Match(t.Context(), a[0]); err != nil || len(ms) == 0 || ms[0].ID != a[0].ID || ms[0].Score != 0 {
 			t.Errorf("%s: Match(%q) = %v, %v; want itself first, at 0", what, a[0].ID, ms, err)
 		}
 	}
@@ -265,26 +265,26 @@ func testOwn(t *testing.T, s Suite) {
 		t.Errorf("Len after offering a kept page again = %d, want 1", l.Len())
 	}
 	if rp, ok := det.(neardup.Replacer); ok {
-		if ms, kept, err := rp.Replace(a[0]); err != nil || !kept || len(ms) != 0 {
+		if ms, kept, err := rp.Replace(t.Context(), a[0]); err != nil || !kept || len(ms) != 0 {
 			t.Errorf("Replace(%q) with its own page = %v, %v, %v; want kept, no matches", a[0].ID, ms, kept, err)
 		}
 		again("after Replace")
 	}
 	// A near-duplicate under another ID is a near-duplicate, not added.
-	if ms, added, err := ma.MatchOrAdd(a[1]); err != nil || added || len(ms) != 1 || ms[0].ID != a[0].ID {
+	if ms, added, err := ma.MatchOrAdd(t.Context(), a[1]); err != nil || added || len(ms) != 1 || ms[0].ID != a[0].ID {
 		t.Errorf("MatchOrAdd(%q) = %v, %v, %v; want a match of %q", a[1].ID, ms, added, err, a[0].ID)
 	}
 	// The kept ID with another page that matches nothing: ErrDuplicateID,
 	// and that page is not kept.
-	if ms, added, err := ma.MatchOrAdd(copyDoc(b[0], a[0].ID)); added || !errors.Is(err, neardup.ErrDuplicateID) {
+	if ms, added, err := ma.MatchOrAdd(t.Context(), copyDoc(b[0], a[0].ID)); added || !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("MatchOrAdd(%q with another page) = %v, %v, %v; want ErrDuplicateID", a[0].ID, ms, added, err)
 	}
-	if ms, err := det.Match(b[1]); err != nil || len(ms) != 0 {
+	if ms, err := det.Match(t.Context(), b[1]); err != nil || len(ms) != 0 {
 		t.Errorf("Match(%q) = %v, %v; want nothing kept", b[1].ID, ms, err)
 	}
 	// A near-duplicate kept by a plain Add (which checks nothing) changes
 	// nothing for the kept page offered again.
-	if err := det.Add(a[1]); err != nil {
+	if err := det.Add(t.Context(), a[1]); err != nil {
 		t.Fatalf("Add(%q): %v", a[1].ID, err)
 	}
 	again("with a near-duplicate added")
@@ -312,7 +312,7 @@ func testGroups(t *testing.T, s Suite, det neardup.Detector) {
 	keepFirsts(t, det, s.Groups)
 	for _, g := range s.Groups {
 		for i, d := range g {
-			ms, err := det.Match(d)
+			ms, err := det.Match(t.Context(), d)
 			if err != nil {
 				t.Fatalf("Match(%q): %v", d.ID, err)
 			}
@@ -342,15 +342,15 @@ func testVerify(t *testing.T, s Suite) {
 	all = append(all, all...) // repeats
 	for _, g := range s.Groups {
 		for _, d := range g {
-			want, err := det.Match(d)
+			want, err := det.Match(t.Context(), d)
 			if err != nil {
 				t.Fatalf("Match(%q): %v", d.ID, err)
 			}
-			got, err := v.Verify(d, want)
+			got, err := v.Verify(t.Context(), d, want)
 			if err != nil || !slices.Equal(got, want) {
 				t.Errorf("Verify(%q, Match) = %v, %v; want %v", d.ID, got, err, want)
 			}
-			got, err = v.Verify(d, all)
+			got, err = v.Verify(t.Context(), d, all)
 			if err != nil {
 				t.Fatalf("Verify(%q, all): %v", d.ID, err)
 			}
@@ -360,7 +360,7 @@ func testVerify(t *testing.T, s Suite) {
 					t.Errorf("Verify(%q, all) returns %v, not in Match = %v", d.ID, m, want)
 				}
 			}
-			if got, err := v.Verify(d, nil); err != nil || len(got) != 0 {
+			if got, err := v.Verify(t.Context(), d, nil); err != nil || len(got) != 0 {
 				t.Errorf("Verify(%q, nil) = %v, %v; want none", d.ID, got, err)
 			}
 		}
@@ -375,29 +375,29 @@ func testRemove(t *testing.T, s Suite) {
 	}
 	keepFirsts(t, det, s.Groups)
 	g := s.Groups[0]
-	if err := r.Remove(g[0].ID); err != nil {
+	if err := r.Remove(t.Context(), g[0].ID); err != nil {
 		t.Fatalf("Remove(%q): %v", g[0].ID, err)
 	}
 	if l, ok := det.(lener); ok && l.Len() != len(s.Groups)-1 {
 		t.Errorf("Len after Remove = %d, want %d", l.Len(), len(s.Groups)-1)
 	}
 	for _, d := range g {
-		if ms, err := det.Match(d); err != nil || len(ms) != 0 {
+		if ms, err := det.Match(t.Context(), d); err != nil || len(ms) != 0 {
 			t.Errorf("Match(%q) after removing its group's kept document = %v, %v; want none", d.ID, ms, err)
 		}
 	}
-	if err := r.Remove(g[0].ID); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := r.Remove(t.Context(), g[0].ID); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("second Remove(%q): err = %v, want ErrUnknownID", g[0].ID, err)
 	}
-	if err := det.Add(g[0]); err != nil {
+	if err := det.Add(t.Context(), g[0]); err != nil {
 		t.Fatalf("Add(%q) after Remove: %v", g[0].ID, err)
 	}
-	if ms, err := det.Match(g[1]); err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
+	if ms, err := det.Match(t.Context(), g[1]); err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
 		t.Errorf("Match(%q) after re-adding = %v, %v; want %q", g[1].ID, ms, err, g[0].ID)
 	}
 	// The other groups are untouched.
 	for _, g := range s.Groups[1:] {
-		if ms, err := det.Match(g[1]); err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
+		if ms, err := det.Match(t.Context(), g[1]); err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
 			t.Errorf("Match(%q) = %v, %v; want %q", g[1].ID, ms, err, g[0].ID)
 		}
 	}
@@ -412,33 +412,33 @@ func testReplace(t *testing.T, s Suite) {
 	keepFirsts(t, det, s.Groups)
 	a, b, c := s.Groups[0], s.Groups[1], s.Groups[2]
 	// a's kept ID fetched again with a's second document: kept, in place.
-	if ms, kept, err := rp.Replace(copyDoc(a[1], a[0].ID)); err != nil || !kept || len(ms) != 0 {
+	if ms, kept, err := rp.Replace(t.Context(), copyDoc(a[1], a[0].ID)); err != nil || !kept || len(ms) != 0 {
 		t.Errorf("Replace(%q with a near copy) = %v, %v, %v; want kept", a[0].ID, ms, kept, err)
 	}
-	if ms, err := det.Match(a[2]); err != nil || len(ms) != 1 || ms[0].ID != a[0].ID {
+	if ms, err := det.Match(t.Context(), a[2]); err != nil || len(ms) != 1 || ms[0].ID != a[0].ID {
 		t.Errorf("Match(%q) after Replace = %v, %v; want %q", a[2].ID, ms, err, a[0].ID)
 	}
 	// a's kept ID fetched again as a copy of b's page: b's kept page
 	// matches, and a's ID is no longer kept.
-	ms, kept, err := rp.Replace(copyDoc(b[1], a[0].ID))
+	ms, kept, err := rp.Replace(t.Context(), copyDoc(b[1], a[0].ID))
 	if err != nil || kept || len(ms) != 1 || ms[0].ID != b[0].ID {
 		t.Errorf("Replace(%q with a copy of %q) = %v, %v, %v; want not kept, matching %q", a[0].ID, b[0].ID, ms, kept, err, b[0].ID)
 	}
 	checkMatches(t, s, "Replace", ms)
-	if ms, err := det.Match(a[1]); err != nil || len(ms) != 0 {
+	if ms, err := det.Match(t.Context(), a[1]); err != nil || len(ms) != 0 {
 		t.Errorf("Match(%q) after its kept ID became a duplicate = %v, %v; want none", a[1].ID, ms, err)
 	}
 	if l, ok := det.(lener); ok && l.Len() != len(s.Groups)-1 {
 		t.Errorf("Len after Replace = %d, want %d", l.Len(), len(s.Groups)-1)
 	}
 	// An ID not kept: Replace is MatchOrAdd.
-	if ms, kept, err := rp.Replace(copyDoc(a[3], "detectortest-new")); err != nil || !kept || len(ms) != 0 {
+	if ms, kept, err := rp.Replace(t.Context(), copyDoc(a[3], "detectortest-new")); err != nil || !kept || len(ms) != 0 {
 		t.Errorf("Replace(a new ID, group %q now empty) = %v, %v, %v; want kept", a[0].ID, ms, kept, err)
 	}
-	if ms, kept, err := rp.Replace(copyDoc(c[1], "detectortest-new2")); err != nil || kept || len(ms) != 1 || ms[0].ID != c[0].ID {
+	if ms, kept, err := rp.Replace(t.Context(), copyDoc(c[1], "detectortest-new2")); err != nil || kept || len(ms) != 1 || ms[0].ID != c[0].ID {
 		t.Errorf("Replace(a new ID, a copy of %q) = %v, %v, %v; want not kept", c[0].ID, ms, kept, err)
 	}
-	if _, _, err := rp.Replace(nil); !errors.Is(err, neardup.ErrNilDocument) {
+	if _, _, err := rp.Replace(t.Context(), nil); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Replace(nil): err = %v, want ErrNilDocument", err)
 	}
 }
@@ -472,7 +472,7 @@ func testMatchOrAdd(t *testing.T, s Suite) {
 		go func() {
 			defer wg.Done()
 			for _, it := range items {
-				ms, ok, err := ma.MatchOrAdd(it.doc)
+				ms, ok, err := ma.MatchOrAdd(t.Context(), it.doc)
 				if err != nil {
 					t.Errorf("MatchOrAdd(%q): %v", it.doc.ID, err)
 					return
@@ -485,7 +485,7 @@ func testMatchOrAdd(t *testing.T, s Suite) {
 					added[it.group]++
 					mu.Unlock()
 				}
-				if _, err := det.Match(it.doc); err != nil {
+				if _, err := det.Match(t.Context(), it.doc); err != nil {
 					t.Errorf("Match(%q): %v", it.doc.ID, err)
 				}
 			}
@@ -525,11 +525,11 @@ func testStress(t *testing.T, s Suite) {
 				var err error
 				switch r.IntN(3) {
 				case 0:
-					_, _, err = ma.MatchOrAdd(d)
+					_, _, err = ma.MatchOrAdd(t.Context(), d)
 				case 1:
-					_, _, err = rp.Replace(d)
+					_, _, err = rp.Replace(t.Context(), d)
 				default:
-					if err = rm.Remove(id); errors.Is(err, neardup.ErrUnknownID) {
+					if err = rm.Remove(t.Context(), id); errors.Is(err, neardup.ErrUnknownID) {
 						err = nil
 					}
 				}
@@ -542,13 +542,13 @@ func testStress(t *testing.T, s Suite) {
 	}
 	wg.Wait()
 	for gi, g := range s.Groups {
-		if ms, err := det.Match(g[0]); err != nil || len(ms) > 1 {
+		if ms, err := det.Match(t.Context(), g[0]); err != nil || len(ms) > 1 {
 			t.Errorf("group %d: %v kept (err %v), want at most one", gi, ms, err)
 		}
-		if _, _, err := ma.MatchOrAdd(copyDoc(g[1], fmt.Sprintf("stress-final-%d", gi))); err != nil {
+		if _, _, err := ma.MatchOrAdd(t.Context(), copyDoc(g[1], fmt.Sprintf("stress-final-%d", gi))); err != nil {
 			t.Fatal(err)
 		}
-		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+		if ms, err := det.Match(t.Context(), g[0]); err != nil || len(ms) != 1 {
 			t.Errorf("group %d after a final MatchOrAdd: %v (err %v), want exactly one", gi, ms, err)
 		}
 	}
@@ -578,10 +578,10 @@ func testPersist(t *testing.T, s Suite) {
 		t.Errorf("Len after ReadFrom = %d, want %d", l.Len(), len(s.Groups))
 	}
 	extra := copyDoc(s.Groups[0][1], "detectortest-after-load")
-	if err := back.Add(extra); err != nil {
+	if err := back.Add(t.Context(), extra); err != nil {
 		t.Errorf("Add after ReadFrom: %v", err)
 	}
-	if err := back.Add(s.Groups[0][0]); !errors.Is(err, neardup.ErrDuplicateID) {
+	if err := back.Add(t.Context(), s.Groups[0][0]); !errors.Is(err, neardup.ErrDuplicateID) {
 		t.Errorf("Add of a loaded ID: err = %v, want ErrDuplicateID", err)
 	}
 
@@ -597,7 +597,7 @@ func testPersist(t *testing.T, s Suite) {
 	if err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
-	if ms, err := empty.Match(s.Groups[0][1]); err != nil || len(ms) != 0 {
+	if ms, err := empty.Match(t.Context(), s.Groups[0][1]); err != nil || len(ms) != 0 {
 		t.Errorf("Match before install = %v, %v; want none", ms, err)
 	}
 	install()
@@ -606,16 +606,16 @@ func testPersist(t *testing.T, s Suite) {
 	// A reader that fails keeps what it had: one document of its own.
 	reader := mustNew(t, s)
 	own := s.Groups[1]
-	if err := reader.Add(own[0]); err != nil {
+	if err := reader.Add(t.Context(), own[0]); err != nil {
 		t.Fatal(err)
 	}
 	unchanged := func(what string) {
 		t.Helper()
-		ms, err := reader.Match(own[1])
+		ms, err := reader.Match(t.Context(), own[1])
 		if err != nil || len(ms) != 1 || ms[0].ID != own[0].ID {
 			t.Fatalf("%s: reader changed: Match(%q) = %v, %v", what, own[1].ID, ms, err)
 		}
-		if ms, _ := reader.Match(s.Groups[0][1]); len(ms) != 0 {
+		if ms, _ := reader.Match(t.Context(), s.Groups[0][1]); len(ms) != 0 {
 			t.Fatalf("%s: reader half-loaded: Match(%q) = %v", what, s.Groups[0][1].ID, ms)
 		}
 	}
@@ -665,8 +665,8 @@ func sameAnswers(t *testing.T, s Suite, a, b neardup.Detector) {
 	t.Helper()
 	for _, g := range s.Groups {
 		for _, d := range g {
-			want, err1 := a.Match(d)
-			got, err2 := b.Match(d)
+			want, err1 := a.Match(t.Context(), d)
+			got, err2 := b.Match(t.Context(), d)
 			if err1 != nil || err2 != nil || !slices.Equal(got, want) {
 				t.Errorf("Match(%q) after the round trip = %v, %v; before %v, %v", d.ID, got, err2, want, err1)
 			}
@@ -700,19 +700,19 @@ func testZero(t *testing.T, s Suite) {
 	det := s.Zero
 	g := s.Groups[0]
 	if s.ZeroErrs {
-		if _, err := det.Match(g[0]); !errors.Is(err, neardup.ErrInvalidOption) {
+		if _, err := det.Match(t.Context(), g[0]); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("zero value: Match err = %v, want ErrInvalidOption", err)
 		}
-		if err := det.Add(g[0]); !errors.Is(err, neardup.ErrInvalidOption) {
+		if err := det.Add(t.Context(), g[0]); !errors.Is(err, neardup.ErrInvalidOption) {
 			t.Errorf("zero value: Add err = %v, want ErrInvalidOption", err)
 		}
 		return
 	}
-	if err := det.Add(g[0]); err != nil {
+	if err := det.Add(t.Context(), g[0]); err != nil {
 		t.Fatalf("zero value: Add(%q): %v", g[0].ID, err)
 	}
 	for _, d := range g {
-		ms, err := det.Match(d)
+		ms, err := det.Match(t.Context(), d)
 		if err != nil || len(ms) == 0 || ms[0].ID != g[0].ID {
 			t.Errorf("zero value: Match(%q) = %v, %v; want %q first", d.ID, ms, err, g[0].ID)
 		}

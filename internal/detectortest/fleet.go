@@ -12,10 +12,10 @@ import (
 )
 
 // FleetDetector is a detector whose repository is shared by processes
-// (simhash/redisindex, simhash/pgindex): every call takes a context.
+// (simhash/redisindex, simhash/pgindex), with an atomic MatchOrAdd.
 type FleetDetector interface {
 	neardup.Detector
-	MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error)
+	neardup.MatchAdder
 }
 
 // FleetSpec describes the repository under test for Fleet.
@@ -36,7 +36,7 @@ type FleetSpec struct {
 }
 
 // Fleet has four clients, each with a detector of its own, race
-// MatchOrAddContext over the same 12 near-duplicate groups, the fourth cut off
+// MatchOrAdd over the same 12 near-duplicate groups, the fourth cut off
 // mid-call by s.Cuts again and again. Then, through a fresh detector: every
 // group ends with exactly one page kept (also after one more MatchOrAdd),
 // every page a client was told it added is kept, and the repository keeps
@@ -55,7 +55,7 @@ func Fleet(t *testing.T, s FleetSpec) {
 			if w == 3 { // the client that keeps being cut off
 				ctx, cancel = context.WithTimeout(ctx, s.Cuts[gi%len(s.Cuts)])
 			}
-			_, ok, err := det.MatchOrAddContext(ctx, doc)
+			_, ok, err := det.MatchOrAdd(ctx, doc)
 			cancel()
 			switch {
 			case err != nil && w != 3:
@@ -75,17 +75,17 @@ func Fleet(t *testing.T, s FleetSpec) {
 	}
 	det := s.New()
 	for gi, g := range groups {
-		ms, err := det.Match(g[0])
+		ms, err := det.Match(t.Context(), g[0])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(ms) > 1 {
 			t.Errorf("group %d: %d pages kept: %v", gi, len(ms), ms)
 		}
-		if _, _, err := det.MatchOrAddContext(context.Background(), &neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
+		if _, _, err := det.MatchOrAdd(context.Background(), &neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
 			t.Fatal(err)
 		}
-		if ms, _ := det.Match(g[0]); len(ms) != 1 {
+		if ms, _ := det.Match(t.Context(), g[0]); len(ms) != 1 {
 			t.Errorf("group %d after a final MatchOrAdd: %v, want exactly one", gi, ms)
 		}
 	}
@@ -194,7 +194,7 @@ type LostSpec struct {
 // backend, as a crawler whose call failed after its write landed sees it:
 // Flaky offers the first page of each of 12 groups with MatchOrAdd until a
 // call answers (at most 10 calls each), then once more, then (when Flaky is
-// a neardup.ContextReplacer) with Replace until one answers. Every answer
+// a neardup.Replacer) with Replace until one answers. Every answer
 // is "added" (or "kept") with no matches: never a near-duplicate of itself,
 // whether the failed call before it kept the page or not. Some calls must
 // fail. Then, through Direct, each group keeps its page and only it.
@@ -222,14 +222,14 @@ func LostReplies(t *testing.T, s LostSpec) {
 			return
 		}
 	}
-	rp, replacer := s.Flaky.(neardup.ContextReplacer)
+	rp, replacer := s.Flaky.(neardup.Replacer)
 	for _, g := range groups {
 		d := g[0]
-		ma := func() ([]neardup.Match, bool, error) { return s.Flaky.MatchOrAddContext(ctx, d) }
+		ma := func() ([]neardup.Match, bool, error) { return s.Flaky.MatchOrAdd(ctx, d) }
 		offer("MatchOrAdd", d, ma)
 		offer("MatchOrAdd", d, ma)
 		if replacer {
-			offer("Replace", d, func() ([]neardup.Match, bool, error) { return rp.ReplaceContext(ctx, d) })
+			offer("Replace", d, func() ([]neardup.Match, bool, error) { return rp.Replace(ctx, d) })
 		}
 	}
 	t.Logf("%d calls failed after a lost reply", failed)
@@ -240,7 +240,7 @@ func LostReplies(t *testing.T, s LostSpec) {
 		if ok, err := s.Kept(s.Direct, g[0].ID); err != nil || !ok {
 			t.Errorf("group %d: %s is not kept (%v)", gi, g[0].ID, err)
 		}
-		ms, err := s.Direct.Match(g[1])
+		ms, err := s.Direct.Match(ctx, g[1])
 		if err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
 			t.Errorf("group %d: Match(%s) = %v, %v; want %s only", gi, g[1].ID, ms, err, g[0].ID)
 		}
@@ -277,7 +277,7 @@ func Faults(t *testing.T, s FaultSpec) (tries []int) {
 	for _, g := range groups {
 		for _, d := range g {
 			for try := 1; ; try++ {
-				ms, ok, err := s.Faulty.MatchOrAddContext(ctx, d)
+				ms, ok, err := s.Faulty.MatchOrAdd(ctx, d)
 				if err == nil {
 					NotSelf(t, 0, d, ms)
 					if ok {
@@ -295,7 +295,7 @@ func Faults(t *testing.T, s FaultSpec) (tries []int) {
 		}
 	}
 	for gi, g := range groups {
-		ms, err := s.Direct.Match(g[0])
+		ms, err := s.Direct.Match(ctx, g[0])
 		if err != nil || len(ms) != 1 {
 			t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
 		}

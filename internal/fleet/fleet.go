@@ -139,13 +139,13 @@ func (c *Core) KeyPrefix(layout string) string {
 	return c.Prefix + ":" + layout
 }
 
-// Ctx returns the context of a method called without one: Timeout (none
-// for a nil Core, whose methods fail at once).
-func (c *Core) Ctx() (context.Context, context.CancelFunc) {
+// Ctx returns the context of one call: parent bounded by Timeout (parent
+// alone for a nil Core, whose methods fail at once).
+func (c *Core) Ctx(parent context.Context) (context.Context, context.CancelFunc) {
 	if c == nil {
-		return context.WithCancel(context.Background())
+		return context.WithCancel(parent)
 	}
-	return context.WithTimeout(context.Background(), c.Timeout)
+	return context.WithTimeout(parent, c.Timeout)
 }
 
 // RecordTTL is how long the record of a write call made with ctx lives:

@@ -93,7 +93,7 @@ func TestNilCore(t *testing.T) {
 	if err := c.Ready(); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("nil Core: Ready = %v, want ErrInvalidOption", err)
 	}
-	ctx, cancel := c.Ctx()
+	ctx, cancel := c.Ctx(context.Background())
 	defer cancel()
 	if ctx.Err() != nil {
 		t.Errorf("nil Core: Ctx is done: %v", ctx.Err())

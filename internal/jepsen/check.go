@@ -120,7 +120,7 @@ func (h *harness) check(groups [][]*neardup.Document) {
 	}
 	for gi, g := range groups {
 		for _, mi := range kept[gi] {
-			ms, added, err := det.MatchOrAddContext(ctx, g[mi])
+			ms, added, err := det.MatchOrAdd(ctx, g[mi])
 			if err != nil {
 				t.Fatalf("after the faults: MatchOrAdd(%s): %v", g[mi].ID, err)
 			}
@@ -133,7 +133,7 @@ func (h *harness) check(groups [][]*neardup.Document) {
 		}
 		k := g[kept[gi][0]]
 		c := g[(kept[gi][0]+1)%len(g)]
-		ms, added, err := det.MatchOrAddContext(ctx, &neardup.Document{ID: fmt.Sprint("copy-", gi), Page: c.Page})
+		ms, added, err := det.MatchOrAdd(ctx, &neardup.Document{ID: fmt.Sprint("copy-", gi), Page: c.Page})
 		if err != nil {
 			t.Fatalf("after the faults: MatchOrAdd(copy of %s): %v", c.ID, err)
 		}

@@ -127,8 +127,8 @@ func tight(t testing.TB, g []*neardup.Document) bool {
 
 // fleet is what the harness uses of a backend.
 type fleet interface {
-	MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error)
-	MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error)
+	MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error)
+	Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error)
 	Len(ctx context.Context) (int, error)
 	kept(ctx context.Context, id string) (bool, error)
 }
@@ -260,7 +260,7 @@ func RunClient(c Config, in io.Reader, out io.Writer) error {
 		for {
 			write(Line{Kind: "B", Group: gi, ID: d.ID})
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			ms, added, err := det.MatchOrAddContext(ctx, d)
+			ms, added, err := det.MatchOrAdd(ctx, d)
 			cancel()
 			if err == nil {
 				ids := make([]string, len(ms))

@@ -27,7 +27,7 @@ func TestGroups(t *testing.T) {
 			for gi, g := range groups {
 				for i := range g {
 					d := g[(first+i)%len(g)]
-					ms, added, err := det.MatchOrAdd(d)
+					ms, added, err := det.MatchOrAdd(t.Context(), d)
 					if err != nil {
 						t.Fatal(err)
 					}

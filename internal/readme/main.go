@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"log"
@@ -14,6 +15,7 @@ import (
 )
 
 func main() {
+	ctx := context.Background() // bounds and cancels each call (a server backend's)
 	det, _ := minhash.New(minhash.Options{}) // the defaults; safe for concurrent use
 	var pipe preprocess.Pipeline             // the zero value is ready
 	if err := neardup.LoadFile("state.snap", det); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -24,7 +26,7 @@ func main() {
 		if err != nil {
 			continue
 		}
-		judge(det, &pipe, url, resp)
+		judge(ctx, det, &pipe, url, resp)
 		resp.Body.Close()
 	}
 	if err := neardup.SaveFile("state.snap", det); err != nil { // atomic: temp file, fsync, rename
@@ -33,19 +35,19 @@ func main() {
 }
 
 // judge keeps the page fetched from url unless it nearly duplicates a kept page.
-func judge(det *minhash.Detector, pipe *preprocess.Pipeline, url string, resp *http.Response) {
+func judge(ctx context.Context, det *minhash.Detector, pipe *preprocess.Pipeline, url string, resp *http.Response) {
 	doc, err := neardup.NewDocumentReader(pipe, url, url, resp.Header.Get("Content-Type"), resp.Body)
 	if err != nil { // preprocess.ErrEmpty, ErrNotText, ErrTooLarge, ...
 		log.Printf("%s: %v", url, err)
 		return
 	}
 	// The known page: fetched again and still near what is kept under its URL.
-	if known, _ := det.Verify(doc, []neardup.Match{{ID: url}}); len(known) > 0 {
+	if known, _ := det.Verify(ctx, doc, []neardup.Match{{ID: url}}); len(known) > 0 {
 		return
 	}
 	// Keep it (in place of an older version kept under its URL) unless it
 	// nearly duplicates another kept page: one atomic step.
-	matches, kept, err := det.Replace(doc)
+	matches, kept, err := det.Replace(ctx, doc)
 	switch {
 	case err != nil: // neardup.ErrNoFeatures (a page without words), ErrInvalidID (a URL over MaxIDLen bytes)
 		log.Printf("%s: %v", url, err)

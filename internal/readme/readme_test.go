@@ -68,7 +68,7 @@ func TestJudge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		judge(det, &pipe, srv.URL+path, resp)
+		judge(t.Context(), det, &pipe, srv.URL+path, resp)
 		resp.Body.Close()
 	}
 	if det.Len() != 1 || !det.Contains(srv.URL+"/a") {

@@ -1,6 +1,7 @@
 package peer_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"runtime"
@@ -193,7 +194,7 @@ func runDetector(tb testing.TB, c *crawl) outcome {
 	for i, page := range c.pages {
 		d := &neardup.Document{ID: c.ids[i], Host: neardup.HostOf(c.urls[i]), Page: page}
 		t0 := time.Now()
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(context.Background(), d)
 		o.spent += time.Since(t0)
 		if err != nil {
 			tb.Fatal(err)

@@ -55,23 +55,23 @@ func replicaAck(t *testing.T, spread bool) {
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 39, Groups: 10, Members: 2})
 	var added []int
 	for i, gr := range g[:8] {
-		if _, ok, err := det.MatchOrAdd(gr[0]); err != nil || !ok {
+		if _, ok, err := det.MatchOrAdd(ctx, gr[0]); err != nil || !ok {
 			t.Fatalf("MatchOrAdd(%s) = %v, %v", gr[0].ID, ok, err)
 		}
 		added = append(added, i)
 	}
 	signal := servertest.Stop(t, replica)
 	d := g[8][0]
-	if _, ok, err := impatient.MatchOrAdd(d); ok || !errors.Is(err, ErrNotReplicated) {
+	if _, ok, err := impatient.MatchOrAdd(ctx, d); ok || !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", ok, err)
 	}
 	signal(syscall.SIGCONT)
-	if ms, ok, err := det.MatchOrAdd(d); err != nil || !ok || len(ms) != 0 {
+	if ms, ok, err := det.MatchOrAdd(ctx, d); err != nil || !ok || len(ms) != 0 {
 		t.Errorf("the retry once the replica goes on = %v, %v, %v; want added", ms, ok, err)
 	}
 	added = append(added, 8)
 	signal = servertest.Stop(t, replica)
-	if _, ok, err := impatient.MatchOrAdd(g[9][0]); ok || !errors.Is(err, ErrNotReplicated) {
+	if _, ok, err := impatient.MatchOrAdd(ctx, g[9][0]); ok || !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", ok, err)
 	}
 	servertest.Kill(t, primary)
@@ -82,7 +82,7 @@ func replicaAck(t *testing.T, spread bool) {
 	o.Client, o.ReplicaAck = rc, 0
 	after, _ := New(o)
 	for i, gr := range g {
-		ms, err := after.Match(gr[1])
+		ms, err := after.Match(ctx, gr[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func BenchmarkReplicaAck(b *testing.B) {
 				d := groups[n%pages][0]
 				n++
 				start := time.Now()
-				_, added, err := det.MatchOrAdd(d)
+				_, added, err := det.MatchOrAdd(b.Context(), d)
 				lat = append(lat, time.Since(start))
 				if err != nil || !added {
 					b.Fatalf("MatchOrAdd(%s) = %v, %v", d.ID, added, err)

@@ -96,7 +96,7 @@ func scale(b *testing.B, crawl synth.Options, spread bool, o minhash.Options) {
 	var tally detectortest.Tally
 	for p, d := range benchtest.CrawlOf(b, crawl) {
 		c0, t0 := det.Comparisons(), time.Now()
-		ms, added, err := det.MatchOrAddContext(ctx, d)
+		ms, added, err := det.MatchOrAdd(ctx, d)
 		times = append(times, time.Since(t0))
 		cmps = append(cmps, det.Comparisons()-c0)
 		if err != nil {

@@ -28,7 +28,7 @@ func TestCandidateRule(t *testing.T) {
 	local, _ := minhash.New(minhash.Options{})
 	var want []bool
 	for _, d := range benchtest.CrawlOf(t, crawl.Opts) {
-		_, added, err := local.MatchOrAdd(d)
+		_, added, err := local.MatchOrAdd(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestCandidateRule(t *testing.T) {
 			}
 			i, differ := 0, 0
 			for _, d := range benchtest.CrawlOf(t, crawl.Opts) {
-				_, added, err := det.MatchOrAddContext(context.Background(), d)
+				_, added, err := det.MatchOrAdd(context.Background(), d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,7 +83,7 @@ func TestCommitChecksQueryKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 44, Groups: 2, Members: 1})
-	if err := det.Add(first[0][0]); err != nil { // the repository's first write: its options
+	if err := det.Add(ctx, first[0][0]); err != nil { // the repository's first write: its options
 		t.Fatal(err)
 	}
 	d := first[1][0]

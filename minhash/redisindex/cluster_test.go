@@ -70,7 +70,7 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 39, Groups: 2, Members: 2})[0][0]
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(t.Context(), d)
 		if err == nil || added || ms != nil {
 			t.Fatalf("MatchOrAdd across slots = %v, %v, %v; want an error", ms, added, err)
 		}
@@ -104,7 +104,7 @@ func failover(t *testing.T, addrs []string, admin *redis.ClusterClient, newClien
 		det := newDet()
 		clients = append(clients, func(_ int, doc *neardup.Document) bool {
 			calls.Add(1)
-			ms, ok, err := det.MatchOrAdd(doc)
+			ms, ok, err := det.MatchOrAdd(ctx, doc)
 			if errors.Is(err, neardup.ErrDuplicateID) {
 				t.Errorf("client %d: %s: %v", w, doc.ID, err)
 			}
@@ -175,14 +175,14 @@ func failover(t *testing.T, addrs []string, admin *redis.ClusterClient, newClien
 	t.Logf("%d calls, %d failed during the failover (%v), %d pages reported added, %d of them lost with the old primary",
 		calls.Load(), failed.Load(), took.Round(10*time.Millisecond), len(added), lost)
 	for gi, g := range groups {
-		if ms, err := det.Match(g[0]); err != nil || len(ms) > 1 {
+		if ms, err := det.Match(ctx, g[0]); err != nil || len(ms) > 1 {
 			t.Errorf("group %d: %v kept (%v), want at most one", gi, ms, err)
 		}
 		// A group whose every offer failed during the failover gets a page now.
-		if _, _, err := det.MatchOrAdd(&neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
+		if _, _, err := det.MatchOrAdd(ctx, &neardup.Document{ID: fmt.Sprint("final-", gi), Page: g[1].Page}); err != nil {
 			t.Fatal(err)
 		}
-		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+		if ms, err := det.Match(ctx, g[0]); err != nil || len(ms) != 1 {
 			t.Errorf("group %d after a final MatchOrAdd: %v kept (%v), want exactly one", gi, ms, err)
 		}
 	}
@@ -227,7 +227,7 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 	// (client 5 dies so in it too, when it keeps a page).
 	pre := newDet()
 	pre.afterCommit = func() error { return errDied }
-	if _, _, err := pre.MatchOrAdd(&neardup.Document{ID: groups[0][0].ID + "#pre", Page: groups[0][0].Page}); !errors.Is(err, errDied) {
+	if _, _, err := pre.MatchOrAdd(ctx, &neardup.Document{ID: groups[0][0].ID + "#pre", Page: groups[0][0].Page}); !errors.Is(err, errDied) {
 		t.Fatalf("the client dying after its commit: %v", err)
 	}
 	diedAfter.Add(1)
@@ -257,7 +257,7 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 				ctx, cancel = context.WithTimeout(ctx, time.Duration(gi%4)*2*time.Millisecond)
 				defer cancel()
 			}
-			ms, ok, err := det.MatchOrAddContext(ctx, doc)
+			ms, ok, err := det.MatchOrAdd(ctx, doc)
 			switch {
 			case errors.Is(err, errDied):
 				return false
@@ -282,7 +282,7 @@ func spreadCluster(t *testing.T, newClient func() *redis.ClusterClient, prefix s
 		}
 	}
 	for gi, g := range groups {
-		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+		if ms, err := det.Match(ctx, g[0]); err != nil || len(ms) != 1 {
 			t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
 		}
 	}

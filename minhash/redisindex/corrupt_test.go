@@ -24,7 +24,7 @@ func TestCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, id := range []string{"a", "b", "c"} {
-		if _, added, err := det.MatchOrAdd(&neardup.Document{ID: id, Host: g[i][0].Host, Page: g[i][0].Page}); err != nil || !added {
+		if _, added, err := det.MatchOrAdd(ctx, &neardup.Document{ID: id, Host: g[i][0].Host, Page: g[i][0].Page}); err != nil || !added {
 			t.Fatalf("MatchOrAdd(%s) = %v, %v", id, added, err)
 		}
 	}
@@ -42,14 +42,14 @@ func TestCorrupt(t *testing.T) {
 	if err := c.Del(ctx, det.prefix+":r:"+h).Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = det.Match(g[0][1])
+	_, err = det.Match(ctx, g[0][1])
 	corrupt("Match near a page whose record was deleted", err)
-	_, added, err := det.MatchOrAdd(&neardup.Document{ID: "a2", Host: g[0][0].Host, Page: g[0][0].Page})
+	_, added, err := det.MatchOrAdd(ctx, &neardup.Document{ID: "a2", Host: g[0][0].Host, Page: g[0][0].Page})
 	corrupt("MatchOrAdd of a copy of a page whose record was deleted", err)
 	if added {
 		t.Error("a copy of a page whose record was deleted was kept")
 	}
-	_, _, err = det.MatchOrAdd(&neardup.Document{ID: "a", Host: g[2][1].Host, Page: g[2][1].Page})
+	_, _, err = det.MatchOrAdd(ctx, &neardup.Document{ID: "a", Host: g[2][1].Host, Page: g[2][1].Page})
 	corrupt("MatchOrAdd under an ID whose record was deleted", err)
 
 	// b's text hash and one of its postings name a handle never kept.
@@ -74,7 +74,7 @@ func TestCorrupt(t *testing.T) {
 	if err := c.HSet(ctx, bucket, key, ps+u64(1<<40)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = det.Match(g[1][1])
+	_, err = det.Match(ctx, g[1][1])
 	corrupt("Match with a posting naming no record", err)
 
 	// Spread: a record in no state.
@@ -82,7 +82,7 @@ func TestCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, added, err := sp.MatchOrAdd(g[2][0]); err != nil || !added {
+	if _, added, err := sp.MatchOrAdd(ctx, g[2][0]); err != nil || !added {
 		t.Fatalf("spread MatchOrAdd = %v, %v", added, err)
 	}
 	hb, err := c.HGet(ctx, sp.spread.idBucket(g[2][0].ID), g[2][0].ID).Result()
@@ -92,9 +92,9 @@ func TestCorrupt(t *testing.T) {
 	if err := c.Set(ctx, sp.spread.record(binary.BigEndian.Uint64([]byte(hb))), "garbage", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = sp.Match(g[2][1])
+	_, err = sp.Match(ctx, g[2][1])
 	corrupt("spread Match near a garbage record", err)
 	_, err = sp.Contains(ctx, g[2][0].ID)
 	corrupt("spread Contains of a garbage record", err)
-	corrupt("spread Remove of a garbage record", sp.Remove(g[2][0].ID))
+	corrupt("spread Remove of a garbage record", sp.Remove(ctx, g[2][0].ID))
 }

@@ -33,7 +33,7 @@ func Example() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	matches, added, err := det.MatchOrAddContext(ctx, doc)
+	matches, added, err := det.MatchOrAdd(ctx, doc)
 	switch {
 	case err != nil:
 		log.Print(err) // errors.Is(err, redisindex.ErrRedis): not "new", not "duplicate"

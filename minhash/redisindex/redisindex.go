@@ -149,7 +149,7 @@ type Options struct {
 	// records them at its first write and refuses calls with others (an
 	// error wrapping neardup.ErrInvalidOption).
 	Minhash minhash.Options
-	// Timeout bounds each call of the methods without a context; zero means
+	// Timeout bounds each call within its context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
 	// CallTTL is how long Redis keeps the result of a write call under the
@@ -174,7 +174,7 @@ type Options struct {
 
 // Detector is a minhash near-duplicate detector whose kept pages live in
 // Redis. It implements neardup.Detector, Verifier, Remover, MatchAdder and
-// Replacer, and their Context variants; Scores are minhash.JaccardDistance.
+// Replacer; Scores are minhash.JaccardDistance.
 // It is safe for concurrent use, and across processes. The zero Detector
 // is not usable (its methods return errors wrapping
 // neardup.ErrInvalidOption); make one with New.
@@ -626,10 +626,14 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 }
 
 // Match returns the kept pages that d nearly duplicates, closest first.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.MatchContext(ctx, d)
+	r, err := det.record(d)
+	if err != nil {
+		return nil, err
+	}
+	return det.layout.match(ctx, d, r)
 }
 
 // record returns d's record, or the error of a document the method cannot
@@ -654,15 +658,6 @@ func (det *Detector) writable(op string, d *neardup.Document) (*minhash.Record, 
 	return r, nil
 }
 
-// MatchContext is Match with a context.
-func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
-	r, err := det.record(d)
-	if err != nil {
-		return nil, err
-	}
-	return det.layout.match(ctx, d, r)
-}
-
 func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	rd, _, err := det.readPage(ctx, "Match", d, r, false, "")
 	if err != nil {
@@ -672,15 +667,10 @@ func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *minhash.Re
 }
 
 // Verify returns those of candidates that are kept and near d.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.VerifyContext(ctx, d, candidates)
-}
-
-// VerifyContext is Verify with a context.
-func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ms, err := det.MatchContext(ctx, d)
+	ms, err := det.Match(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -689,14 +679,9 @@ func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, can
 
 // Add keeps d whatever is kept; an ID already kept returns an error
 // wrapping neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.AddContext(ctx, d)
-}
-
-// AddContext is Add with a context.
-func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
 	r, err := det.writable("Add", d)
 	if err != nil {
 		return err
@@ -708,16 +693,12 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 // MatchOrAdd returns the kept pages d nearly duplicates; when there are
 // none it keeps d, so that of two near-duplicate pages offered by any
 // processes at once one is kept.
-func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.fc.Ctx()
+//
+// When it returns an error (a lost connection, a deadline) the page may or
+// may not have been kept; Match tells which.
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.MatchOrAddContext(ctx, d)
-}
-
-// MatchOrAddContext is MatchOrAdd with a context. When it returns an error
-// (a lost connection, a deadline) the page may or may not have been kept;
-// Match tells which.
-func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	return det.matchOrAdd(ctx, "MatchOrAdd", d, false)
 }
 
@@ -725,14 +706,9 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 // (neardup.Replacer): the page kept under d.ID is not a match; when d is
 // near another kept page, the page kept under d.ID is forgotten and the
 // matches returned; otherwise d is kept under its ID in place of it.
-func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.ReplaceContext(ctx, d)
-}
-
-// ReplaceContext is Replace with a context.
-func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	return det.matchOrAdd(ctx, "Replace", d, true)
 }
 
@@ -766,7 +742,7 @@ func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Documen
 		}
 		if len(rd.matches) > 0 {
 			if replacing && rd.own != 0 {
-				if err := det.RemoveContext(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+				if err := det.Remove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
 					return nil, false, err
 				}
 			}
@@ -830,14 +806,9 @@ func (det *Detector) commit(ctx context.Context, op string, d *neardup.Document,
 }
 
 // Remove forgets id.
-func (det *Detector) Remove(id string) error {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.RemoveContext(ctx, id)
-}
-
-// RemoveContext is Remove with a context.
-func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.client == nil {
 		return det.fc.Ready()
 	}
@@ -880,14 +851,9 @@ func (det oneSlot) len(ctx context.Context) (int, error) {
 
 // Interface checks.
 var (
-	_ neardup.Detector          = (*Detector)(nil)
-	_ neardup.Verifier          = (*Detector)(nil)
-	_ neardup.Remover           = (*Detector)(nil)
-	_ neardup.MatchAdder        = (*Detector)(nil)
-	_ neardup.Replacer          = (*Detector)(nil)
-	_ neardup.ContextDetector   = (*Detector)(nil)
-	_ neardup.ContextVerifier   = (*Detector)(nil)
-	_ neardup.ContextRemover    = (*Detector)(nil)
-	_ neardup.ContextMatchAdder = (*Detector)(nil)
-	_ neardup.ContextReplacer   = (*Detector)(nil)
+	_ neardup.Detector   = (*Detector)(nil)
+	_ neardup.Verifier   = (*Detector)(nil)
+	_ neardup.Remover    = (*Detector)(nil)
+	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Replacer   = (*Detector)(nil)
 )

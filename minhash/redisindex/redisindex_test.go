@@ -77,11 +77,11 @@ func TestOtherOptions(t *testing.T) {
 	c, prefix := client(t)
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 32, Groups: 2, Members: 2})[0][0]
 	a, _ := New(Options{Client: c, Prefix: prefix})
-	if _, _, err := a.MatchOrAdd(d); err != nil {
+	if _, _, err := a.MatchOrAdd(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := New(Options{Client: c, Prefix: prefix, Minhash: minhash.Options{ContentDistance: 0.3}})
-	if _, err := b.Match(d); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := b.Match(t.Context(), d); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("Match with other options: err = %v, want ErrInvalidOption", err)
 	}
 }
@@ -92,7 +92,7 @@ func TestUnreachable(t *testing.T) {
 	defer c.Close()
 	det, _ := New(Options{Client: c, Timeout: time.Second})
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 22, Groups: 2, Members: 2})[0][0]
-	ms, added, err := det.MatchOrAdd(d)
+	ms, added, err := det.MatchOrAdd(t.Context(), d)
 	if !errors.Is(err, ErrRedis) || added || ms != nil {
 		t.Errorf("MatchOrAdd against no server = %v, %v, %v; want an ErrRedis error", ms, added, err)
 	}
@@ -167,7 +167,7 @@ func TestRetriedCommit(t *testing.T) {
 	if added, err := det.commit(ctx, "MatchOrAdd", d2, &rd2, rd.seen, false, fleet.NewCall()); added || err != nil {
 		t.Errorf("commit after a page was filed under its keys: added %v, err %v; want a conflict", added, err)
 	}
-	if ms, added, err := det.MatchOrAdd(d2); added || err != nil || len(ms) != 1 || ms[0].ID != d.ID {
+	if ms, added, err := det.MatchOrAdd(ctx, d2); added || err != nil || len(ms) != 1 || ms[0].ID != d.ID {
 		t.Errorf("MatchOrAdd of a copy = %v, %v, %v; want the kept page", ms, added, err)
 	}
 }
@@ -198,10 +198,10 @@ func TestRetriedRead(t *testing.T) {
 	if err != nil || added || rd.own == 0 {
 		t.Fatalf("a new call for the kept ID: added %v, err %v, own %d; want a read that finds it", added, err, rd.own)
 	}
-	if ms, added, err := det.MatchOrAdd(d); err != nil || !added || len(ms) != 0 {
+	if ms, added, err := det.MatchOrAdd(ctx, d); err != nil || !added || len(ms) != 0 {
 		t.Errorf("MatchOrAdd of the kept page again = %v, %v, %v; want its own page: added", ms, added, err)
 	}
-	if ms, added, err := det.MatchOrAdd(withID(d, "copy")); err != nil || added || len(ms) != 1 || ms[0].ID != d.ID {
+	if ms, added, err := det.MatchOrAdd(ctx, withID(d, "copy")); err != nil || added || len(ms) != 1 || ms[0].ID != d.ID {
 		t.Errorf("MatchOrAdd of the kept page under another ID = %v, %v, %v; want its copy", ms, added, err)
 	}
 	if n := det.keyMisses.Load(); n != 0 {
@@ -252,25 +252,25 @@ func TestRemoveReplace(t *testing.T) {
 	ctx := context.Background()
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 35, Groups: 3, Members: 2})
 	for _, gr := range g {
-		if _, added, err := det.MatchOrAdd(gr[0]); !added || err != nil {
+		if _, added, err := det.MatchOrAdd(ctx, gr[0]); !added || err != nil {
 			t.Fatalf("MatchOrAdd(%s) = %v, %v", gr[0].ID, added, err)
 		}
 	}
-	if err := det.Remove(g[0][0].ID); err != nil {
+	if err := det.Remove(ctx, g[0][0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := det.Remove(g[0][0].ID); !errors.Is(err, neardup.ErrUnknownID) {
+	if err := det.Remove(ctx, g[0][0].ID); !errors.Is(err, neardup.ErrUnknownID) {
 		t.Errorf("second Remove: err = %v, want ErrUnknownID", err)
 	}
-	if ms, err := det.Match(g[0][1]); err != nil || len(ms) != 0 {
+	if ms, err := det.Match(ctx, g[0][1]); err != nil || len(ms) != 0 {
 		t.Errorf("Match after Remove = %v, %v", ms, err)
 	}
 	// g[1][1] fetched again under g[1][0]'s ID replaces it.
-	if ms, kept, err := det.Replace(withID(g[1][1], g[1][0].ID)); !kept || err != nil {
+	if ms, kept, err := det.Replace(ctx, withID(g[1][1], g[1][0].ID)); !kept || err != nil {
 		t.Errorf("Replace with a near copy of itself = %v, %v, %v; want kept", ms, kept, err)
 	}
 	// g[2][1] under g[1][0]'s ID is near g[2][0]: not kept, and the old page is forgotten.
-	if ms, kept, err := det.Replace(withID(g[2][1], g[1][0].ID)); kept || err != nil || len(ms) == 0 || ms[0].ID != g[2][0].ID {
+	if ms, kept, err := det.Replace(ctx, withID(g[2][1], g[1][0].ID)); kept || err != nil || len(ms) == 0 || ms[0].ID != g[2][0].ID {
 		t.Errorf("Replace with a copy of another page = %v, %v, %v", ms, kept, err)
 	}
 	if ok, _ := det.Contains(ctx, g[1][0].ID); ok {
@@ -298,7 +298,7 @@ func TestSameVerdicts(t *testing.T) {
 	local, _ := minhash.New(minhash.Options{})
 	want := map[string]bool{}
 	for _, d := range docs {
-		_, added, err := local.MatchOrAdd(d)
+		_, added, err := local.MatchOrAdd(t.Context(), d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +316,7 @@ func TestSameVerdicts(t *testing.T) {
 				if i%4 != w {
 					continue
 				}
-				_, added, err := det.MatchOrAdd(d)
+				_, added, err := det.MatchOrAdd(t.Context(), d)
 				if err != nil {
 					t.Error(err)
 					return
@@ -365,11 +365,11 @@ func TestBucketsGrow(t *testing.T) {
 	var kept []string
 	seen := map[string]bool{}
 	for p, d := range benchtest.Crawl(t, 7, 1200) {
-		gm, gadded, err := grown.MatchOrAdd(d)
+		gm, gadded, err := grown.MatchOrAdd(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fm, fadded, err := fixed.MatchOrAdd(d)
+		fm, fadded, err := fixed.MatchOrAdd(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,7 +390,7 @@ func TestBucketsGrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := grown.Remove(id); err != nil {
+		if err := grown.Remove(ctx, id); err != nil {
 			t.Fatal(err)
 		}
 		removed[h] = true

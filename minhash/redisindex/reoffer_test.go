@@ -38,7 +38,7 @@ func reoffer(t *testing.T, spread bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ms, added, err := det.MatchOrAdd(d)
+			ms, added, err := det.MatchOrAdd(t.Context(), d)
 			if err != nil {
 				t.Fatal(err)
 			}

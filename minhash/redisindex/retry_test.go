@@ -47,7 +47,7 @@ func TestDroppedReplies(t *testing.T) {
 			for w := range 4 {
 				det := newDet()
 				clients = append(clients, func(_ int, doc *neardup.Document) bool {
-					ms, ok, err := det.MatchOrAdd(doc)
+					ms, ok, err := det.MatchOrAdd(t.Context(), doc)
 					if err != nil {
 						t.Errorf("client %d: %s: %v", w, doc.ID, err)
 						return false
@@ -70,7 +70,7 @@ func TestDroppedReplies(t *testing.T) {
 				}
 			}
 			for gi, g := range groups {
-				if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+				if ms, err := det.Match(ctx, g[0]); err != nil || len(ms) != 1 {
 					t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
 				}
 			}
@@ -80,13 +80,13 @@ func TestDroppedReplies(t *testing.T) {
 			other := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 47, Groups: 6, Members: 2})
 			for i, g := range other {
 				id := fmt.Sprint("other-", i)
-				if err := det.Add(withID(g[0], id)); err != nil {
+				if err := det.Add(ctx, withID(g[0], id)); err != nil {
 					t.Errorf("Add %s: %v", id, err)
 				}
-				if _, kept, err := det.Replace(withID(g[1], id)); err != nil || !kept {
+				if _, kept, err := det.Replace(ctx, withID(g[1], id)); err != nil || !kept {
 					t.Errorf("Replace %s: kept %v, %v", id, kept, err)
 				}
-				if err := det.Remove(id); errors.Is(err, neardup.ErrUnknownID) || err != nil {
+				if err := det.Remove(ctx, id); errors.Is(err, neardup.ErrUnknownID) || err != nil {
 					t.Errorf("Remove %s: %v", id, err)
 				}
 			}

@@ -772,7 +772,7 @@ func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Reco
 	return rd, found
 }
 
-// match is MatchContext for a spread repository: the reads of the
+// match is Match for a spread repository: the reads of the
 // protocol, without leases.
 func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
 	rd, _, err := det.spreadRead(ctx, d, r, false, false, false)

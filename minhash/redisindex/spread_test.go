@@ -78,7 +78,7 @@ func TestSpreadDeath(t *testing.T) {
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 43, Groups: 2, Members: 3})
 	dying, other := newDet(), newDet()
 	dying.beforeCommit = func() error { return errDied }
-	if _, _, err := dying.MatchOrAdd(g[0][0]); !errors.Is(err, errDied) {
+	if _, _, err := dying.MatchOrAdd(ctx, g[0][0]); !errors.Is(err, errDied) {
 		t.Fatalf("the dying client's call: %v", err)
 	}
 	records := func() int {
@@ -95,7 +95,7 @@ func TestSpreadDeath(t *testing.T) {
 		t.Fatalf("a page whose client died before its commit is kept (%v)", err)
 	}
 	start := time.Now()
-	ms, added, err := other.MatchOrAdd(g[0][1])
+	ms, added, err := other.MatchOrAdd(ctx, g[0][1])
 	waited := time.Since(start)
 	if !added || err != nil {
 		t.Fatalf("near-duplicate after the death: %v, %v, %v; want kept", ms, added, err)
@@ -103,7 +103,7 @@ func TestSpreadDeath(t *testing.T) {
 	if waited > 3*ttl {
 		t.Errorf("waited %v for the dead client's leases (LeaseTTL %v)", waited, ttl)
 	}
-	if ms, err := other.Match(g[0][0]); err != nil || len(ms) != 1 || ms[0].ID != g[0][1].ID {
+	if ms, err := other.Match(ctx, g[0][0]); err != nil || len(ms) != 1 || ms[0].ID != g[0][1].ID {
 		t.Errorf("Match of the dead client's page = %v, %v; want only the page kept after", ms, err)
 	}
 	// Purged: its record and the posting of its ID (the others as well:
@@ -131,11 +131,11 @@ func TestSpreadDeath(t *testing.T) {
 	var stalledAdded bool
 	go func() {
 		var err error
-		stalledMs, stalledAdded, err = stalled.MatchOrAdd(g[1][0])
+		stalledMs, stalledAdded, err = stalled.MatchOrAdd(ctx, g[1][0])
 		done <- err
 	}()
 	time.Sleep(ttl + 100*time.Millisecond) // its leases expire
-	if _, added, err := other.MatchOrAdd(g[1][1]); !added || err != nil {
+	if _, added, err := other.MatchOrAdd(ctx, g[1][1]); !added || err != nil {
 		t.Fatalf("near-duplicate while the other client stalls: added %v, %v", added, err)
 	}
 	close(released)
@@ -279,7 +279,7 @@ func TestSpreadCounts(t *testing.T) {
 			return det
 		}
 		add := func(det *Detector, d *neardup.Document) {
-			_, added, err := det.MatchOrAdd(d)
+			_, added, err := det.MatchOrAdd(ctx, d)
 			if det == live && (!added || err != nil) || det != live && !errors.Is(err, errDied) {
 				t.Fatalf("%s: added %v, %v", d.ID, added, err)
 			}
@@ -297,7 +297,7 @@ func TestSpreadCounts(t *testing.T) {
 				}
 			}
 		}
-		if err := live.Remove(b[3].ID); err != nil {
+		if err := live.Remove(ctx, b[3].ID); err != nil {
 			t.Fatal(err)
 		}
 		// A client dying mid-Remove, after marking the page removed; the
@@ -305,7 +305,7 @@ func TestSpreadCounts(t *testing.T) {
 		if deaths {
 			h := handle(live, a[4].ID)
 			det := dying()
-			if err := det.Remove(a[4].ID); !errors.Is(err, errDied) {
+			if err := det.Remove(ctx, a[4].ID); !errors.Is(err, errDied) {
 				t.Fatalf("Remove of %s: %v", a[4].ID, err)
 			}
 			v, err := c.Get(ctx, live.spread.record(h)).Result()
@@ -317,14 +317,14 @@ func TestSpreadCounts(t *testing.T) {
 				t.Fatalf("%s is kept after its Remove (%v)", a[4].ID, err)
 			}
 		}
-		if err := live.Remove(a[4].ID); deaths && !errors.Is(err, neardup.ErrUnknownID) || !deaths && err != nil {
+		if err := live.Remove(ctx, a[4].ID); deaths && !errors.Is(err, neardup.ErrUnknownID) || !deaths && err != nil {
 			t.Fatalf("Remove of %s: %v", a[4].ID, err)
 		}
 		var wg sync.WaitGroup
 		for _, hp := range pages { // the host's next calls, two at once
 			for _, d := range hp[:2] {
 				wg.Go(func() {
-					if _, err := newDet(p).Match(d); err != nil {
+					if _, err := newDet(p).Match(ctx, d); err != nil {
 						t.Error(err)
 					}
 				})
@@ -375,7 +375,7 @@ func checkKeptCounts(t *testing.T, det *Detector, groups [][]*neardup.Document) 
 	ctx := context.Background()
 	host := ""
 	keys := det.spread.hostKeys(host)
-	if _, err := det.Match(groups[0][0]); err != nil {
+	if _, err := det.Match(ctx, groups[0][0]); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := det.client.HLen(ctx, keys[2]).Result(); n != 0 || err != nil {
@@ -383,7 +383,7 @@ func checkKeptCounts(t *testing.T, det *Detector, groups [][]*neardup.Document) 
 	}
 	want := map[string]string{}
 	for _, g := range groups {
-		ms, _ := det.Match(g[0])
+		ms, _ := det.Match(ctx, g[0])
 		if len(ms) != 1 {
 			continue // the caller's to report
 		}
@@ -458,10 +458,10 @@ func TestSpreadRemember(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 48, Groups: 1, Members: 2})[0]
-	if _, added, err := det.MatchOrAdd(g[0]); !added || err != nil {
+	if _, added, err := det.MatchOrAdd(ctx, g[0]); !added || err != nil {
 		t.Fatalf("%s: added %v, %v", g[0].ID, added, err)
 	}
-	ms, added, err := det.MatchOrAdd(g[1])
+	ms, added, err := det.MatchOrAdd(ctx, g[1])
 	if added || err != nil || len(ms) != 1 || ms[0].Score == 0 {
 		t.Fatalf("%s: %v, added %v, %v; want a near match", g[1].ID, ms, added, err)
 	}

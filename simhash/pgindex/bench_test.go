@@ -78,7 +78,7 @@ func postgresBench(b *testing.B, n int) {
 	prefix := func(what string) string { runs++; return fmt.Sprint(what, "-", runs) }
 	b.Run("Match", func(b *testing.B) {
 		benchtest.Latency(b, r, prefix("match"), func(d *neardup.Document) error {
-			_, err := det.MatchContext(ctx, d)
+			_, err := det.Match(ctx, d)
 			return err
 		})
 		b.ReportMetric(perPage, "pg-B/page")
@@ -90,7 +90,7 @@ func postgresBench(b *testing.B, n int) {
 			b.Fatal(err)
 		}
 		benchtest.Latency(b, r, prefix("add"), func(d *neardup.Document) error {
-			_, _, err := det.MatchOrAddContext(ctx, d)
+			_, _, err := det.MatchOrAdd(ctx, d)
 			return err
 		})
 		var wal float64 // the WAL the calls wrote (the benchmark's other work writes none)

@@ -35,7 +35,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	matches, added, err := det.MatchOrAddContext(ctx, doc)
+	matches, added, err := det.MatchOrAdd(ctx, doc)
 	switch {
 	case err != nil:
 		log.Print(err) // errors.Is(err, pgindex.ErrPostgres): not "new", not "duplicate"

@@ -88,16 +88,15 @@ type Options struct {
 	// simhash.Identical means T_B = 0. A table remembers the k it was made with and
 	// refuses another.
 	MaxDistance int
-	// Timeout bounds each call of the methods without a context; zero means
+	// Timeout bounds each call within its context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
 }
 
 // Detector is a SimHash near-duplicate detector whose kept fingerprints live
 // in a PostgreSQL table. It implements neardup.Detector, Verifier, Remover,
-// MatchAdder and Replacer, and their Context variants
-// (neardup.ContextDetector, ...); Scores are Hamming distances in bits (simhash.Bits). It is
-// safe for concurrent use, and across processes. Make it with New.
+// MatchAdder and Replacer; Scores are Hamming distances in bits
+// (simhash.Bits). It is safe for concurrent use, and across processes. Make it with New.
 type Detector struct {
 	opts    Options // in effect, as Options returns them
 	pool    *pgxpool.Pool
@@ -257,8 +256,8 @@ func (det *Detector) lockKey(t int, v int64) int64 {
 	return int64(xxhash.Sum64String(det.table + "\x00" + strconv.Itoa(t) + "\x00" + strconv.FormatInt(v, 10)))
 }
 
-func (det *Detector) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), det.timeout)
+func (det *Detector) ctx(parent context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(parent, det.timeout)
 }
 
 func (det *Detector) wrap(op, id string, err error) error {
@@ -301,14 +300,9 @@ func (det *Detector) collect(rows pgx.Rows, err error) ([]neardup.Match, error) 
 
 // Match returns the kept pages within T_B bits of d's fingerprint, closest
 // first (ties by ID).
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	ctx, cancel := det.ctx()
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	ctx, cancel := det.ctx(ctx)
 	defer cancel()
-	return det.MatchContext(ctx, d)
-}
-
-// MatchContext is Match with a context.
-func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	if det.pool == nil {
 		return nil, errNotMade
 	}
@@ -325,14 +319,9 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 
 // Verify returns the candidates that are kept within T_B bits of d's
 // fingerprint, closest first (ties by ID), each once, scored in bits.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ctx, cancel := det.ctx()
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ctx, cancel := det.ctx(ctx)
 	defer cancel()
-	return det.VerifyContext(ctx, d, candidates)
-}
-
-// VerifyContext is Verify with a context.
-func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	if det.pool == nil {
 		return nil, errNotMade
 	}
@@ -358,14 +347,9 @@ func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, can
 
 // Add keeps d's fingerprint whatever is kept. An ID already kept returns an
 // error wrapping neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error {
-	ctx, cancel := det.ctx()
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	ctx, cancel := det.ctx(ctx)
 	defer cancel()
-	return det.AddContext(ctx, d)
-}
-
-// AddContext is Add with a context.
-func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
 	if det.pool == nil {
 		return errNotMade
 	}
@@ -397,14 +381,9 @@ func (det *Detector) insertArgs(id string, fp simhash.Fingerprint) []any {
 // MatchOrAdd is Match, and when nothing is kept within T_B bits, Add, as
 // one step across every process sharing the table: of two near-duplicates
 // offered at once, anywhere, one is kept.
-func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.ctx()
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.ctx(ctx)
 	defer cancel()
-	return det.MatchOrAddContext(ctx, d)
-}
-
-// MatchOrAddContext is MatchOrAdd with a context.
-func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	if det.pool == nil {
 		return nil, false, errNotMade
 	}
@@ -452,14 +431,9 @@ func (det *Detector) matchOrAdd(ctx context.Context, id string, fp simhash.Finge
 // (neardup.Replacer): in one transaction the row kept under d.ID is deleted
 // and d's fingerprint is kept unless another kept page is within T_B bits
 // (then those matches are returned and d.ID is kept no more).
-func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.ctx()
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.ctx(ctx)
 	defer cancel()
-	return det.ReplaceContext(ctx, d)
-}
-
-// ReplaceContext is Replace with a context.
-func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	if det.pool == nil {
 		return nil, false, errNotMade
 	}
@@ -557,14 +531,9 @@ func (det *Detector) lockFind(ctx context.Context, tx pgx.Tx, fp simhash.Fingerp
 
 // Remove forgets id; an ID that is not kept returns an error wrapping
 // neardup.ErrUnknownID.
-func (det *Detector) Remove(id string) error {
-	ctx, cancel := det.ctx()
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	ctx, cancel := det.ctx(ctx)
 	defer cancel()
-	return det.RemoveContext(ctx, id)
-}
-
-// RemoveContext is Remove with a context.
-func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if det.pool == nil {
 		return errNotMade
 	}
@@ -612,10 +581,4 @@ var (
 	_ neardup.Remover    = (*Detector)(nil)
 	_ neardup.MatchAdder = (*Detector)(nil)
 	_ neardup.Replacer   = (*Detector)(nil)
-
-	_ neardup.ContextDetector   = (*Detector)(nil)
-	_ neardup.ContextVerifier   = (*Detector)(nil)
-	_ neardup.ContextRemover    = (*Detector)(nil)
-	_ neardup.ContextMatchAdder = (*Detector)(nil)
-	_ neardup.ContextReplacer   = (*Detector)(nil)
 )

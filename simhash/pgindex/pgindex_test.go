@@ -239,7 +239,7 @@ func TestUnreachable(t *testing.T) {
 	}
 	p.Close()
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 32, Groups: 2, Members: 2})[0][0]
-	ms, added, err := det.MatchOrAdd(d)
+	ms, added, err := det.MatchOrAdd(t.Context(), d)
 	if !errors.Is(err, ErrPostgres) || added || ms != nil {
 		t.Errorf("MatchOrAdd on a closed pool = %v, %v, %v; want an ErrPostgres error", ms, added, err)
 	}
@@ -331,15 +331,15 @@ func TestRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 35, Groups: 1, Members: 1})[0][0]
-	if _, added, err := det.MatchOrAddContext(ctx, d); err != nil || !added {
+	if _, added, err := det.MatchOrAdd(ctx, d); err != nil || !added {
 		t.Fatalf("MatchOrAdd = %v, %v; want added", added, err)
 	}
 	// The retries of the same call.
-	ms, kept, err := det.ReplaceContext(ctx, d)
+	ms, kept, err := det.Replace(ctx, d)
 	if err != nil || !kept || len(ms) != 0 {
 		t.Fatalf("Replace after the committed MatchOrAdd = %v, %v, %v; want no matches, kept", ms, kept, err)
 	}
-	if ms, added, err := det.MatchOrAddContext(ctx, d); err != nil || !added || len(ms) != 0 {
+	if ms, added, err := det.MatchOrAdd(ctx, d); err != nil || !added || len(ms) != 0 {
 		t.Errorf("MatchOrAdd again = %v, %v, %v; want its own page: added, no matches", ms, added, err)
 	}
 	if n, err := det.Len(ctx); err != nil || n != 1 {

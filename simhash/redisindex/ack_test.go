@@ -65,7 +65,7 @@ func replicaAck(t *testing.T, spread bool) {
 		return ok
 	}
 	for _, gr := range g[:10] {
-		if ms, added, err := acked.MatchOrAdd(gr[0]); err != nil || !added {
+		if ms, added, err := acked.MatchOrAdd(ctx, gr[0]); err != nil || !added {
 			t.Fatalf("MatchOrAdd(%s) = %v, %v, %v", gr[0].ID, ms, added, err)
 		}
 		if !onReplica(gr[0].ID) {
@@ -74,15 +74,15 @@ func replicaAck(t *testing.T, spread bool) {
 	}
 	signal := servertest.Stop(t, replica)
 	d := g[10][0]
-	if _, added, err := impatient.MatchOrAdd(d); added || !errors.Is(err, ErrNotReplicated) || !errors.Is(err, ErrRedis) {
+	if _, added, err := impatient.MatchOrAdd(ctx, d); added || !errors.Is(err, ErrNotReplicated) || !errors.Is(err, ErrRedis) {
 		t.Errorf("MatchOrAdd with the replica stopped = %v, %v; want ErrNotReplicated", added, err)
 	}
 	lost := g[11][0]
-	if _, added, err := plain.MatchOrAdd(lost); err != nil || !added {
+	if _, added, err := plain.MatchOrAdd(ctx, lost); err != nil || !added {
 		t.Errorf("MatchOrAdd without ReplicaAck, the replica stopped = %v, %v; want added", added, err)
 	}
 	signal(syscall.SIGCONT)
-	if ms, added, err := acked.MatchOrAdd(d); err != nil || !added || len(ms) != 0 {
+	if ms, added, err := acked.MatchOrAdd(ctx, d); err != nil || !added || len(ms) != 0 {
 		t.Errorf("the retry once the replica goes on = %v, %v, %v; want its own page: added", ms, added, err)
 	}
 	if !onReplica(d.ID) {
@@ -93,14 +93,14 @@ func replicaAck(t *testing.T, spread bool) {
 	// without ReplicaAck, the primary killed, the replica promoted.
 	signal = servertest.Stop(t, replica)
 	gone := &neardup.Document{ID: "gone", Page: lost.Page}
-	if err := plain.Remove(lost.ID); err != nil {
+	if err := plain.Remove(ctx, lost.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, added, err := plain.MatchOrAdd(gone); err != nil || !added {
+	if _, added, err := plain.MatchOrAdd(ctx, gone); err != nil || !added {
 		t.Fatalf("MatchOrAdd(gone) = %v, %v", added, err)
 	}
 	refused := g[10][1]
-	if _, _, err := impatient.Replace(&neardup.Document{ID: "refused", Page: refused.Page}); !errors.Is(err, ErrNotReplicated) {
+	if _, _, err := impatient.Replace(ctx, &neardup.Document{ID: "refused", Page: refused.Page}); !errors.Is(err, ErrNotReplicated) {
 		t.Errorf("Replace with the replica stopped: %v, want ErrNotReplicated", err)
 	}
 	servertest.Kill(t, primary)
@@ -113,7 +113,7 @@ func replicaAck(t *testing.T, spread bool) {
 		if _, ok, err := after.Lookup(ctx, gr[0].ID); err != nil || !ok {
 			t.Errorf("after the failover %s, acknowledged with ReplicaAck, is lost (%v)", gr[0].ID, err)
 		}
-		if ms, err := after.Match(gr[1]); err != nil || len(ms) != 1 || ms[0].ID != gr[0].ID {
+		if ms, err := after.Match(ctx, gr[1]); err != nil || len(ms) != 1 || ms[0].ID != gr[0].ID {
 			t.Errorf("after the failover %s is matched by %v (%v), want %s", gr[1].ID, ms, err, gr[0].ID)
 		}
 	}
@@ -161,7 +161,7 @@ func BenchmarkReplicaAck(b *testing.B) {
 				d := groups[n%pages][0]
 				n++
 				start := time.Now()
-				_, added, err := det.MatchOrAdd(d)
+				_, added, err := det.MatchOrAdd(b.Context(), d)
 				lat = append(lat, time.Since(start))
 				if err != nil || !added {
 					b.Fatalf("MatchOrAdd(%s) = %v, %v", d.ID, added, err)

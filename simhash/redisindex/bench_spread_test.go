@@ -59,10 +59,10 @@ func BenchmarkSpread(b *testing.B) {
 					b.ReportMetric(skew, "max/mean-keys")
 				}
 				b.Run("match", func(b *testing.B) {
-					latency(b, func(d *neardup.Document) error { _, err := det.Match(d); return err })
+					latency(b, func(d *neardup.Document) error { _, err := det.Match(b.Context(), d); return err })
 				})
 				b.Run("matchoradd", func(b *testing.B) {
-					latency(b, func(d *neardup.Document) error { _, _, err := det.MatchOrAdd(d); return err })
+					latency(b, func(d *neardup.Document) error { _, _, err := det.MatchOrAdd(b.Context(), d); return err })
 				})
 				b.Run("clients=4", func(b *testing.B) {
 					run++

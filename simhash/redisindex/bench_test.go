@@ -94,10 +94,10 @@ func fleetBench(b *testing.B, k, n, clients int) {
 		b.ReportMetric(perPage, "redis-B/page")
 	}
 	b.Run("match", func(b *testing.B) {
-		latency(b, func(d *neardup.Document) error { _, err := det.Match(d); return err })
+		latency(b, func(d *neardup.Document) error { _, err := det.Match(b.Context(), d); return err })
 	})
 	b.Run("matchoradd", func(b *testing.B) {
-		latency(b, func(d *neardup.Document) error { _, _, err := det.MatchOrAdd(d); return err })
+		latency(b, func(d *neardup.Document) error { _, _, err := det.MatchOrAdd(b.Context(), d); return err })
 	})
 	for cl := 1; cl <= clients; cl++ {
 		b.Run(fmt.Sprint("clients=", cl), func(b *testing.B) {

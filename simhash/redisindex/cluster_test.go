@@ -76,7 +76,7 @@ func TestCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 25, Groups: 2, Members: 2})[0][0]
-		ms, added, err := det.MatchOrAdd(d)
+		ms, added, err := det.MatchOrAdd(t.Context(), d)
 		if err == nil || added || ms != nil {
 			t.Fatalf("MatchOrAdd across slots = %v, %v, %v; want an error", ms, added, err)
 		}

@@ -32,7 +32,7 @@ func Example() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	matches, added, err := det.MatchOrAddContext(ctx, doc)
+	matches, added, err := det.MatchOrAdd(ctx, doc)
 	switch {
 	case err != nil:
 		log.Print(err) // errors.Is(err, redisindex.ErrRedis): not "new", not "duplicate"
@@ -65,7 +65,7 @@ func ExampleOptions_spread() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, added, err := det.MatchOrAdd(doc); err == nil && added {
+	if _, added, err := det.MatchOrAdd(context.Background(), doc); err == nil && added {
 		fmt.Println("new page, kept for the whole fleet")
 	}
 }

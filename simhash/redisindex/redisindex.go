@@ -87,9 +87,8 @@
 // What the guarantees need from the server (AOF with appendfsync, noeviction,
 // what a restart without persistence loses) is in docs/fleet.md.
 //
-// Every call takes a context (the Context variants, which neardup.Cascade,
-// Window and Partitioned forward) or Options.Timeout; a lost connection or a
-// timeout is an error, never a silent "new page". The go-redis client given
+// Every call is bounded by its context and by Options.Timeout, whichever
+// ends first; a lost connection or a timeout is an error, never a silent "new page". The go-redis client given
 // in Options sets dial, read and write timeouts and retries.
 package redisindex
 
@@ -167,7 +166,7 @@ type Options struct {
 	// the repository records the T_B of its first write and refuses calls
 	// with another (an error wrapping neardup.ErrInvalidOption).
 	MaxDistance int
-	// Timeout bounds each call of the methods without a context; zero means
+	// Timeout bounds each call within its context; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
 	// CallTTL is how long Redis keeps the result of a write call (Add,
@@ -220,8 +219,7 @@ type Options struct {
 
 // Detector is a SimHash near-duplicate detector whose kept fingerprints live
 // in Redis. It implements neardup.Detector, Verifier, Remover, MatchAdder
-// and Replacer, and their Context variants (neardup.ContextDetector, ...);
-// Scores are Hamming distances in bits (simhash.Bits). It is safe for
+// and Replacer; Scores are Hamming distances in bits (simhash.Bits). It is safe for
 // concurrent use, and across processes.
 type Detector struct {
 	opts   Options     // in effect, as Options returns them
@@ -378,14 +376,9 @@ func matches(res []any) ([]neardup.Match, error) {
 }
 
 // Match returns the kept pages within T_B bits of d, closest first.
-func (det *Detector) Match(d *neardup.Document) ([]neardup.Match, error) {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.MatchContext(ctx, d)
-}
-
-// MatchContext is Match with a context.
-func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	if err := det.fc.Ready(); err != nil {
 		return nil, err
 	}
@@ -398,15 +391,10 @@ func (det *Detector) MatchContext(ctx context.Context, d *neardup.Document) ([]n
 }
 
 // Verify returns those of candidates that are kept within T_B bits of d.
-func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.VerifyContext(ctx, d, candidates)
-}
-
-// VerifyContext is Verify with a context.
-func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
-	ms, err := det.MatchContext(ctx, d)
+	ms, err := det.Match(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -415,14 +403,9 @@ func (det *Detector) VerifyContext(ctx context.Context, d *neardup.Document, can
 
 // Add keeps d whatever is kept; an ID already kept returns an error
 // wrapping neardup.ErrDuplicateID.
-func (det *Detector) Add(d *neardup.Document) error {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.AddContext(ctx, d)
-}
-
-// AddContext is Add with a context.
-func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error {
 	_, _, err := det.write(ctx, "Add", d, modeAdd)
 	return err
 }
@@ -430,16 +413,13 @@ func (det *Detector) AddContext(ctx context.Context, d *neardup.Document) error 
 // MatchOrAdd returns the kept pages within T_B bits of d; when there are none
 // it keeps d, in one step on the Redis primary, so that of two near-duplicate
 // pages offered by any processes at once exactly one is kept.
-func (det *Detector) MatchOrAdd(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.fc.Ctx()
+//
+// When it returns an error (a lost connection, a deadline) the page may or
+// may not have been kept: Redis ran the script to its end or not at all;
+// Match tells which.
+func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.MatchOrAddContext(ctx, d)
-}
-
-// MatchOrAddContext is MatchOrAdd with a context. When it returns an error
-// (a lost connection, a deadline) the page may or may not have been kept:
-// Redis ran the script to its end or not at all; Match tells which.
-func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	return det.write(ctx, "MatchOrAdd", d, modeMatchOrAdd)
 }
 
@@ -448,14 +428,9 @@ func (det *Detector) MatchOrAddContext(ctx context.Context, d *neardup.Document)
 // d.ID (if any) is forgotten and d's fingerprint is kept unless another kept
 // page is within T_B bits (then those matches are returned and d.ID is kept
 // no more).
-func (det *Detector) Replace(d *neardup.Document) ([]neardup.Match, bool, error) {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Replace(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.ReplaceContext(ctx, d)
-}
-
-// ReplaceContext is Replace with a context.
-func (det *Detector) ReplaceContext(ctx context.Context, d *neardup.Document) ([]neardup.Match, bool, error) {
 	return det.write(ctx, "Replace", d, modeReplace)
 }
 
@@ -479,14 +454,9 @@ func (det *Detector) write(ctx context.Context, op string, d *neardup.Document, 
 }
 
 // Remove forgets id.
-func (det *Detector) Remove(id string) error {
-	ctx, cancel := det.fc.Ctx()
+func (det *Detector) Remove(ctx context.Context, id string) error {
+	ctx, cancel := det.fc.Ctx(ctx)
 	defer cancel()
-	return det.RemoveContext(ctx, id)
-}
-
-// RemoveContext is Remove with a context.
-func (det *Detector) RemoveContext(ctx context.Context, id string) error {
 	if err := det.fc.Ready(); err != nil {
 		return err
 	}
@@ -530,14 +500,9 @@ func (det *Detector) Len(ctx context.Context) (int, error) {
 
 // Interface checks.
 var (
-	_ neardup.Detector          = (*Detector)(nil)
-	_ neardup.Verifier          = (*Detector)(nil)
-	_ neardup.Remover           = (*Detector)(nil)
-	_ neardup.MatchAdder        = (*Detector)(nil)
-	_ neardup.Replacer          = (*Detector)(nil)
-	_ neardup.ContextDetector   = (*Detector)(nil)
-	_ neardup.ContextVerifier   = (*Detector)(nil)
-	_ neardup.ContextRemover    = (*Detector)(nil)
-	_ neardup.ContextMatchAdder = (*Detector)(nil)
-	_ neardup.ContextReplacer   = (*Detector)(nil)
+	_ neardup.Detector   = (*Detector)(nil)
+	_ neardup.Verifier   = (*Detector)(nil)
+	_ neardup.Remover    = (*Detector)(nil)
+	_ neardup.MatchAdder = (*Detector)(nil)
+	_ neardup.Replacer   = (*Detector)(nil)
 )

@@ -86,7 +86,7 @@ func TestUnreachable(t *testing.T) {
 	defer c.Close()
 	det, _ := New(Options{Client: c, Timeout: time.Second})
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 22, Groups: 2, Members: 2})[0][0]
-	ms, added, err := det.MatchOrAdd(d)
+	ms, added, err := det.MatchOrAdd(t.Context(), d)
 	if !errors.Is(err, ErrRedis) || added || ms != nil {
 		t.Errorf("MatchOrAdd against no server = %v, %v, %v; want an ErrRedis error", ms, added, err)
 	}
@@ -170,7 +170,7 @@ func TestCorrupt(t *testing.T) {
 	}
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 34, Groups: 3, Members: 2})
 	for _, id := range []string{"a", "b", "c"} {
-		if err := det.Add(&neardup.Document{ID: id, Page: g[id[0]-'a'][0].Page}); err != nil {
+		if err := det.Add(ctx, &neardup.Document{ID: id, Page: g[id[0]-'a'][0].Page}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,13 +181,13 @@ func TestCorrupt(t *testing.T) {
 	if err := c.HDel(ctx, det.prefix+":names", fmt.Sprint(binary.BigEndian.Uint64(entry[8:]))).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if ms, err := det.Match(g[0][1]); !errors.Is(err, neardup.ErrCorrupt) {
+	if ms, err := det.Match(ctx, g[0][1]); !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("Match of a page near a handle with no ID = %v, %v; want ErrCorrupt", ms, err)
 	}
-	if ms, added, err := det.MatchOrAdd(&neardup.Document{ID: "x", Page: g[0][1].Page}); added || !errors.Is(err, neardup.ErrCorrupt) {
+	if ms, added, err := det.MatchOrAdd(ctx, &neardup.Document{ID: "x", Page: g[0][1].Page}); added || !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("MatchOrAdd of a page near a handle with no ID = %v, %v, %v; want ErrCorrupt", ms, added, err)
 	}
-	if ms, kept, err := det.Replace(&neardup.Document{ID: "b", Page: g[0][1].Page}); kept || !errors.Is(err, neardup.ErrCorrupt) {
+	if ms, kept, err := det.Replace(ctx, &neardup.Document{ID: "b", Page: g[0][1].Page}); kept || !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("Replace near a handle with no ID = %v, %v, %v; want ErrCorrupt", ms, kept, err)
 	}
 	fpOf := func(d *neardup.Document) simhash.Fingerprint {
@@ -204,7 +204,7 @@ func TestCorrupt(t *testing.T) {
 	if err := c.Append(ctx, keys[0], "cut").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if ms, err := det.Match(g[2][1]); !errors.Is(err, neardup.ErrCorrupt) {
+	if ms, err := det.Match(ctx, g[2][1]); !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("Match with a block key cut short = %v, %v; want ErrCorrupt", ms, err)
 	}
 	if err := c.HSet(ctx, det.prefix+":ids", "c", "short").Err(); err != nil {

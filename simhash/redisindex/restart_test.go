@@ -104,7 +104,7 @@ func TestKillRestartAOF(t *testing.T) {
 		det := newDet()
 		clients = append(clients, func(_ int, doc *neardup.Document) bool {
 			calls.Add(1)
-			ms, ok, err := det.MatchOrAdd(doc)
+			ms, ok, err := det.MatchOrAdd(t.Context(), doc)
 			if errors.Is(err, neardup.ErrDuplicateID) {
 				t.Errorf("client %d: %s: %v", w, doc.ID, err)
 			}
@@ -136,7 +136,7 @@ func TestKillRestartAOF(t *testing.T) {
 		}
 	}
 	for gi, g := range groups {
-		if ms, err := det.Match(g[0]); err != nil || len(ms) != 1 {
+		if ms, err := det.Match(t.Context(), g[0]); err != nil || len(ms) != 1 {
 			t.Errorf("group %d: %v kept (%v), want exactly one", gi, ms, err)
 		}
 	}

@@ -48,7 +48,7 @@ func TestDroppedReplies(t *testing.T) {
 	for w := range 4 {
 		det := newDet()
 		clients = append(clients, func(_ int, doc *neardup.Document) bool {
-			ms, ok, err := det.MatchOrAdd(doc)
+			ms, ok, err := det.MatchOrAdd(t.Context(), doc)
 			if err != nil {
 				t.Errorf("client %d: MatchOrAdd(%s): %v", w, doc.ID, err)
 				return false
@@ -68,7 +68,7 @@ func TestDroppedReplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for gi, g := range groups {
-		ms, err := det.Match(g[0])
+		ms, err := det.Match(t.Context(), g[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,20 +91,20 @@ func TestDroppedReplies(t *testing.T) {
 	pd.prefix = other + ":2"
 	for gi, g := range groups {
 		id := fmt.Sprint("page-", gi)
-		if err := pd.Add(&neardup.Document{ID: id, Page: g[0].Page}); err != nil {
+		if err := pd.Add(t.Context(), &neardup.Document{ID: id, Page: g[0].Page}); err != nil {
 			t.Errorf("Add(%s): %v", id, err)
 		}
 	}
 	for gi, g := range groups {
 		id := fmt.Sprint("page-", gi)
-		ms, kept, err := pd.Replace(&neardup.Document{ID: id, Page: g[1].Page})
+		ms, kept, err := pd.Replace(t.Context(), &neardup.Document{ID: id, Page: g[1].Page})
 		if err != nil || !kept || len(ms) != 0 {
 			t.Errorf("Replace(%s) = %v, %v, %v; want kept", id, ms, kept, err)
 		}
 	}
 	for gi := range groups {
 		id := fmt.Sprint("page-", gi)
-		if err := pd.Remove(id); err != nil {
+		if err := pd.Remove(t.Context(), id); err != nil {
 			t.Errorf("Remove(%s): %v", id, err)
 		}
 	}
@@ -190,14 +190,14 @@ func TestMaxDistanceRecorded(t *testing.T) {
 	if k := det8.Options().MaxDistance; k != 8 {
 		t.Errorf("default T_B = %d, want simhash's 8", k)
 	}
-	if _, _, err := det8.MatchOrAdd(d[0]); err != nil {
+	if _, _, err := det8.MatchOrAdd(t.Context(), d[0]); err != nil {
 		t.Fatal(err)
 	}
 	det3, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 3})
-	if _, _, err := det3.MatchOrAdd(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, _, err := det3.MatchOrAdd(t.Context(), d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("MatchOrAdd with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
 	}
-	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := det3.Match(t.Context(), d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
 	}
 }

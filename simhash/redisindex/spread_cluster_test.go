@@ -82,7 +82,7 @@ func spreadRace(t *testing.T, cl *testCluster, prefix string) {
 			}
 		}
 		clients = append(clients, func(_ int, doc *neardup.Document) bool {
-			ms, ok, err := det.MatchOrAdd(doc)
+			ms, ok, err := det.MatchOrAdd(t.Context(), doc)
 			if w == 7 && errors.Is(err, errDied) {
 				mu.Lock()
 				died = append(died, doc.ID)
@@ -129,7 +129,7 @@ func spreadRace(t *testing.T, cl *testCluster, prefix string) {
 func checkGroups(t *testing.T, det *Detector, groups [][]*neardup.Document, added map[string]bool) {
 	t.Helper()
 	for gi, g := range groups {
-		ms, err := det.Match(g[0])
+		ms, err := det.Match(t.Context(), g[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func spreadDropped(t *testing.T, cl *testCluster, prefix string) {
 	for w := range 4 {
 		det := newDet()
 		clients = append(clients, func(_ int, doc *neardup.Document) bool {
-			ms, ok, err := det.MatchOrAdd(doc)
+			ms, ok, err := det.MatchOrAdd(t.Context(), doc)
 			if err != nil {
 				t.Errorf("client %d: MatchOrAdd(%s): %v", w, doc.ID, err)
 				return false
@@ -229,19 +229,19 @@ func spreadDropped(t *testing.T, cl *testCluster, prefix string) {
 	pd := newDet()
 	pd.prefix = prefix + "-writes:2"
 	for gi, g := range groups {
-		if err := pd.Add(&neardup.Document{ID: fmt.Sprint("page-", gi), Page: g[0].Page}); err != nil {
+		if err := pd.Add(t.Context(), &neardup.Document{ID: fmt.Sprint("page-", gi), Page: g[0].Page}); err != nil {
 			t.Errorf("Add: %v", err)
 		}
 	}
 	for gi, g := range groups {
 		id := fmt.Sprint("page-", gi)
-		ms, kept, err := pd.Replace(&neardup.Document{ID: id, Page: g[1].Page})
+		ms, kept, err := pd.Replace(t.Context(), &neardup.Document{ID: id, Page: g[1].Page})
 		if err != nil || !kept || len(ms) != 0 {
 			t.Errorf("Replace(%s) = %v, %v, %v; want kept", id, ms, kept, err)
 		}
 	}
 	for gi := range groups {
-		if err := pd.Remove(fmt.Sprint("page-", gi)); err != nil {
+		if err := pd.Remove(t.Context(), fmt.Sprint("page-", gi)); err != nil {
 			t.Errorf("Remove: %v", err)
 		}
 	}
@@ -272,7 +272,7 @@ func spreadShards(t *testing.T, cl *testCluster, prefix string) {
 		r := rand.New(rand.NewPCG(uint64(w), 37))
 		wg.Go(func() {
 			for i := w; i < n; i += workers {
-				if _, _, err := det.MatchOrAdd(benchtest.RandomDoc(r, fmt.Sprint("page-", i))); err != nil {
+				if _, _, err := det.MatchOrAdd(t.Context(), benchtest.RandomDoc(r, fmt.Sprint("page-", i))); err != nil {
 					t.Error(err)
 					return
 				}
@@ -339,7 +339,7 @@ func spreadFailover(t *testing.T, cl *testCluster, prefix string) {
 			t.Fatal(err)
 		}
 		clients = append(clients, func(_ int, doc *neardup.Document) bool {
-			ms, ok, err := det.MatchOrAdd(doc)
+			ms, ok, err := det.MatchOrAdd(t.Context(), doc)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -391,7 +391,7 @@ func spreadFailover(t *testing.T, cl *testCluster, prefix string) {
 	}
 	two := 0
 	for _, g := range groups {
-		ms, err := det.Match(g[0])
+		ms, err := det.Match(ctx, g[0])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,11 +83,11 @@ func stalledWriter(t *testing.T, step string) {
 	}
 	done := make(chan result)
 	go func() {
-		ms, added, err := slow.MatchOrAdd(g[0])
+		ms, added, err := slow.MatchOrAdd(t.Context(), g[0])
 		done <- result{ms, added, err}
 	}()
 	<-stalled
-	ms, added, err := fast.MatchOrAdd(g[1])
+	ms, added, err := fast.MatchOrAdd(t.Context(), g[1])
 	if err != nil || !added || len(ms) != 0 {
 		t.Fatalf("the near-duplicate offered while the first writer stalled: %v, %v, %v; want added", ms, added, err)
 	}
@@ -109,14 +109,14 @@ func TestSpreadMaxDistanceRecorded(t *testing.T) {
 	c, prefix := client(t)
 	d := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 40, Groups: 1, Members: 2})[0]
 	det8, _ := New(Options{Client: c, Prefix: prefix, Spread: true})
-	if _, _, err := det8.MatchOrAdd(d[0]); err != nil {
+	if _, _, err := det8.MatchOrAdd(t.Context(), d[0]); err != nil {
 		t.Fatal(err)
 	}
 	det3, _ := New(Options{Client: c, Prefix: prefix, MaxDistance: 3, Spread: true})
-	if _, _, err := det3.MatchOrAdd(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, _, err := det3.MatchOrAdd(t.Context(), d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("MatchOrAdd with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
 	}
-	if _, err := det3.Match(d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := det3.Match(t.Context(), d[1]); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("Match with T_B 3 on a repository of T_B 8: %v, want ErrInvalidOption", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestSpreadCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 41, Groups: 1, Members: 2})[0]
-	if err := det.Add(g[0]); err != nil {
+	if err := det.Add(t.Context(), g[0]); err != nil {
 		t.Fatal(err)
 	}
 	fp, err := simhash.Of(g[1])
@@ -141,10 +141,10 @@ func TestSpreadCorrupt(t *testing.T) {
 	if err := c.Append(context.Background(), det.blockKeys(nil, fp)[0], "cut").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if ms, err := det.Match(g[1]); !errors.Is(err, neardup.ErrCorrupt) {
+	if ms, err := det.Match(t.Context(), g[1]); !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("Match with a block key cut short = %v, %v; want ErrCorrupt", ms, err)
 	}
-	if ms, added, err := det.MatchOrAdd(g[1]); added || !errors.Is(err, neardup.ErrCorrupt) {
+	if ms, added, err := det.MatchOrAdd(t.Context(), g[1]); added || !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("MatchOrAdd with a block key cut short = %v, %v, %v; want ErrCorrupt", ms, added, err)
 	}
 }
@@ -162,7 +162,7 @@ func TestSpreadHandleGivenAgain(t *testing.T) {
 	ctx := context.Background()
 	g := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 41, Groups: 2, Members: 2})
 	a := &neardup.Document{ID: "a", Page: g[0][0].Page}
-	if _, added, err := det.MatchOrAdd(a); err != nil || !added {
+	if _, added, err := det.MatchOrAdd(ctx, a); err != nil || !added {
 		t.Fatalf("MatchOrAdd(a) = %v, %v", added, err)
 	}
 	b := bucketOf("a")
@@ -182,13 +182,13 @@ func TestSpreadHandleGivenAgain(t *testing.T) {
 			id = cand
 		}
 	}
-	if _, added, err := det.MatchOrAdd(&neardup.Document{ID: id, Page: g[1][0].Page}); err != nil || !added {
+	if _, added, err := det.MatchOrAdd(ctx, &neardup.Document{ID: id, Page: g[1][0].Page}); err != nil || !added {
 		t.Fatalf("MatchOrAdd(%s) = %v, %v", id, added, err)
 	}
 	if got, _ := c.HGet(ctx, spread{det}.bucketKey(b, "names"), strconv.FormatUint(h, 10)).Result(); got != id {
 		t.Fatalf("handle %d names %q, want it given again to %s", h, got, id)
 	}
-	ms, err := det.Match(&neardup.Document{ID: "a2", Page: g[0][1].Page})
+	ms, err := det.Match(ctx, &neardup.Document{ID: "a2", Page: g[0][1].Page})
 	if err != nil || len(ms) != 0 {
 		t.Errorf("a near-duplicate of the lost page matches %v (%v), want nothing", ms, err)
 	}

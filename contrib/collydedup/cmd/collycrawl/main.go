@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,7 +71,7 @@ func run(args []string, out io.Writer) error {
 	var mu sync.Mutex
 	kept, dups, failed := 0, 0, 0
 	var startErr error
-	collydedup.Attach(c, det, pipe, func(v collydedup.Verdict) {
+	collydedup.Attach(context.Background(), c, det, pipe, func(v collydedup.Verdict) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
