@@ -69,13 +69,13 @@
 //
 // # A crawler
 //
-// Preprocess each fetched page once (NewDocumentContent with the HTTP
-// Content-Type, or NewDocumentReader with the response body). A page fetched
-// again under its own URL is known when what is kept under that URL still
-// matches it; otherwise Replace keeps it in place of the old version, unless
+// Preprocess each fetched page once (NewDocument with the HTTP
+// Content-Type; preprocess.ReadPage reads a response body within bounds). A
+// page fetched again under its own URL is known when what is kept under that
+// URL still matches it; otherwise Replace keeps it in place of the old version, unless
 // it now copies another kept page:
 //
-//	doc, err := neardup.NewDocumentContent(pipe, url, url, contentType, body)
+//	doc, err := neardup.NewDocument(pipe, url, url, contentType, body)
 //	...
 //	if ms, err := det.Verify(doc, []neardup.Match{{ID: url}}); err == nil && len(ms) == 1 {
 //		return // known and unchanged

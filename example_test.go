@@ -49,7 +49,7 @@ In autumn the colony raises new queens, which mate and spend the winter sheltere
 		return
 	}
 	for _, f := range fetches {
-		doc, err := neardup.NewDocumentContent(&pipe, f.url, f.url, "text/html; charset=utf-8", []byte(f.html))
+		doc, err := neardup.NewDocument(&pipe, f.url, f.url, "text/html; charset=utf-8", []byte(f.html))
 		if err != nil {
 			fmt.Println(err)
 			continue
@@ -106,7 +106,7 @@ Its duration encodes the distance, and the colony follows the best dancers.</p><
 		return
 	}
 	for _, p := range pages {
-		doc, err := neardup.NewDocument(&pipe, p.url, p.url, []byte(p.html))
+		doc, err := neardup.NewDocument(&pipe, p.url, p.url, "", []byte(p.html))
 		if err != nil {
 			fmt.Println(err)
 			continue
@@ -137,7 +137,7 @@ func ExampleSaveFile() {
 	state := filepath.Join(dir, "crawl.snap")
 
 	var pipe preprocess.Pipeline
-	page, _ := neardup.NewDocument(&pipe, "https://a.example/", "", []byte(
+	page, _ := neardup.NewDocument(&pipe, "https://a.example/", "", "", []byte(
 		"Honey bees tell each other where flowers are by dancing. The angle of the waggle run points toward the food."))
 
 	var first shingle.Detector // the zero value works with the defaults
@@ -184,7 +184,7 @@ func ExampleWindow() {
 		"Chess clocks keep two faces side by side, and pressing a button stops one and starts the other.",
 		"Glaciers store ancient air in bubbles of ice, layer after layer, for many thousands of years.",
 	} {
-		d, _ := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", []byte(text))
+		d, _ := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", "", []byte(text))
 		_, added, _ := w.MatchOrAdd(context.Background(), d)
 		fmt.Println(d.ID, "kept:", added)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"sync"
@@ -64,10 +63,11 @@ type unprefixed struct{ err error }
 func (u unprefixed) Error() string { return strings.TrimPrefix(u.err.Error(), prefix) }
 func (u unprefixed) Unwrap() error { return u.err }
 
-// Analyzer turns a fetched page into a preprocess.Page.
+// Analyzer turns a fetched page into a preprocess.Page; contentType is the
+// page's HTTP Content-Type (may be ""), for its charset and media type.
 // *preprocess.Pipeline implements it.
 type Analyzer interface {
-	Process(raw []byte) (*preprocess.Page, error)
+	ProcessContent(raw []byte, contentType string) (*preprocess.Page, error)
 }
 
 // Document is one page, preprocessed once. Detectors read its features through
@@ -97,71 +97,28 @@ type feature struct {
 	err  error
 }
 
-// NewDocument preprocesses raw with a and returns the Document. rawURL may be
-// empty; when it parses, its host becomes Document.Host. The errors of a
-// (empty, invalid UTF-8, too large, ...) are returned wrapped with id.
-func NewDocument(a Analyzer, id, rawURL string, raw []byte) (*Document, error) {
+// NewDocument preprocesses raw, fetched from rawURL with the HTTP
+// Content-Type header contentType, with a and returns the Document. rawURL
+// may be empty; when it parses, its host becomes Document.Host. contentType
+// may be empty; its charset decodes the page before any <meta> charset or
+// detection does (see package preprocess/charset). The errors of a (empty,
+// invalid UTF-8, too large, ...) are returned wrapped with id.
+//
+// To read a page from a body (an HTTP response's, a file) without reading
+// more than the analyzer takes, read it with preprocess.ReadPage first:
+//
+//	raw, err := preprocess.ReadPage(resp.Body, pipe.Options().MaxBytes)
+//	// ... handle err ...
+//	doc, err := neardup.NewDocument(pipe, url, url, resp.Header.Get("Content-Type"), raw)
+func NewDocument(a Analyzer, id, rawURL, contentType string, raw []byte) (*Document, error) {
 	if a == nil {
 		return nil, errorf("neardup: NewDocument %s: nil Analyzer: %w", docid.Quote(id), ErrInvalidOption)
-	}
-	page, err := a.Process(raw)
-	if err != nil {
-		return nil, errorf("neardup: document %s: %w", docid.Quote(id), err)
-	}
-	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
-}
-
-// ContentAnalyzer is an Analyzer that also takes the page's HTTP Content-Type
-// (for its charset and media type). *preprocess.Pipeline implements it.
-type ContentAnalyzer interface {
-	Analyzer
-	ProcessContent(raw []byte, contentType string) (*preprocess.Page, error)
-}
-
-// NewDocumentContent is NewDocument for a page fetched with the HTTP
-// Content-Type header contentType (may be ""): its charset decodes the page
-// before any <meta> charset or detection does (see package
-// preprocess/charset).
-func NewDocumentContent(a ContentAnalyzer, id, rawURL, contentType string, raw []byte) (*Document, error) {
-	if a == nil {
-		return nil, errorf("neardup: NewDocumentContent %s: nil ContentAnalyzer: %w", docid.Quote(id), ErrInvalidOption)
 	}
 	page, err := a.ProcessContent(raw, contentType)
 	if err != nil {
 		return nil, errorf("neardup: document %s: %w", docid.Quote(id), err)
 	}
 	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
-}
-
-// NewDocumentReader is NewDocumentContent for a page read from body (an
-// HTTP response's body, a file): it reads at most the analyzer's MaxBytes
-// and one byte more, so that an over-size page fails with an error wrapping
-// preprocess.ErrTooLarge without being read whole or processed. The bound is
-// a's Options().MaxBytes when a has that method (*preprocess.Pipeline does),
-// else preprocess.DefaultMaxBytes. It reads as preprocess.ReadPage does:
-// into one buffer when body tells its size (a *bytes.Reader, an *os.File),
-// else in chunks copied once, about twice the page at the peak, never
-// io.ReadAll's growth. An error reading body is returned wrapped as it is
-// (errors.Is works on it); body is not closed.
-func NewDocumentReader(a ContentAnalyzer, id, rawURL, contentType string, body io.Reader) (*Document, error) {
-	if a == nil {
-		return nil, errorf("neardup: NewDocumentReader %s: nil ContentAnalyzer: %w", docid.Quote(id), ErrInvalidOption)
-	}
-	if body == nil {
-		return nil, errorf("neardup: NewDocumentReader %s: nil body: %w", docid.Quote(id), ErrInvalidOption)
-	}
-	limit := preprocess.DefaultMaxBytes
-	if o, ok := a.(interface{ Options() preprocess.Options }); ok && o.Options().MaxBytes > 0 {
-		limit = o.Options().MaxBytes
-	}
-	raw, err := preprocess.ReadPage(body, limit)
-	if err != nil {
-		return nil, errorf("neardup: document %s: reading the body: %w", docid.Quote(id), err)
-	}
-	if len(raw) > limit {
-		return nil, errorf("neardup: document %s: %w: more than %d bytes", docid.Quote(id), preprocess.ErrTooLarge, limit)
-	}
-	return NewDocumentContent(a, id, rawURL, contentType, raw)
 }
 
 // HostOf returns the lower-cased host name of rawURL without its port, or ""

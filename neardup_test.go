@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -320,78 +319,25 @@ func TestHostOf(t *testing.T) {
 	}
 }
 
-// NewDocumentReader reads at most the pipeline's MaxBytes and fails on more.
-func TestNewDocumentReader(t *testing.T) {
+// NewDocument refuses a nil Analyzer, and a page over the analyzer's
+// MaxBytes is refused with ErrTooLarge.
+func TestNewDocumentErrors(t *testing.T) {
+	if _, err := neardup.NewDocument(nil, "x", "", "", []byte("<p>text</p>")); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("nil analyzer: %v, want ErrInvalidOption", err)
+	}
 	pipe, err := preprocess.New(preprocess.Options{MaxBytes: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := "<p>A page read from an HTTP response's body, not from a byte slice.</p>"
-	d, err := neardup.NewDocumentReader(pipe, "u1", "https://Example.org/a", "text/html; charset=utf-8", strings.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
+	raw, err := preprocess.ReadPage(strings.NewReader(strings.Repeat("word ", 1000)), pipe.Options().MaxBytes)
+	if err != nil || len(raw) != 201 {
+		t.Fatalf("ReadPage: %d bytes, %v; want MaxBytes+1 = 201", len(raw), err)
 	}
-	want, err := neardup.NewDocumentContent(pipe, "u1", "https://Example.org/a", "text/html; charset=utf-8", []byte(page))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.ID != "u1" || d.Host != "example.org" || string(d.Raw) != page || d.Page.Text != want.Page.Text {
-		t.Errorf("NewDocumentReader: %q %q %q %q, want the document NewDocumentContent makes", d.ID, d.Host, d.Raw, d.Page.Text)
-	}
-
-	// over MaxBytes: ErrTooLarge, having read no more than MaxBytes+1
-	body := &countingReader{r: strings.NewReader(strings.Repeat("word ", 1000))}
-	if _, err := neardup.NewDocumentReader(pipe, "big", "", "", body); !errors.Is(err, preprocess.ErrTooLarge) {
+	if _, err := neardup.NewDocument(pipe, "big", "", "", raw); !errors.Is(err, preprocess.ErrTooLarge) {
 		t.Errorf("over MaxBytes: %v, want ErrTooLarge", err)
 	}
-	if body.n > 201 {
-		t.Errorf("read %d bytes of an over-size body, want at most MaxBytes+1 = 201", body.n)
+	d, err := neardup.NewDocument(pipe, "u1", "https://Example.org/a", "text/plain", []byte(strings.Repeat("word ", 40)))
+	if err != nil || d.ID != "u1" || d.Host != "example.org" {
+		t.Errorf("exactly MaxBytes: %+v, %v", d, err)
 	}
-	// exactly MaxBytes is accepted
-	if _, err := neardup.NewDocumentReader(pipe, "edge", "", "text/plain", strings.NewReader(strings.Repeat("word ", 40))); err != nil {
-		t.Errorf("exactly MaxBytes: %v", err)
-	}
-	// a read error is returned as it is
-	boom := errors.New("connection reset")
-	if _, err := neardup.NewDocumentReader(pipe, "r", "", "", io.MultiReader(strings.NewReader("<p>half"), failing{boom})); !errors.Is(err, boom) {
-		t.Errorf("failing body: %v, want its error", err)
-	}
-	// the zero Pipeline: bounded by DefaultMaxBytes
-	var zero preprocess.Pipeline
-	big := &countingReader{r: io.LimitReader(repeatReader('a'), preprocess.DefaultMaxBytes+100)}
-	if _, err := neardup.NewDocumentReader(&zero, "z", "", "", big); !errors.Is(err, preprocess.ErrTooLarge) || big.n > preprocess.DefaultMaxBytes+1 {
-		t.Errorf("zero Pipeline, over DefaultMaxBytes: %v after %d bytes", err, big.n)
-	}
-	for _, c := range []struct {
-		a    neardup.ContentAnalyzer
-		body io.Reader
-	}{{nil, strings.NewReader(page)}, {pipe, nil}} {
-		if _, err := neardup.NewDocumentReader(c.a, "x", "", "", c.body); !errors.Is(err, neardup.ErrInvalidOption) {
-			t.Errorf("nil analyzer or body: %v, want ErrInvalidOption", err)
-		}
-	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += n
-	return n, err
-}
-
-type failing struct{ err error }
-
-func (f failing) Read([]byte) (int, error) { return 0, f.err }
-
-type repeatReader byte
-
-func (b repeatReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(b)
-	}
-	return len(p), nil
 }

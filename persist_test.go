@@ -71,17 +71,17 @@ func (failingWriter) WriteTo(w io.Writer) (int64, error) {
 }
 
 // A page fetched with its Content-Type is decoded by the header's charset.
-func TestNewDocumentContent(t *testing.T) {
+func TestNewDocumentContentType(t *testing.T) {
 	var pipe preprocess.Pipeline
 	sjis := []byte("<p>\x83e\x83X\x83g\x82\xcc\x83y\x81[\x83W\x82\xc5\x82\xb7\x81B</p>") // テストのページです。
-	d, err := neardup.NewDocumentContent(&pipe, "a", "https://a.example/x", "text/html; charset=Shift_JIS", sjis)
+	d, err := neardup.NewDocument(&pipe, "a", "https://a.example/x", "text/html; charset=Shift_JIS", sjis)
 	if err != nil || !strings.Contains(d.Page.Text, "テスト") || d.Host != "a.example" {
-		t.Fatalf("NewDocumentContent = %+v, %v", d, err)
+		t.Fatalf("NewDocument = %+v, %v", d, err)
 	}
-	if _, err := neardup.NewDocumentContent(nil, "a", "", "", sjis); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := neardup.NewDocument(nil, "a", "", "", sjis); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("nil analyzer: err = %v", err)
 	}
-	if _, err := neardup.NewDocumentContent(&pipe, "a", "", "", []byte{0, 1, 2, 3, 4, 5, 6, 7}); !errors.Is(err, preprocess.ErrInvalidUTF8) {
+	if _, err := neardup.NewDocument(&pipe, "a", "", "", []byte{0, 1, 2, 3, 4, 5, 6, 7}); !errors.Is(err, preprocess.ErrInvalidUTF8) {
 		t.Errorf("binary: err = %v", err)
 	}
 }

@@ -239,7 +239,7 @@ func corpusDocs(tb testing.TB, lang string) []*neardup.Document {
 	var pipe preprocess.Pipeline
 	var docs []*neardup.Document
 	for _, p := range pages {
-		if d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw); err == nil {
+		if d, err := neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw); err == nil {
 			docs = append(docs, d)
 		}
 	}

@@ -23,7 +23,7 @@ func ExampleKModes() {
 	var pipe preprocess.Pipeline
 	var docs []*neardup.Document
 	for i, text := range texts {
-		d, err := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", []byte(text))
+		d, err := neardup.NewDocument(&pipe, fmt.Sprint("page", i), "", "", []byte(text))
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -43,7 +43,7 @@ func ExampleKModes() {
 	for j := range km.K() {
 		fmt.Printf("cluster %d mode: %v\n", j, km.Mode(j))
 	}
-	news, _ := neardup.NewDocument(&pipe, "new", "", []byte("Old glacier ice holds bubbles of ancient air."))
+	news, _ := neardup.NewDocument(&pipe, "new", "", "", []byte("Old glacier ice holds bubbles of ancient air."))
 	j, _ := km.Assign(news)
 	fmt.Println("new page goes to cluster", j)
 	// Output:
@@ -59,7 +59,7 @@ func ExampleKModes() {
 func ExampleDetector() {
 	var pipe preprocess.Pipeline
 	page := func(id, text string) *neardup.Document {
-		d, err := neardup.NewDocument(&pipe, id, "", []byte(text))
+		d, err := neardup.NewDocument(&pipe, id, "", "", []byte(text))
 		if err != nil {
 			panic(err)
 		}

@@ -31,7 +31,7 @@ func FuzzAssign(f *testing.F) {
 		"A hive of bees makes honey. Bees visit flowers. The hive swarms in spring.",
 		"Compilers parse source code. Parsers build trees. Code generators emit code.",
 	} {
-		d, err := neardup.NewDocument(&pipe, string(rune('a'+i)), "", []byte(text))
+		d, err := neardup.NewDocument(&pipe, string(rune('a'+i)), "", "", []byte(text))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func FuzzAssign(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		d, err := neardup.NewDocument(&pipe, "fuzz", "", []byte(text))
+		d, err := neardup.NewDocument(&pipe, "fuzz", "", "", []byte(text))
 		if err != nil {
 			if !errors.Is(err, preprocess.ErrEmpty) && !errors.Is(err, preprocess.ErrInvalidUTF8) && !errors.Is(err, preprocess.ErrTooLarge) {
 				t.Fatalf("NewDocument(%q): %v", text, err)

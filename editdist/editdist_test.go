@@ -231,7 +231,7 @@ func TestNoFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, raw := range []string{"Only English here.", `<p><img src="a.png"><img src="b.png"> 图片</p>`, "一二三，四五六"} {
-		d, err := neardup.NewDocument(new(preprocess.Pipeline), "p", "", []byte(raw))
+		d, err := neardup.NewDocument(new(preprocess.Pipeline), "p", "", "", []byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestSameHost(t *testing.T) {
 	}
 	pipe := new(preprocess.Pipeline)
 	doc := func(id, url, text string) *neardup.Document {
-		d, err := neardup.NewDocument(pipe, id, url, []byte(text))
+		d, err := neardup.NewDocument(pipe, id, url, "", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -435,7 +435,7 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := neardup.NewDocument(new(preprocess.Pipeline), "a", "http://news.example.cn/1", []byte("甲。乙。丙。丁。"))
+	d, err := neardup.NewDocument(new(preprocess.Pipeline), "a", "http://news.example.cn/1", "", []byte("甲。乙。丙。丁。"))
 	if err != nil {
 		t.Fatal(err)
 	}

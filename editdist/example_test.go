@@ -16,7 +16,7 @@ import (
 func Example() {
 	pipe := new(preprocess.Pipeline)
 	doc := func(id, url, html string) *neardup.Document {
-		d, err := neardup.NewDocument(pipe, id, url, []byte(html))
+		d, err := neardup.NewDocument(pipe, id, url, "", []byte(html))
 		if err != nil {
 			panic(err)
 		}

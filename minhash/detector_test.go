@@ -81,7 +81,7 @@ func TestTemplates(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 	offer := func(id, url string, raw []byte) ([]neardup.Match, bool) {
-		d, err := neardup.NewDocument(&pipe, id, url, raw)
+		d, err := neardup.NewDocument(&pipe, id, url, "", raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func BenchmarkPage8MB(b *testing.B) {
 			}
 		}()
 		det, _ := minhash.New(minhash.Options{})
-		d, err := neardup.NewDocument(pipe, "big", "https://big.example/", raw)
+		d, err := neardup.NewDocument(pipe, "big", "https://big.example/", "", raw)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestColdHost(t *testing.T) {
 	det, _ := minhash.New(minhash.Options{})
 	var pipe preprocess.Pipeline
 	offer := func(id string, raw []byte) ([]neardup.Match, bool) {
-		d, err := neardup.NewDocument(&pipe, id, "https://cold.example/"+id, raw)
+		d, err := neardup.NewDocument(&pipe, id, "https://cold.example/"+id, "", raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestIndexFollowsTemplate(t *testing.T) {
 	det, _ := minhash.New(minhash.Options{Keys: 1})
 	var pipe preprocess.Pipeline
 	doc := func(id, host string, raw []byte) *neardup.Document {
-		d, err := neardup.NewDocument(&pipe, id, "https://"+host+"/"+id, raw)
+		d, err := neardup.NewDocument(&pipe, id, "https://"+host+"/"+id, "", raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,7 @@ func TestMainContentOnly(t *testing.T) {
 	det, _ := minhash.New(minhash.Options{})
 	var pipe preprocess.Pipeline
 	offer := func(id, host string, raw []byte) ([]neardup.Match, bool) {
-		d, err := neardup.NewDocument(&pipe, id, "https://"+host+"/"+id, raw)
+		d, err := neardup.NewDocument(&pipe, id, "https://"+host+"/"+id, "", raw)
 		if err != nil {
 			t.Fatal(err)
 		}

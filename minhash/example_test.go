@@ -26,7 +26,7 @@ func ExampleDetector() {
 		{"https://news.example/glaciers", "<nav>Home | World | Science</nav>" + story + "<footer>Fetched Monday</footer>"},
 		{"https://mirror.example/ice", "<div>Start | Archive | About us</div>" + story + "<p>Sponsored: the best winter boots of the year.</p>"},
 	} {
-		d, err := neardup.NewDocument(&pipe, p.url, p.url, []byte(p.html))
+		d, err := neardup.NewDocument(&pipe, p.url, p.url, "", []byte(p.html))
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -24,7 +24,7 @@ func FuzzReadFrom(f *testing.F) {
 		"<p>A second page, about mountains: the passes, the huts and the weather that closes them in winter.</p>",
 		"<p>数据挖掘是从大量数据中提取知识的过程。网页去重可以节省存储。</p>",
 	} {
-		d, err := neardup.NewDocument(&pipe, fmt.Sprint("id", i), fmt.Sprintf("https://h%d.example/", i%2), []byte(html))
+		d, err := neardup.NewDocument(&pipe, fmt.Sprint("id", i), fmt.Sprintf("https://h%d.example/", i%2), "", []byte(html))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func FuzzFeature(f *testing.F) {
 	var pipe preprocess.Pipeline
 	var pool sync.Pool // builders reused from input to input, as a Detector reuses them
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		d, err := neardup.NewDocument(&pipe, "x", "https://x.example/", raw)
+		d, err := neardup.NewDocument(&pipe, "x", "https://x.example/", "", raw)
 		if err != nil {
 			return
 		}

@@ -144,7 +144,7 @@ func TestJudgeVerdicts(t *testing.T) {
 		if i >= len(arts) { // a copy with an edit
 			raw = page("heavy", arts[i%len(arts)]+" One more sentence at the end of it.")
 		}
-		d, err := neardup.NewDocument(&pipe, fmt.Sprint("heavy", i), fmt.Sprintf("https://heavy.example/%d", i), raw)
+		d, err := neardup.NewDocument(&pipe, fmt.Sprint("heavy", i), fmt.Sprintf("https://heavy.example/%d", i), "", raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func TestJudgeVerdicts(t *testing.T) {
 func TestRecordBinary(t *testing.T) {
 	j, _ := minhash.NewJudge(minhash.Options{})
 	var pipe preprocess.Pipeline
-	d, err := neardup.NewDocument(&pipe, "a", "https://a.example/", page("a", "A page about rivers and the towns along them.\nTheir bridges, mills and ferries."))
+	d, err := neardup.NewDocument(&pipe, "a", "https://a.example/", "", page("a", "A page about rivers and the towns along them.\nTheir bridges, mills and ferries."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func FuzzParseRecord(f *testing.F) {
 		"<nav>A menu of many links: home, news, sport, weather, music, film, books, travel</nav><p>Thin.</p>",
 		strings.Repeat("<p>A paragraph of its own words, number ", 40) + "</p>",
 	} {
-		d, err := neardup.NewDocument(&pipe, fmt.Sprint(i), "https://h.example/", []byte(html))
+		d, err := neardup.NewDocument(&pipe, fmt.Sprint(i), "https://h.example/", "", []byte(html))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -404,7 +404,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		var docs []*neardup.Document
 		var group []int
 		for p := range crawl.All() {
-			d, err := neardup.NewDocument(&pipe, fmt.Sprint(p.Index), p.URL, p.HTML)
+			d, err := neardup.NewDocument(&pipe, fmt.Sprint(p.Index), p.URL, "", p.HTML)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -426,7 +426,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			var pipe preprocess.Pipeline
 			docs := make([]*neardup.Document, len(pages))
 			for i, p := range pages {
-				if docs[i], err = neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw); err != nil {
+				if docs[i], err = neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -35,7 +35,7 @@ func TestReoffer(t *testing.T) {
 			for round := range 3 {
 				for i, p := range pages {
 					if docs[i] == nil {
-						if docs[i], err = neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw); err != nil {
+						if docs[i], err = neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw); err != nil {
 							t.Fatal(err)
 						}
 					} else {
@@ -79,7 +79,7 @@ func TestVerdictRemembered(t *testing.T) {
 	var pipe preprocess.Pipeline
 	body := "<p>Glaciers store snow that falls on their high plateau year after year, and the snow is buried and slowly compressed into ice.</p><p>Tiny bubbles of air trapped between the grains preserve samples of the ancient atmosphere for hundreds of thousands of years. Scientists drill long cores through the ice sheet and measure the oxygen isotopes of each layer to estimate the temperature of the air when the snow fell, and the dust in each layer tells of the winds.</p>"
 	doc := func(id, html string) *neardup.Document {
-		d, err := neardup.NewDocument(&pipe, id, "https://ice.example/"+id, []byte(html))
+		d, err := neardup.NewDocument(&pipe, id, "https://ice.example/"+id, "", []byte(html))
 		if err != nil {
 			t.Fatal(err)
 		}

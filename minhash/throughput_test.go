@@ -40,7 +40,7 @@ func BenchmarkThroughput(b *testing.B) {
 		d, _ := minhash.New(minhash.Options{})
 		c0 := benchtest.CPUTime()
 		for _, p := range pages {
-			doc, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+			doc, err := neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -46,7 +46,7 @@ func TestJudgeNil(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pipe preprocess.Pipeline
-	d, err := neardup.NewDocument(&pipe, "a", "https://a.example/", []byte("<p>a page about sketches of shingles and the index keys they give</p>"))
+	d, err := neardup.NewDocument(&pipe, "a", "https://a.example/", "", []byte("<p>a page about sketches of shingles and the index keys they give</p>"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,8 +145,7 @@ func (p *Pipeline) Process(raw []byte) (*Page, error) {
 //
 // So ProcessContent(raw, "text/html") and ProcessContent(raw, "text/plain")
 // process input known to be HTML or plain text. A page read from a stream
-// is read with ReadPage(r, p.Options().MaxBytes) first (or with
-// neardup.NewDocumentReader).
+// is read with ReadPage(r, p.Options().MaxBytes) first.
 func (p *Pipeline) ProcessContent(raw []byte, contentType string) (*Page, error) {
 	switch contentType {
 	case "text/html": // without parameters: the page's own charset, as ""

@@ -48,7 +48,7 @@ func loadCorpusN(tb testing.TB, dir string, n int) []corpusPage {
 	var p preprocess.Pipeline
 	pages := make([]corpusPage, len(rows))
 	err = parallel(tb.Context(), len(rows), func(i int) error {
-		d, err := neardup.NewDocument(&p, rows[i].ID, rows[i].URL, rows[i].Raw)
+		d, err := neardup.NewDocument(&p, rows[i].ID, rows[i].URL, "", rows[i].Raw)
 		if err == nil && len(d.Page.Tokens) > 0 {
 			pages[i] = corpusPage{d, rows[i].Group}
 		}

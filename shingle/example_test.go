@@ -65,7 +65,7 @@ func ExampleDetector() {
 		{"c", "Most people use an internet search engine to find and retrieve information."},
 	}
 	for _, pg := range pages {
-		d, err := neardup.NewDocument(&p, pg.id, "", []byte(pg.text))
+		d, err := neardup.NewDocument(&p, pg.id, "", "", []byte(pg.text))
 		if err != nil {
 			panic(err)
 		}
@@ -94,7 +94,7 @@ func ExampleDedup() {
 		"Web content outlier mining removes the duplicate documents from search results.",
 		"Stemming strips suffixes from the terms of a document.",
 	} {
-		d, _ := neardup.NewDocument(&p, fmt.Sprint("doc", i+1), "", []byte(text))
+		d, _ := neardup.NewDocument(&p, fmt.Sprint("doc", i+1), "", "", []byte(text))
 		docs = append(docs, d)
 	}
 	groups, err := shingle.Dedup(context.Background(), docs, shingle.Options{})

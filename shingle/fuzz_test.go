@@ -141,7 +141,7 @@ func FuzzReadFrom(f *testing.F) {
 	o := Options{MaxPatterns: 16}
 	dt, _ := New(o)
 	for i, text := range []string{"alpha beta gamma delta", "one two three four five six", "x"} {
-		d, err := neardup.NewDocument(&p, fmt.Sprint(i), "", []byte(text))
+		d, err := neardup.NewDocument(&p, fmt.Sprint(i), "", "", []byte(text))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func FuzzReadFrom(f *testing.F) {
 			}
 			return
 		}
-		d, _ := neardup.NewDocument(&p, "q", "", []byte("alpha beta gamma"))
+		d, _ := neardup.NewDocument(&p, "q", "", "", []byte("alpha beta gamma"))
 		if _, err := back.Match(t.Context(), d); err != nil {
 			t.Fatal(err)
 		}

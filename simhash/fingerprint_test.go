@@ -196,7 +196,7 @@ func randWord(r *rand.Rand) string {
 func ofText(t testing.TB, text string) (Fingerprint, error) {
 	t.Helper()
 	var p preprocess.Pipeline
-	d, err := neardup.NewDocument(&p, "d", "", []byte(text))
+	d, err := neardup.NewDocument(&p, "d", "", "", []byte(text))
 	if err != nil {
 		return 0, err
 	}

@@ -42,7 +42,7 @@ func ExampleSSM() {
 func ExampleDetector() {
 	var pipe preprocess.Pipeline
 	doc := func(id, text string) *neardup.Document {
-		d, err := neardup.NewDocument(&pipe, id, "", []byte(text))
+		d, err := neardup.NewDocument(&pipe, id, "", "", []byte(text))
 		if err != nil {
 			panic(err)
 		}
@@ -77,7 +77,7 @@ func ExamplePartitioner() {
 	if err != nil {
 		panic(err)
 	}
-	d, _ := neardup.NewDocument(&pipe, "p", "", []byte("The compiler reports a bug in the code; testing the compiler finds it."))
+	d, _ := neardup.NewDocument(&pipe, "p", "", "", []byte("The compiler reports a bug in the code; testing the compiler finds it."))
 	parts, _ := p.Partition(d)
 	dom, bucket := p.Split(parts[0])
 	fmt.Println(p.DomainName(dom), bucket, len(parts))

@@ -271,7 +271,7 @@ func AnalyzeKeywords(a neardup.Analyzer, words ...string) ([]string, error) {
 		if strings.TrimSpace(w) == "" {
 			continue
 		}
-		page, err := a.Process([]byte(w))
+		page, err := a.ProcessContent([]byte(w), "")
 		if err != nil {
 			continue // only stop words, or nothing to analyse
 		}

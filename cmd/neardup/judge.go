@@ -130,7 +130,7 @@ func (d *deduper) prepare(ctx context.Context, p *prepared) {
 	if p.it.Err != nil || p.it.Skip != "" {
 		return
 	}
-	p.doc, p.err = neardup.NewDocumentContent(d.pipe, p.it.ID, p.it.URL, p.it.ContentType, p.it.Body)
+	p.doc, p.err = neardup.NewDocument(d.pipe, p.it.ID, p.it.URL, p.it.ContentType, p.it.Body)
 	if p.err == nil {
 		// Verify extracts (and caches) the features before it looks the
 		// candidate up; its answer is asked again in order by judge.

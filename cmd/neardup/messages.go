@@ -12,7 +12,7 @@ import (
 // prefix: the command's own, or none. A segment is dropped only when it is
 // exactly such a prefix; the message's other text is kept as it is.
 //
-// The library errors that chain prefixes: neardup.NewDocumentContent
+// The library errors that chain prefixes: neardup.NewDocument
 // (`neardup: document "ID": preprocess: no visible text`), LoadFile and
 // SaveFile (`neardup: LoadFile NAME: minhash: neardup: unsupported
 // snapshot`), and the detectors' features (`simhash: document "ID" has no

@@ -96,7 +96,7 @@ func Duplicate(r *colly.Response) bool { return r.Ctx.Get(ctxKey(r.Request)) == 
 // With colly's ParseHTTPErrorResponse set, a response with an HTTP status
 // of 300 or more reaches OnResponse: it is reported as a failed fetch, not
 // judged, since an error page is not the content of its URL.
-func Attach(ctx context.Context, c *colly.Collector, det neardup.Replacer, a neardup.ContentAnalyzer, report func(Verdict)) {
+func Attach(ctx context.Context, c *colly.Collector, det neardup.Replacer, a neardup.Analyzer, report func(Verdict)) {
 	c.OnResponse(func(r *colly.Response) {
 		var v Verdict
 		if r.StatusCode >= 300 {
@@ -123,9 +123,9 @@ func Attach(ctx context.Context, c *colly.Collector, det neardup.Replacer, a nea
 	})
 }
 
-func judge(ctx context.Context, det neardup.Replacer, a neardup.ContentAnalyzer, u, contentType string, body []byte) Verdict {
+func judge(ctx context.Context, det neardup.Replacer, a neardup.Analyzer, u, contentType string, body []byte) Verdict {
 	v := Verdict{URL: u}
-	d, err := neardup.NewDocumentContent(a, u, u, contentType, body)
+	d, err := neardup.NewDocument(a, u, u, contentType, body)
 	if err != nil {
 		v.Err = err
 		return v

@@ -153,7 +153,7 @@ func (c *crawler) visit(ctx context.Context, u string) ([]string, verdict) {
 		return nil, v
 	}
 	links := c.links(u, body)
-	d, err := neardup.NewDocumentContent(c.pipe, u, u, contentType, body)
+	d, err := neardup.NewDocument(c.pipe, u, u, contentType, body)
 	if err != nil {
 		v.Err = err
 		return links, v

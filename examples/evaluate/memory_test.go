@@ -62,7 +62,7 @@ func keptBytes(b *testing.B, m method, raws []page) float64 {
 	var n1 int
 	for pass := range 3 {
 		for i, p := range raws {
-			d, err := neardup.NewDocument(&pipe, fmt.Sprint(pass, "-", i), p.url, p.raw)
+			d, err := neardup.NewDocument(&pipe, fmt.Sprint(pass, "-", i), p.url, "", p.raw)
 			if err == nil && det.Add(b.Context(), d) == nil {
 				kept++
 			}

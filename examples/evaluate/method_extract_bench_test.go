@@ -91,7 +91,7 @@ func BenchmarkExtract(b *testing.B) {
 					}
 				}
 				i++
-				d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+				d, err := neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -42,7 +42,7 @@ func TestExtracted(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not in the sample corpus", id)
 		}
-		d, err := neardup.NewDocument(&pipe, p.URL, p.URL, p.Raw)
+		d, err := neardup.NewDocument(&pipe, p.URL, p.URL, "", p.Raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestExtractedFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := neardup.NewDocument(&pipe, "a", p.URL, p.Raw)
+			d, err := neardup.NewDocument(&pipe, "a", p.URL, "", p.Raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestExtractedFallback(t *testing.T) {
 			if err := x.Add(t.Context(), d); err != nil {
 				t.Fatal(err)
 			}
-			again, err := neardup.NewDocument(&pipe, "b", p.URL, p.Raw)
+			again, err := neardup.NewDocument(&pipe, "b", p.URL, "", p.Raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestExtractedConcurrent(t *testing.T) {
 	var pipe preprocess.Pipeline
 	docs := make([]*neardup.Document, len(pages))
 	for i, p := range pages {
-		d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+		d, err := neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -78,7 +78,7 @@ func corpusDomains(pages []page, k, words int) ([]ssm.Domain, error) {
 	var pipe preprocess.Pipeline
 	var sample []*neardup.Document
 	for _, p := range pages {
-		d, err := neardup.NewDocument(&pipe, p.id, p.url, p.raw)
+		d, err := neardup.NewDocument(&pipe, p.id, p.url, "", p.raw)
 		if err != nil || len(d.Page.Terms) == 0 {
 			continue
 		}

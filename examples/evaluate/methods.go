@@ -246,7 +246,7 @@ func streamFleet(m method, pages source) (result, error) {
 // step preprocesses p and offers it to det: it returns the kept page det
 // matched p to, or "" when p is new (and kept).
 func step(det neardup.Detector, pipe *preprocess.Pipeline, p page) (string, float64, error) {
-	d, err := neardup.NewDocument(pipe, p.id, p.url, p.raw)
+	d, err := neardup.NewDocument(pipe, p.id, p.url, "", p.raw)
 	if err != nil {
 		return "", 0, err
 	}
@@ -275,7 +275,7 @@ func distances(det neardup.Detector, pipe *preprocess.Pipeline, p page, ids []st
 	if !ok {
 		return ""
 	}
-	d, err := neardup.NewDocument(pipe, p.id, p.url, p.raw)
+	d, err := neardup.NewDocument(pipe, p.id, p.url, "", p.raw)
 	if err != nil {
 		return err.Error()
 	}

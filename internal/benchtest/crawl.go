@@ -26,7 +26,7 @@ func CrawlOf(tb testing.TB, opts synth.Options) iter.Seq2[synth.Page, *neardup.D
 	pipe, _ := preprocess.New(preprocess.Options{})
 	return func(yield func(synth.Page, *neardup.Document) bool) {
 		for p := range crawl.All() {
-			d, err := neardup.NewDocument(pipe, p.ID, p.URL, p.HTML)
+			d, err := neardup.NewDocument(pipe, p.ID, p.URL, "", p.HTML)
 			if err != nil {
 				tb.Fatal(err)
 			}

@@ -783,7 +783,7 @@ func Groups(t testing.TB, pipe *preprocess.Pipeline, spec GroupSpec) [][]*neardu
 			}
 			text := render(words, spec.Script)
 			id := fmt.Sprintf("g%d-m%d", g, m)
-			d, err := neardup.NewDocument(pipe, id, "https://example.test/"+id, []byte(text))
+			d, err := neardup.NewDocument(pipe, id, "https://example.test/"+id, "", []byte(text))
 			if err != nil {
 				t.Fatalf("detectortest: document %s: %v", id, err)
 			}

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	ctx := context.Background() // bounds and cancels each call (a server backend's)
+	ctx := context.Background()              // bounds and cancels each call (a server backend's)
 	det, _ := minhash.New(minhash.Options{}) // the defaults; safe for concurrent use
 	var pipe preprocess.Pipeline             // the zero value is ready
 	if err := neardup.LoadFile("state.snap", det); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -36,7 +36,12 @@ func main() {
 
 // judge keeps the page fetched from url unless it nearly duplicates a kept page.
 func judge(ctx context.Context, det *minhash.Detector, pipe *preprocess.Pipeline, url string, resp *http.Response) {
-	doc, err := neardup.NewDocumentReader(pipe, url, url, resp.Header.Get("Content-Type"), resp.Body)
+	raw, err := preprocess.ReadPage(resp.Body, pipe.Options().MaxBytes) // reads at most MaxBytes+1
+	if err != nil {
+		log.Printf("%s: %v", url, err)
+		return
+	}
+	doc, err := neardup.NewDocument(pipe, url, url, resp.Header.Get("Content-Type"), raw)
 	if err != nil { // preprocess.ErrEmpty, ErrNotText, ErrTooLarge, ...
 		log.Printf("%s: %v", url, err)
 		return

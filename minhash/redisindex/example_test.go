@@ -26,7 +26,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	var pipe preprocess.Pipeline
-	doc, err := neardup.NewDocument(&pipe, "https://example.org/a", "https://example.org/a",
+	doc, err := neardup.NewDocument(&pipe, "https://example.org/a", "https://example.org/a", "",
 		[]byte("<nav>Home | About</nav><p>The page as fetched: an article of a few sentences.</p>"))
 	if err != nil {
 		log.Fatal(err)

@@ -34,7 +34,7 @@ func reoffer(t *testing.T, spread bool) {
 	kept := 0
 	for round := range 3 {
 		for i, p := range pages {
-			d, err := neardup.NewDocument(&pipe, p.ID, p.URL, p.Raw)
+			d, err := neardup.NewDocument(&pipe, p.ID, p.URL, "", p.Raw)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -176,7 +176,7 @@ func withTemplate(t *testing.T, d *neardup.Document, host string) *neardup.Docum
 		string(d.Raw) + "\n\nPowered by the lamplighter shop engine since the year of the comet, " +
 		"with brass fittings polished weekly, orders shipped from the harbour warehouse, " +
 		"returns accepted within thirty days and questions answered by our lamplighters\n"
-	nd, err := neardup.NewDocument(new(preprocess.Pipeline), d.ID, "https://"+host+"/"+d.ID, []byte(text))
+	nd, err := neardup.NewDocument(new(preprocess.Pipeline), d.ID, "https://"+host+"/"+d.ID, "", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}

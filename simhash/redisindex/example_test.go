@@ -26,7 +26,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	var pipe preprocess.Pipeline
-	doc, err := neardup.NewDocument(&pipe, "https://example.org/a", "https://example.org/a", []byte("<p>the page as fetched</p>"))
+	doc, err := neardup.NewDocument(&pipe, "https://example.org/a", "https://example.org/a", "", []byte("<p>the page as fetched</p>"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func ExampleOptions_spread() {
 		log.Fatal(err)
 	}
 	var pipe preprocess.Pipeline
-	doc, err := neardup.NewDocument(&pipe, "https://example.org/a", "https://example.org/a", []byte("<p>the page as fetched</p>"))
+	doc, err := neardup.NewDocument(&pipe, "https://example.org/a", "https://example.org/a", "", []byte("<p>the page as fetched</p>"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package neardup_test
+package preprocess
 
 import (
 	"bytes"
@@ -8,30 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/preprocess"
 )
-
-// rawAnalyzer is a ContentAnalyzer that reads nothing of a page, so that
-// what NewDocumentReader allocates is its reading alone.
-type rawAnalyzer struct{ max int }
-
-func (a rawAnalyzer) Process(raw []byte) (*preprocess.Page, error) { return &preprocess.Page{}, nil }
-func (a rawAnalyzer) ProcessContent(raw []byte, _ string) (*preprocess.Page, error) {
-	return &preprocess.Page{}, nil
-}
-func (a rawAnalyzer) Options() preprocess.Options { return preprocess.Options{MaxBytes: a.max} }
-
-// readAllDocument is NewDocumentReader as it read bodies before ReadPage:
-// io.ReadAll of the limited body, the benchmark's reference.
-func readAllDocument(a rawAnalyzer, body io.Reader) (*neardup.Document, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, int64(a.max)+1))
-	if err != nil {
-		return nil, err
-	}
-	return neardup.NewDocumentContent(a, "p", "", "", raw)
-}
 
 // allocated returns the bytes f allocates.
 func allocated(f func()) uint64 {
@@ -42,12 +19,11 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestNewDocumentReaderAllocates: reading a 16 MiB page allocates at most
+// TestReadPageAllocates: reading a 16 MiB page allocates at most
 // 1.1 times the page from a body that tells its size and 2.2 times from one
 // that does not (io.ReadAll's growth allocated 3 to 5 times).
-func TestNewDocumentReaderAllocates(t *testing.T) {
+func TestReadPageAllocates(t *testing.T) {
 	page := bytes.Repeat([]byte("<p>a page of text "), 16<<20/18)
-	a := rawAnalyzer{max: 64 << 20}
 	for _, c := range []struct {
 		name string
 		body func() io.Reader
@@ -56,10 +32,10 @@ func TestNewDocumentReaderAllocates(t *testing.T) {
 		{"sized (bytes.Reader)", func() io.Reader { return bytes.NewReader(page) }, 1.1},
 		{"unsized", func() io.Reader { return struct{ io.Reader }{bytes.NewReader(page)} }, 2.2},
 	} {
-		var d *neardup.Document
+		var raw []byte
 		var err error
-		n := allocated(func() { d, err = neardup.NewDocumentReader(a, "p", "", "", c.body()) })
-		if err != nil || !bytes.Equal(d.Raw, page) {
+		n := allocated(func() { raw, err = ReadPage(c.body(), 64<<20) })
+		if err != nil || !bytes.Equal(raw, page) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if r := float64(n) / float64(len(page)); r > c.max {
@@ -68,29 +44,25 @@ func TestNewDocumentReaderAllocates(t *testing.T) {
 	}
 }
 
-// BenchmarkNewDocumentReader reads a 64 MiB page with NewDocumentReader, from
+// BenchmarkReadPage reads a 64 MiB page with ReadPage, from
 // a body that tells its size (a *bytes.Reader) and one that does not (an
-// HTTP response's body), and, as the reference in the same run, with the
-// io.ReadAll it used before: alloc/page is the bytes allocated per byte of
+// HTTP response's body), and, as the reference in the same run, with
+// io.ReadAll of the limited body: alloc/page is the bytes allocated per byte of
 // the page, peak/page the peak of the live heap (sampled every 100 µs over
 // a GC'd baseline) per byte of the page.
-func BenchmarkNewDocumentReader(b *testing.B) {
+func BenchmarkReadPage(b *testing.B) {
 	page := bytes.Repeat([]byte("<p>a page of text "), 64<<20/18)
-	a := rawAnalyzer{max: 128 << 20}
+	const limit = 128 << 20
 	for _, c := range []struct {
 		name string
-		read func() (*neardup.Document, error)
+		read func() ([]byte, error)
 	}{
-		{"readall-unsized", func() (*neardup.Document, error) {
-			return readAllDocument(a, struct{ io.Reader }{bytes.NewReader(page)})
+		{"readall-unsized", func() ([]byte, error) {
+			return io.ReadAll(io.LimitReader(struct{ io.Reader }{bytes.NewReader(page)}, limit+1))
 		}},
-		{"unsized", func() (*neardup.Document, error) {
-			return neardup.NewDocumentReader(a, "p", "", "", struct{ io.Reader }{bytes.NewReader(page)})
-		}},
-		{"readall-sized", func() (*neardup.Document, error) { return readAllDocument(a, bytes.NewReader(page)) }},
-		{"sized", func() (*neardup.Document, error) {
-			return neardup.NewDocumentReader(a, "p", "", "", bytes.NewReader(page))
-		}},
+		{"unsized", func() ([]byte, error) { return ReadPage(struct{ io.Reader }{bytes.NewReader(page)}, limit) }},
+		{"readall-sized", func() ([]byte, error) { return io.ReadAll(io.LimitReader(bytes.NewReader(page), limit+1)) }},
+		{"sized", func() ([]byte, error) { return ReadPage(bytes.NewReader(page), limit) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(page)))
@@ -123,13 +95,13 @@ func BenchmarkNewDocumentReader(b *testing.B) {
 					}
 				}()
 				b.StartTimer()
-				var d *neardup.Document
+				var raw []byte
 				var err error
-				n := allocated(func() { d, err = c.read() })
+				n := allocated(func() { raw, err = c.read() })
 				b.StopTimer()
 				close(done)
 				wg.Wait()
-				if err != nil || len(d.Raw) != len(page) {
+				if err != nil || len(raw) != len(page) {
 					b.Fatal(err)
 				}
 				peak, alloc = max(peak, top), alloc+n
