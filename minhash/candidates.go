@@ -3,27 +3,14 @@ package minhash
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
-// rareKey is the most sketches a key may be filed under for one shared
-// key to make a candidate (see candidatesShared). Larger values compare
-// more pages per page for no pair found on the generated crawls, and
-// looking up only Keys hashes of a query instead of queryWidth × Keys
-// loses pairs found through one common key (docs/BENCHMARKS.md, "minhash:
-// candidates on a crawl whose phrases recur").
-const rareKey = 4
-
-// queryWidth is how many times Keys a query looks up: a query's further
-// smallest hashes are often the keys of a near sketch whose own smallest
-// differ, and they give a near sketch found through one common key its
-// second coincidence.
-const queryWidth = 2
-
 // queryKeys returns the keys a sketch is looked up under: its first
-// queryWidth × Keys hashes.
-func (x *Index) queryKeys(s Sketch) []uint32 {
-	x.ready()
-	return s[:min(len(s), queryWidth*x.keys)]
+// judge.QueryWidth × Options.Keys hashes.
+func (x *index) queryKeys(s []uint32) []uint32 {
+	return s[:min(len(s), judge.QueryWidth*x.keys)]
 }
 
 // candidatesShared appends to dst, once each and ascending, the IDs filed
@@ -35,9 +22,11 @@ func (x *Index) queryKeys(s Sketch) []uint32 {
 // template) is shared by chance the more often the more sketches there are,
 // so through it a sketch is a candidate only with a second coincidence:
 // the chance candidates of a query do not grow with the index, as those of
-// Candidates do until each key reaches MaxPostings, while a near sketch
-// almost always shares several of its smallest hashes.
-func (x *Index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32 {
+// any shared key do until each key reaches MaxPostings, while a near sketch
+// almost always shares several of its smallest hashes. With rare at least
+// the most IDs any of keys is filed under, the candidates are the IDs filed
+// under any of keys.
+func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32 {
 	if x.lists == nil {
 		return dst
 	}

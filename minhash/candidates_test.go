@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // candidatesShared takes an ID found under one rare key, or under two keys
@@ -11,25 +13,26 @@ import (
 // rule that counts a common key as enough (chance candidates grow with the
 // index) or a rare one as not enough (near pages with one shared key lost).
 func TestCandidatesShared(t *testing.T) {
-	var x Index
+	var x index
+	x.init(DefaultKeys, DefaultMaxPostings)
 	const common, other, rare = 100, 200, 300
-	for id := uint32(10); id < 10+rareKey+5; id++ { // more than rareKey under common
-		x.Insert(id, []uint32{common})
+	for id := uint32(10); id < 10+judge.RareKey+5; id++ { // more than judge.RareKey under common
+		x.insert(id, []uint32{common})
 	}
-	x.Insert(10, []uint32{other}) // 10: common and other (other is rare, one ID)
-	x.Insert(11, []uint32{other + 1, other + 2})
-	x.Insert(12, []uint32{rare})
-	x.Insert(13, []uint32{rare})
-	got := x.candidatesShared([]uint32{common, other, rare}, rareKey, nil)
+	x.insert(10, []uint32{other}) // 10: common and other (other is rare, one ID)
+	x.insert(11, []uint32{other + 1, other + 2})
+	x.insert(12, []uint32{rare})
+	x.insert(13, []uint32{rare})
+	got := x.candidatesShared([]uint32{common, other, rare}, judge.RareKey, nil)
 	if want := []uint32{10, 12, 13}; !slices.Equal(got, want) {
 		t.Errorf("candidatesShared = %v, want %v", got, want)
 	}
 	// Two common keys make a candidate.
-	for id := uint32(10); id < 10+rareKey+5; id++ {
-		x.Insert(id, []uint32{other + 5})
+	for id := uint32(10); id < 10+judge.RareKey+5; id++ {
+		x.insert(id, []uint32{other + 5})
 	}
-	got = x.candidatesShared([]uint32{common, other + 5}, rareKey, []uint32{1})
-	if len(got) != 1+rareKey+5 || got[0] != 1 || got[1] != 10 {
+	got = x.candidatesShared([]uint32{common, other + 5}, judge.RareKey, []uint32{1})
+	if len(got) != 1+judge.RareKey+5 || got[0] != 1 || got[1] != 10 {
 		t.Errorf("candidatesShared with two common keys = %v", got)
 	}
 }
@@ -41,7 +44,8 @@ func TestCandidatesShared(t *testing.T) {
 // output out of order.
 func TestCandidatesSharedCounts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	var x Index
+	var x index
+	x.init(DefaultKeys, DefaultMaxPostings)
 	const common, rare = 120, 2000 // keys 0..119 take about 200 IDs each, the others about 1
 	for id := range uint32(3000) {
 		var ks []uint32
@@ -50,7 +54,7 @@ func TestCandidatesSharedCounts(t *testing.T) {
 		}
 		ks = append(ks, common+uint32(r.IntN(rare)))
 		slices.Sort(ks)
-		x.Insert(id, slices.Compact(ks))
+		x.insert(id, slices.Compact(ks))
 	}
 	var sizes [3]int // IDs counted: up to half the table, up to the table's limit, more
 	for q := range 300 {
@@ -69,7 +73,7 @@ func TestCandidatesSharedCounts(t *testing.T) {
 		for _, k := range query {
 			ids, _ := x.appendFiled(nil, k)
 			w := 1
-			if len(ids) <= rareKey {
+			if len(ids) <= judge.RareKey {
 				w = 2
 			}
 			for _, id := range ids {
@@ -92,7 +96,7 @@ func TestCandidatesSharedCounts(t *testing.T) {
 		default:
 			sizes[2]++
 		}
-		got := x.candidatesShared(query, rareKey, []uint32{7})
+		got := x.candidatesShared(query, judge.RareKey, []uint32{7})
 		if got[0] != 7 || !slices.Equal(got[1:], want) {
 			t.Fatalf("query %d (%v, %d IDs): candidatesShared = %v, want [7] + %v", q, query, total, got, want)
 		}

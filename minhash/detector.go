@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/snapshot"
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // Defaults of Options, chosen on the labelled corpora (docs/BENCHMARKS.md).
@@ -24,9 +24,22 @@ const (
 	DefaultSketchSize       = 128
 	DefaultPageSketchSize   = 128
 	DefaultShingleWidth     = 4
+	DefaultKeys             = 8
+	DefaultMaxPostings      = 256
 )
 
-// MaxSketchSize is the largest SketchSize and PageSketchSize.
+// Named negative values of options, whose zero means their default.
+const (
+	// NoLimit, as Options.MaxPostings, files any number of pages under a
+	// key of the candidate index: a key is never dropped.
+	NoLimit = -1
+	// NoTemplates, as Options.TemplatePages, turns the per-host template
+	// model off: no block counts as a host's template.
+	NoTemplates = -1
+)
+
+// MaxSketchSize is the largest SketchSize and PageSketchSize, and the most
+// hashes SketchOf keeps.
 const MaxSketchSize = 256
 
 // JaccardDistance is the Measure of a Detector's matches: one minus the
@@ -67,56 +80,20 @@ type Options struct {
 	// ShingleWidth is the tokens per shingle; zero means
 	// DefaultShingleWidth.
 	ShingleWidth int
-	// Keys and MaxPostings configure the candidate index (IndexOptions);
-	// zero means the defaults, MaxPostings NoLimit no bound.
+	// Keys is the number of a kept page's smallest content hashes it is
+	// filed under in the candidate index; zero means DefaultKeys.
+	// MaxPostings bounds the pages filed under one key: a key filed under
+	// more stops being a key (it is dropped and never searched again), so
+	// that the hashes of text that many pages share cannot make every page
+	// compare with a growing part of the repository. Zero means
+	// DefaultMaxPostings; NoLimit means no bound.
 	Keys, MaxPostings int
 }
 
 // resolve fills in the defaults and checks o.
 func (o Options) resolve() (Options, error) {
-	def := func(x *float64, d float64) {
-		if *x == 0 {
-			*x = d
-		}
-	}
-	def(&o.ContentDistance, DefaultContentDistance)
-	def(&o.PageDistance, DefaultPageDistance)
-	def(&o.ContentGuard, DefaultContentGuard)
-	def(&o.HostPageDistance, DefaultHostPageDistance)
-	for _, x := range []float64{o.ContentDistance, o.PageDistance, o.ContentGuard, o.HostPageDistance} {
-		if !(x > 0 && x <= 1) {
-			return o, fmt.Errorf("minhash: Options: distance %v not in (0, 1]: %w", x, neardup.ErrInvalidOption)
-		}
-	}
-	defInt := func(x *int, d int) {
-		if *x == 0 {
-			*x = d
-		}
-	}
-	defInt(&o.TemplatePages, DefaultTemplatePages)
-	defInt(&o.SketchSize, DefaultSketchSize)
-	defInt(&o.PageSketchSize, DefaultPageSketchSize)
-	defInt(&o.ShingleWidth, DefaultShingleWidth)
-	defInt(&o.Keys, DefaultKeys)
-	defInt(&o.MaxPostings, DefaultMaxPostings)
-	for _, k := range []int{o.SketchSize, o.PageSketchSize} {
-		if k < 1 || k > MaxSketchSize {
-			return o, fmt.Errorf("minhash: Options: sketch size %d not in 1..%d: %w", k, MaxSketchSize, neardup.ErrInvalidOption)
-		}
-	}
-	if o.ShingleWidth < 1 || o.ShingleWidth > 16 {
-		return o, fmt.Errorf("minhash: Options.ShingleWidth = %d not in 1..16: %w", o.ShingleWidth, neardup.ErrInvalidOption)
-	}
-	if o.Keys < 1 || o.Keys > o.SketchSize {
-		return o, fmt.Errorf("minhash: Options.Keys = %d not in 1..SketchSize: %w", o.Keys, neardup.ErrInvalidOption)
-	}
-	if o.TemplatePages < 0 && o.TemplatePages != NoTemplates {
-		return o, fmt.Errorf("minhash: Options.TemplatePages = %d, want NoTemplates, 0 or more: %w", o.TemplatePages, neardup.ErrInvalidOption)
-	}
-	if o.MaxPostings < 0 && o.MaxPostings != NoLimit {
-		return o, fmt.Errorf("minhash: Options.MaxPostings = %d, want NoLimit, 0 or more: %w", o.MaxPostings, neardup.ErrInvalidOption)
-	}
-	return o, nil
+	r, err := judge.Options(o).Resolve()
+	return Options(r), err
 }
 
 // Detector is the detector to use when in doubt: it needs no tuning and
@@ -128,9 +105,9 @@ func (o Options) resolve() (Options, error) {
 // ready to use with the default Options.
 type Detector struct {
 	opts     Options
-	core     detector.Lazy[feature]
+	core     detector.Lazy[judge.Feature]
 	compared atomic.Int64
-	builders sync.Pool // of *builders for opts' sizes
+	builders sync.Pool // judge.Extract's, for opts' sizes
 }
 
 // New returns an empty Detector configured by opts. Options out of range
@@ -145,19 +122,20 @@ func New(opts Options) (*Detector, error) {
 	return det, nil
 }
 
-func (det *Detector) build(o Options) *detector.Core[feature] {
+func (det *Detector) build(o Options) *detector.Core[judge.Feature] {
 	det.opts = o
-	return detector.NewCore(detector.Config[feature]{
+	jo := judge.Options(o)
+	return detector.NewCore(detector.Config[judge.Feature]{
 		Name:      "minhash",
 		Measure:   JaccardDistance,
-		Extract:   func(d *neardup.Document) (feature, error) { return extract(d, o, &det.builders) },
-		NewStore:  func() detector.Store[feature] { return newStore(o, &det.compared) },
+		Extract:   func(d *neardup.Document) (judge.Feature, error) { return judge.Extract(d, jo, &det.builders) },
+		NewStore:  func() detector.Store[judge.Feature] { return newStore(jo, &det.compared) },
 		Kind:      "minhash.Detector",
 		Params:    o.params(),
-		Encode:    encodeFeature,
-		Decode:    func(sr *snapshot.Reader) feature { return decodeFeature(sr, o) },
-		Extra:     func(s detector.Store[feature]) func(*snapshot.Writer) { return s.(*store).writeVerdicts() },
-		ReadExtra: func(sr *snapshot.Reader, s detector.Store[feature]) { s.(*store).readVerdicts(sr) },
+		Encode:    judge.EncodeFeature,
+		Decode:    func(sr *snapshot.Reader) judge.Feature { return judge.DecodeFeature(sr, jo) },
+		Extra:     func(s detector.Store[judge.Feature]) func(*snapshot.Writer) { return s.(*store).writeVerdicts() },
+		ReadExtra: func(sr *snapshot.Reader, s detector.Store[judge.Feature]) { s.(*store).readVerdicts(sr) },
 	})
 }
 
@@ -175,8 +153,8 @@ func (o Options) params() []snapshot.Param {
 	}
 }
 
-func (det *Detector) c() *detector.Core[feature] {
-	return det.core.Get(func() *detector.Core[feature] {
+func (det *Detector) c() *detector.Core[judge.Feature] {
+	return det.core.Get(func() *detector.Core[judge.Feature] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		return det.build(o)
 	})
@@ -198,9 +176,6 @@ func (det *Detector) Comparisons() int64 {
 
 // Len returns the number of kept pages.
 func (det *Detector) Len() int { return det.c().Len() }
-
-// Contains reports whether a page is kept under id.
-func (det *Detector) Contains(id string) bool { return det.c().Contains(id) }
 
 // Match returns the kept pages that d nearly duplicates, closest first (ties
 // by ID). It does not change the detector. Errors wrap
@@ -253,89 +228,6 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }
 
-// encodeFeature writes a kept page's feature: host, text hash, the two
-// sketches (ascending, as gaps), the content hashes' block indexes, the
-// content's share of the page and the block keys.
-func encodeFeature(sw *snapshot.Writer, f feature) {
-	sw.Text(f.host)
-	sw.Uint64(f.exact)
-	writeSketch(sw, f.page)
-	writeSketch(sw, f.content)
-	sw.Raw(f.tags)
-	sw.Raw([]byte{f.share})
-	sw.Uvarint(uint64(len(f.blocks)))
-	for _, b := range f.blocks {
-		sw.Uvarint(uint64(b))
-	}
-}
-
-func decodeFeature(sr *snapshot.Reader, o Options) feature {
-	f := feature{host: sr.Text(), exact: sr.Uint64()}
-	f.page = readSketch(sr, o.PageSketchSize)
-	f.content = readSketch(sr, o.SketchSize)
-	if sr.Err() != nil {
-		return feature{}
-	}
-	if len(f.page) == 0 {
-		sr.Fail("empty page sketch")
-		return feature{}
-	}
-	f.tags = append([]uint8(nil), sr.Raw(len(f.content))...)
-	if sh := sr.Raw(1); len(sh) == 1 {
-		f.share = sh[0]
-	}
-	nb := sr.Count()
-	if nb > uint64(len(f.content)) || (nb == 0) != (len(f.content) == 0) {
-		sr.Fail("%d blocks for %d content hashes", nb, len(f.content))
-		return feature{}
-	}
-	f.blocks = make([]uint32, 0, nb)
-	for i := uint64(0); i < nb && sr.Err() == nil; i++ {
-		b := sr.Uvarint()
-		if b > math.MaxUint32 || i > 0 && uint32(b) <= f.blocks[i-1] {
-			sr.Fail("block keys not ascending")
-			return feature{}
-		}
-		f.blocks = append(f.blocks, uint32(b))
-	}
-	for _, t := range f.tags {
-		if int(t) >= len(f.blocks) {
-			sr.Fail("block index %d of %d", t, len(f.blocks))
-			return feature{}
-		}
-	}
-	return f
-}
-
-func writeSketch(sw *snapshot.Writer, s Sketch) {
-	sw.Uvarint(uint64(len(s)))
-	var prev uint32
-	for _, h := range s {
-		sw.Uvarint(uint64(h - prev))
-		prev = h
-	}
-}
-
-func readSketch(sr *snapshot.Reader, k int) Sketch {
-	n := sr.Count()
-	if n > uint64(k) {
-		sr.Fail("sketch of %d hashes, more than %d", n, k)
-		return nil
-	}
-	s := make(Sketch, 0, n)
-	var h uint64
-	for i := uint64(0); i < n && sr.Err() == nil; i++ {
-		d := sr.Uvarint()
-		if (i > 0 && d == 0) || h+d >= math.MaxUint32 {
-			sr.Fail("sketch hashes not ascending")
-			return nil
-		}
-		h += d
-		s = append(s, uint32(h))
-	}
-	return s
-}
-
 // The Detector implements every interface of a method.
 var _ detector.Full = (*Detector)(nil)
 
@@ -378,7 +270,7 @@ func (det *Detector) Explain(d *neardup.Document, id string) (Explanation, error
 		return Explanation{}, err
 	}
 	var e Explanation
-	if !c.Inspect(id, func(s detector.Store[feature], h detector.Handle) { e = s.(*store).explain(&f, h) }) {
+	if !c.Inspect(id, func(s detector.Store[judge.Feature], h detector.Handle) { e = s.(*store).explain(&f, h) }) {
 		return Explanation{}, fmt.Errorf("minhash: Explain %q: %w", id, neardup.ErrUnknownID)
 	}
 	return e, nil

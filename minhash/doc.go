@@ -4,16 +4,16 @@
 // it needs no tuning and takes pages whose near-duplicates differ by site
 // templates, ads, timestamps, edits or a few sentences.
 //
-// # Sketches
+// # Sketches and the records index
 //
 // A Sketch is a bottom-k MinHash sketch (A. Z. Broder, "On the resemblance
 // and containment of documents", 1997; the bottom-k form of E. Cohen and
 // H. Kaplan, 2007): the k smallest distinct 32-bit hashes of a set's
-// elements, built in one pass by a Builder from tokens (their w-token
-// shingles are the elements) or from element hashes. Jaccard estimates the
-// similarity of two sets from their sketches; an Index files sketches
-// under their smallest hashes so that a query is compared only with the
-// sketches that share one. Records that are not web pages — titles, product
+// elements, made by SketchOf from tokens (their w-token shingles are the
+// elements). Jaccard estimates the similarity of two sets from their
+// sketches. To find, among many records, those within a Jaccard threshold
+// of a query, an LSH files their Signatures (k aligned MinHash values,
+// SignatureOf) in bands. Records that are not web pages — titles, product
 // rows, log lines — are sketched, compared and indexed the same way.
 //
 // # The detector
@@ -51,9 +51,9 @@
 // two pages disagrees on what is content, a content is also compared with
 // the other's whole page. A page with the same text as a kept one is found
 // through a hash;
-// other candidates through an Index of each kept page's eight smallest
-// content hashes in which a hash shared by more than 256 pages stops being
-// a key. A new page looks up its sixteen smallest: a kept page sharing two
+// other candidates through an index of each kept page's eight smallest
+// content hashes (Options.Keys) in which a hash shared by more than 256
+// pages (Options.MaxPostings) stops being a key. A new page looks up its sixteen smallest: a kept page sharing two
 // of them is a candidate, and one sharing only one, when at most four
 // pages are filed under it. A phrase many pages share (a common phrase,
 // boilerplate not yet template) is among two unrelated pages' smallest
@@ -73,10 +73,10 @@
 // # When not to use it
 //
 // Pages of a few words (titles, one-line records) have too few shingles for
-// 4-token shingling: sketch them with a Builder of width 1 or 2 instead.
-// The detector compares text, not meaning: a translation or a paraphrase is
-// not a near-duplicate. A fleet of crawlers sharing one repository uses
-// minhash/redisindex, which keeps the records, the index and the template
-// model in Redis and judges with a Judge, the Detector's rules without its
-// store.
+// 4-token shingling: sketch them with SketchOf of width 1 or 2 instead, and
+// index them with an LSH. The detector compares text, not meaning: a
+// translation or a paraphrase is not a near-duplicate. A fleet of crawlers
+// sharing one repository uses minhash/redisindex, which keeps the pages'
+// records, the index and the template model in Redis and gives the
+// Detector's verdicts.
 package minhash

@@ -53,27 +53,3 @@ func ExampleJaccard() {
 	fmt.Printf("%.2f %.2f\n", minhash.Jaccard(a, b, 64), minhash.Jaccard(a, c, 64))
 	// Output: 1.00 0.07
 }
-
-// An Index files sketches under their smallest hashes, so that a query is
-// compared only with the sketches that share one: the candidates.
-func ExampleIndex() {
-	lines := []string{
-		"connection reset by peer while reading response header from upstream",
-		"disk quota exceeded for user backup on volume data",
-		"connection reset by peer while reading response body from upstream",
-	}
-	var idx minhash.Index // the zero Index uses the default options
-	sketches := make([]minhash.Sketch, len(lines))
-	for i, l := range lines {
-		sketches[i] = minhash.SketchOf(strings.Fields(l), 128, 2)
-		if i < 2 {
-			idx.Insert(uint32(i), idx.Keys(sketches[i]))
-		}
-	}
-	q := sketches[2]
-	for _, id := range idx.Candidates(idx.Keys(q), nil) {
-		fmt.Printf("candidate %d: Jaccard %.2f\n", id, minhash.Jaccard(q, sketches[id], 128))
-	}
-	// Output:
-	// candidate 0: Jaccard 0.64
-}

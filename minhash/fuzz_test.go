@@ -2,10 +2,9 @@ package minhash
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/neardup/neardup"
@@ -28,7 +27,7 @@ func FuzzReadFrom(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		if err := det.Add(f.Context(), d); err != nil {
+		if err := det.Add(context.Background(), d); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -43,63 +42,6 @@ func FuzzReadFrom(f *testing.F) {
 					t.Fatalf("loaded page id%d does not match itself: %v", id, ms)
 				}
 			}
-		}
-	})
-}
-
-// FuzzFeature extracts the feature of arbitrary pages: it never panics, a
-// page without words is ErrNoFeatures, and a feature's sketches are
-// ascending, bounded and tagged with its blocks.
-func FuzzFeature(f *testing.F) {
-	for _, s := range []string{
-		"<p>plain words in a paragraph of text</p>",
-		"<nav><a href=/>Home</a></nav><main><p>content here and there</p></main>",
-		"数据挖掘是从大量数据中提取知识的过程。",
-		"<p>a</p><p>b</p>",
-		"",
-		"<script>var x = 1;</script>",
-	} {
-		f.Add([]byte(s))
-	}
-	o, _ := Options{SketchSize: 16, PageSketchSize: 8}.resolve()
-	var pipe preprocess.Pipeline
-	var pool sync.Pool // builders reused from input to input, as a Detector reuses them
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		d, err := neardup.NewDocument(&pipe, "x", "https://x.example/", "", raw)
-		if err != nil {
-			return
-		}
-		ft, err := extract(d, o, &pool)
-		if err != nil {
-			if !errors.Is(err, neardup.ErrNoFeatures) {
-				t.Fatalf("error %v, want ErrNoFeatures", err)
-			}
-			return
-		}
-		// Reused builders make the feature new ones make.
-		nf, _ := featureOf(d, o, &builders{NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)})
-		if !slices.Equal(ft.page, nf.page) || !slices.Equal(ft.content, nf.content) || !slices.Equal(ft.tags, nf.tags) ||
-			!slices.Equal(ft.blocks, nf.blocks) || !slices.Equal(ft.keys, nf.keys) || ft.share != nf.share {
-			t.Fatalf("with reused builders %+v, with new ones %+v", ft, nf)
-		}
-		for _, s := range []struct {
-			s Sketch
-			k int
-		}{{ft.page, o.PageSketchSize}, {ft.content, o.SketchSize}} {
-			if len(s.s) == 0 || len(s.s) > s.k || !slices.IsSorted(s.s) || len(slices.Compact(slices.Clone(s.s))) != len(s.s) {
-				t.Fatalf("sketch %v: want 1..%d distinct ascending hashes", s.s, s.k)
-			}
-		}
-		if len(ft.tags) != len(ft.content) || !slices.IsSorted(ft.blocks) {
-			t.Fatalf("%d tags for %d hashes; blocks %v", len(ft.tags), len(ft.content), ft.blocks)
-		}
-		for _, tag := range ft.tags {
-			if int(tag) >= len(ft.blocks) {
-				t.Fatalf("tag %d of %d blocks", tag, len(ft.blocks))
-			}
-		}
-		if dist := distance(sample{ft.content, threshold(ft.content, o.SketchSize)}, sample{ft.content, threshold(ft.content, o.SketchSize)}); dist != 0 {
-			t.Fatalf("a sketch is %v from itself", dist)
 		}
 	})
 }

@@ -1,62 +1,27 @@
 package minhash
 
 import (
-	"fmt"
 	"math/bits"
 	"slices"
-
-	"github.com/neardup/neardup"
 )
 
-// Defaults of IndexOptions.
-const (
-	// DefaultKeys is IndexOptions.Keys when it is zero.
-	DefaultKeys = 8
-	// DefaultMaxPostings is IndexOptions.MaxPostings when it is zero.
-	DefaultMaxPostings = 256
-)
-
-// Named negative values of options, whose zero means their default.
-const (
-	// NoLimit, as IndexOptions.MaxPostings or Options.MaxPostings, files
-	// any number of sketches under a key: a key is never dropped.
-	NoLimit = -1
-	// NoTemplates, as Options.TemplatePages, turns the per-host template
-	// model off: no block counts as a host's template.
-	NoTemplates = -1
-)
-
-// IndexOptions configures an Index. The zero value selects the defaults.
-type IndexOptions struct {
-	// Keys is the number of a sketch's smallest hashes it is filed under
-	// (Index.Keys); zero means DefaultKeys.
-	Keys int
-	// MaxPostings bounds the sketches filed under one key: a key filed
-	// under more stops being a key (it is dropped and never searched
-	// again), so that the hashes of text that many sets share — a site's
-	// template, boilerplate, a common phrase — cannot make every query
-	// compare with a growing part of the index. Zero means
-	// DefaultMaxPostings; NoLimit means no bound; other negative values
-	// are invalid.
-	MaxPostings int
-}
-
-// Index finds, among the sketches it files, those that may be near a query
-// sketch: each sketch is filed under its Keys smallest hashes, and the
-// candidates of a query are the sketches that share one of its keys. Two sets
-// of Jaccard similarity J have the same smallest hash with probability J, so
-// with Keys keys a near pair is almost always found; a candidate still has to
-// be compared (Jaccard) to be a match.
+// index is the Detector's candidate index: it finds, among the kept pages
+// it files, those that may be near a query page. Each is filed under the
+// keys of its Options.Keys smallest content hashes (keysOf), and the
+// candidates of a query are those that share its keys (candidatesShared).
+// Two sets of Jaccard similarity J have the same smallest hash with
+// probability J, so with Keys keys a near pair is almost always found; a
+// candidate still has to be compared to be a match.
 //
-// The work of a query is bounded by Keys × MaxPostings whatever the number of
-// sketches filed; a pair of sets found only through keys that have been
-// dropped is missed (the recall this costs the Detector is measured in
-// docs/BENCHMARKS.md).
+// A key filed under more than Options.MaxPostings pages stops being a key,
+// so the work of a query is bounded whatever the number of pages filed; a
+// pair found only through keys that have been dropped is missed (the
+// recall this costs the Detector is measured in docs/BENCHMARKS.md).
 //
-// Sketches are named by the caller's uint32 IDs (row numbers, handles). The
-// zero Index is ready to use with the default options. An Index is not safe
-// for concurrent use: callers serialise Insert and Remove with Candidates.
-type Index struct {
+// Pages are named by their handles. An index is ready once init has run; it
+// is not safe for concurrent use: the store serialises insert and remove
+// with its queries.
+type index struct {
 	keys, maxPostings int
 	lists             map[uint32]posting
 	// ids holds the IDs of the keys filed under two or more: each such
@@ -70,7 +35,7 @@ type Index struct {
 }
 
 // posting is the list of one key: how many IDs it has (stoppedList for a
-// key that passed MaxPostings) and the offset of its block in Index.ids,
+// key that passed MaxPostings) and the offset of its block in index.ids,
 // or for a key of one ID (most keys), that ID itself.
 type posting struct {
 	head uint32
@@ -87,51 +52,24 @@ const noBlock = ^uint32(0)
 // block is at least half full and grows by moving to the next class.
 func blockClass(n int) int { return bits.Len(uint(n - 1)) }
 
-// NewIndex returns an empty Index. It returns an error wrapping
-// neardup.ErrInvalidOption for a negative Keys or a negative MaxPostings
-// other than NoLimit.
-func NewIndex(opts IndexOptions) (*Index, error) {
-	if opts.Keys < 0 {
-		return nil, fmt.Errorf("minhash: IndexOptions.Keys = %d < 0: %w", opts.Keys, neardup.ErrInvalidOption)
-	}
-	if opts.MaxPostings < 0 && opts.MaxPostings != NoLimit {
-		return nil, fmt.Errorf("minhash: IndexOptions.MaxPostings = %d, want NoLimit, 0 or more: %w", opts.MaxPostings, neardup.ErrInvalidOption)
-	}
-	x := &Index{}
-	x.init(opts)
-	return x, nil
-}
-
-func (x *Index) init(opts IndexOptions) {
-	x.keys, x.maxPostings = opts.Keys, opts.MaxPostings
-	if x.keys == 0 {
-		x.keys = DefaultKeys
-	}
-	if x.maxPostings == 0 {
-		x.maxPostings = DefaultMaxPostings
-	}
+// init empties x for keys and maxPostings (Options.Keys and
+// Options.MaxPostings, resolved).
+func (x *index) init(keys, maxPostings int) {
+	x.keys, x.maxPostings = keys, maxPostings
 	x.lists = make(map[uint32]posting)
 	for c := range x.free {
 		x.free[c] = noBlock
 	}
 }
 
-func (x *Index) ready() {
-	if x.lists == nil {
-		x.init(IndexOptions{})
-	}
-}
-
-// Keys returns the keys a sketch is filed under: its first (smallest)
-// hashes, at most IndexOptions.Keys of them. The slice shares s's memory.
-func (x *Index) Keys(s Sketch) []uint32 {
-	x.ready()
+// keysOf returns the keys a sketch is filed under: its first (smallest)
+// hashes, at most Options.Keys of them. The slice shares s's memory.
+func (x *index) keysOf(s []uint32) []uint32 {
 	return s[:min(len(s), x.keys)]
 }
 
-// Insert files id under keys (normally Keys of its sketch).
-func (x *Index) Insert(id uint32, keys []uint32) {
-	x.ready()
+// insert files id under keys (keysOf its content).
+func (x *index) insert(id uint32, keys []uint32) {
 	for _, k := range keys {
 		p := x.lists[k]
 		switch {
@@ -167,10 +105,9 @@ func (x *Index) Insert(id uint32, keys []uint32) {
 	}
 }
 
-// Remove takes id out of the lists of keys (the keys it was filed under).
+// remove takes id out of the lists of keys (the keys it was filed under).
 // Keys it is not filed under are ignored.
-func (x *Index) Remove(id uint32, keys []uint32) {
-	x.ready()
+func (x *index) remove(id uint32, keys []uint32) {
 	for _, k := range keys {
 		p, ok := x.lists[k]
 		if !ok || p.n == stoppedList {
@@ -207,25 +144,10 @@ func (x *Index) Remove(id uint32, keys []uint32) {
 	}
 }
 
-// Candidates appends to dst, once each and ascending, the IDs filed under
-// any of keys, and returns the extended slice. It appends at most
-// len(keys) × MaxPostings IDs.
-func (x *Index) Candidates(keys []uint32, dst []uint32) []uint32 {
-	if x.lists == nil {
-		return dst
-	}
-	n := len(dst)
-	for _, k := range keys {
-		dst, _ = x.appendFiled(dst, k)
-	}
-	slices.Sort(dst[n:])
-	return append(dst[:n], slices.Compact(dst[n:])...)
-}
-
 // appendFiled appends to dst the IDs filed under key k (none when k is
 // not a key or has stopped being one), and returns the extended slice and
 // how many it appended.
-func (x *Index) appendFiled(dst []uint32, k uint32) ([]uint32, int) {
+func (x *index) appendFiled(dst []uint32, k uint32) ([]uint32, int) {
 	p, ok := x.lists[k]
 	switch {
 	case !ok || p.n == stoppedList:
@@ -236,15 +158,9 @@ func (x *Index) appendFiled(dst []uint32, k uint32) ([]uint32, int) {
 	return append(dst, x.ids[p.head:p.head+uint32(p.n)]...), int(p.n)
 }
 
-// Len returns the number of (key, ID) entries filed.
-func (x *Index) Len() int { return x.filed }
-
-// Stopped returns the number of keys dropped for passing MaxPostings.
-func (x *Index) Stopped() int { return x.stopped }
-
 // newBlock returns the offset in x.ids of a block of class c, a free one
 // when there is one.
-func (x *Index) newBlock(c int) uint32 {
+func (x *index) newBlock(c int) uint32 {
 	if b := x.free[c]; b != noBlock {
 		x.free[c] = x.ids[b]
 		return b
@@ -255,10 +171,10 @@ func (x *Index) newBlock(c int) uint32 {
 }
 
 // freeBlock returns the block of class c at offset b to the free blocks.
-func (x *Index) freeBlock(b uint32, c int) {
+func (x *index) freeBlock(b uint32, c int) {
 	x.ids[b] = x.free[c]
 	x.free[c] = b
 }
 
 // stoppedKey reports whether k passed MaxPostings.
-func (x *Index) stoppedKey(k uint32) bool { return x.lists[k].n == stoppedList }
+func (x *index) stoppedKey(k uint32) bool { return x.lists[k].n == stoppedList }

@@ -1,7 +1,6 @@
 package minhash_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/internal/benchtest"
@@ -45,37 +44,4 @@ func BenchmarkScale(b *testing.B) {
 			})
 		}
 	}
-}
-
-// BenchmarkKeys makes the index keys (Judge.Keys, with no template) of the
-// generated crawl's first 20,000 pages and reports how densely they fill
-// the 32-bit values, beside the content hashes they stand for (a page's
-// smallest, small numbers; the in-process Detector's keys): keys/value and
-// hashes/value are the values per value between their lower and upper
-// quartiles. In a repository of n such pages a key shares its value with
-// about keys/value × n/20,000 keys of other pages, related or not.
-//
-//	go test ./minhash -run '^$' -bench Keys -benchtime 1x
-func BenchmarkKeys(b *testing.B) {
-	const pages = 20_000
-	j, err := minhash.NewJudge(minhash.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var keys, hashes []uint32
-	for b.Loop() {
-		keys, hashes = keys[:0], hashes[:0]
-		for _, r := range crawlRecords(b, j, pages) {
-			keys = append(keys, j.Keys(r, nil)...)
-			c, _ := r.Content()
-			hashes = append(hashes, c[:min(len(c), j.Options().Keys)]...)
-		}
-	}
-	density := func(v []uint32) float64 {
-		slices.Sort(v)
-		return float64(len(v)/2) / float64(v[len(v)*3/4]-v[len(v)/4])
-	}
-	b.ReportMetric(density(keys), "keys/value")
-	b.ReportMetric(density(hashes), "hashes/value")
-	b.ReportMetric(0, "ns/op")
 }

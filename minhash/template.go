@@ -167,10 +167,6 @@ func dropCounts(s []uint64, c uint32) []uint64 {
 	return slices.DeleteFunc(s, func(e uint64) bool { return uint32(e) == c })
 }
 
-// maxHostBlocks bounds the block counts a host keeps: past it, the blocks
-// held by one kept page only (content, not template) are forgotten.
-const maxHostBlocks = 1 << 12
-
 // prune drops the blocks counted once when the host counts more than max
 // (unless one page makes a block template).
 func (m *hostModel) prune(max int, min uint32) {

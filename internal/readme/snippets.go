@@ -19,9 +19,6 @@ func snippets(pipe *preprocess.Pipeline) error {
 	b := minhash.SketchOf(strings.Fields("acme 18v cordless drill with charger and two batteries"), 64, 1)
 	fmt.Println(minhash.Jaccard(a, b, 64)) // 1: the same set of words
 
-	var idx minhash.Index                                        // files sketches under their smallest hashes
-	idx.Insert(7, idx.Keys(a))                                   // the caller's uint32 ID
-	fmt.Println(idx.Candidates(idx.Keys(b), nil))                // [7]: compare only these
 	lsh, _ := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.7}) // 57 bands of 5 values, 4 to agree
 	k := lsh.Options().K                                         // the signature length it chose: 285
 	lsh.Insert(7, minhash.SignatureOf(words, k, 1))

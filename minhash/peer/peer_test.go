@@ -176,7 +176,6 @@ type method struct {
 func methods() []method {
 	return []method{
 		{"minhash.Detector", runDetector},
-		{"minhash.Index", runIndex},
 		{"ekzhu-minhash-lsh", runLSH},
 	}
 }
@@ -212,56 +211,6 @@ func runDetector(tb testing.TB, c *crawl) outcome {
 	o.kept = det.Len()
 	o.heap = heldBy(func() { det = nil })
 	runtime.KeepAlive(group)
-	return o
-}
-
-// runIndex is the library's sketch API, like for like with minhash-lsh: a
-// Builder's bottom-k sketch (k = 128) of the 4-token shingles of the whole
-// page, an Index's candidates, and Jaccard ≥ threshold to match. It knows
-// nothing of templates.
-func runIndex(tb testing.TB, c *crawl) outcome {
-	var o outcome
-	type kept struct {
-		ids      []string
-		sketches []minhash.Sketch
-		index    *minhash.Index
-	}
-	idx, err := minhash.NewIndex(minhash.IndexOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &kept{index: idx}
-	at := make([]int, 0, len(c.ids)) // the crawl index of each kept page
-	bld := minhash.NewBuilder(k, width)
-	var cands []uint32
-	for i, page := range c.pages {
-		t0 := time.Now()
-		bld.Reset()
-		for _, t := range page.Tokens {
-			bld.Add(t)
-		}
-		sk := bld.Sketch()
-		t1 := time.Now()
-		best, bestJ := -1, 0.0
-		cands = s.index.Candidates(s.index.Keys(sk), cands[:0])
-		for _, id := range cands {
-			if j := minhash.Jaccard(sk, s.sketches[id], k); j >= threshold && j > bestJ {
-				best, bestJ = int(id), j
-			}
-		}
-		o.compared += int64(len(cands))
-		t2 := time.Now()
-		if best < 0 {
-			s.index.Insert(uint32(len(s.sketches)), s.index.Keys(sk))
-			s.sketches = append(s.sketches, sk)
-			s.ids = append(s.ids, c.ids[i])
-		}
-		at = o.step(c, i, best, at, t0, t1, t2, time.Now())
-	}
-	o.spent = o.sketch + o.query + o.insert
-	o.kept = len(s.sketches)
-	o.heap = heldBy(func() { s = nil })
-	runtime.KeepAlive(at)
 	return o
 }
 
@@ -347,9 +296,8 @@ func similarity(a, b []uint64) float64 {
 }
 
 // BenchmarkPeer passes the same generated crawl (internal/synth, seed 1)
-// through the library's Detector, through its sketch API (Builder and
-// Index, like for like with the peer) and through
-// github.com/ekzhu/minhash-lsh, in one process, and reports per page:
+// through the library's Detector and through github.com/ekzhu/minhash-lsh,
+// in one process, and reports per page:
 //
 //   - us/page: the method's calls (sketch, query, verify, insert), mean;
 //     preprocessing is done once before and not counted

@@ -4,21 +4,22 @@
 // a page one process keeps is a near-duplicate for all of them, and of two
 // near-duplicates offered at once by any processes one is kept.
 //
-// Redis holds each kept page's record (minhash.Record: its sketches, the
+// Redis holds each kept page's record (its sketches, the
 // blocks of its content and their host), the postings of its index keys,
 // the hash of its text, and the template model: for each host, how many
 // kept pages hold each block, and for each block the hosts it is template
-// on. Every process judges pages itself with a minhash.Judge, from the
+// on. Every process judges pages itself, with the in-process Detector's
+// rules (minhash/internal/judge, which only minhash's modules import), from the
 // records and counts it reads, so the model is shared: a host may be
 // crawled by any process, and a process that restarts has nothing to
 // rebuild.
 //
 // A page's candidates are the in-process Detector's: it is looked up under
-// the index keys of its 16 smallest content hashes (minhash.Judge.QueryKeys,
+// the index keys of its 16 smallest content hashes (Judge.QueryKeys,
 // with the default Options.Keys; it is filed under the first 8,
 // Judge.Keys), and a kept page is a
 // candidate when it is filed under two of them, or under one that at most
-// minhash.RareKey pages are filed under. A MatchOrAdd reads in one script
+// judge.RareKey (4) pages are filed under. A MatchOrAdd reads in one script
 // (the page's exact copies, remembered verdict and template counts, the
 // keys they give it, and its candidates with their hosts' templates),
 // judges in the client, and, when nothing is near, adds in a second script
@@ -81,6 +82,7 @@ import (
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // Defaults of Options, the same in simhash/redisindex.
@@ -182,7 +184,7 @@ type Detector struct {
 	opts   Options
 	fc     *fleet.Core // the options every backend shares
 	client redis.UniversalClient
-	judge  *minhash.Judge
+	judge  *judge.Judge
 	prefix string // Prefix (in braces with SingleSlot) and ":m3"
 	cfg    string // the Judge's options, as the repository records them
 	// compared counts the kept pages judged against pages offered.
@@ -214,18 +216,18 @@ func New(o Options) (*Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	judge, err := minhash.NewJudge(o.Minhash)
+	j, err := judge.NewJudge(judge.Options(o.Minhash))
 	if err != nil {
 		return nil, fmt.Errorf("redisindex: New: %w", err)
 	}
-	o.Minhash = judge.Options()
+	o.Minhash = minhash.Options(j.Options())
 	c := fc.Config
 	o.Prefix, o.Timeout, o.CallTTL, o.LeaseTTL, o.ReplicaTimeout = c.Prefix, c.Timeout, c.CallTTL, c.LeaseTTL, c.ReplicaTimeout
 	m := o.Minhash
 	cfg := fmt.Sprintf("content %g page %g guard %g host %g template %d sketch %d/%dx%d keys %d/%d",
 		m.ContentDistance, m.PageDistance, m.ContentGuard, m.HostPageDistance, m.TemplatePages,
 		m.SketchSize, m.PageSketchSize, m.ShingleWidth, m.Keys, m.MaxPostings)
-	det := &Detector{opts: o, fc: fc, client: o.Client, judge: judge, prefix: fc.KeyPrefix("m3"), cfg: cfg,
+	det := &Detector{opts: o, fc: fc, client: o.Client, judge: j, prefix: fc.KeyPrefix("m3"), cfg: cfg,
 		spread: spread{o.Prefix + ":ms2"}}
 	det.layout = oneSlot{det}
 	if o.Spread {
@@ -239,10 +241,10 @@ func New(o Options) (*Detector, error) {
 // where a write is a protocol of leases (spreadLayout, spread.go). Its
 // methods return their errors wrapped for the caller.
 type layout interface {
-	match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error)
+	match(ctx context.Context, d *neardup.Document, r *judge.Record) ([]neardup.Match, error)
 	// matchOrAdd is MatchOrAdd, Replace (replacing) or Add (force: d is
 	// kept whatever is kept).
-	matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error)
+	matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *judge.Record, replacing, force bool) ([]neardup.Match, bool, error)
 	remove(ctx context.Context, id string) error
 	contains(ctx context.Context, id string) (bool, error)
 	len(ctx context.Context) (int, error)
@@ -271,7 +273,7 @@ func (det *Detector) writeArgs(ctx context.Context, call string, more ...any) []
 	if maxp < 0 { // no bound
 		maxp = math.MaxInt32
 	}
-	a := []any{det.prefix, det.cfg, call, det.fc.RecordTTL(ctx).Milliseconds(), o.TemplatePages, maxp, minhash.MaxHostBlocks}
+	a := []any{det.prefix, det.cfg, call, det.fc.RecordTTL(ctx).Milliseconds(), o.TemplatePages, maxp, judge.MaxHostBlocks}
 	return append(a, more...)
 }
 
@@ -286,7 +288,7 @@ func u32s(vs []uint32) string {
 func u64(v uint64) string { return string(binary.BigEndian.AppendUint64(nil, v)) }
 
 // entry returns the entry of a page kept under id (layout in script.go).
-func entry(id string, r *minhash.Record, keys []uint32) (string, error) {
+func entry(id string, r *judge.Record, keys []uint32) (string, error) {
 	if err := checkLengths(id, r); err != nil {
 		return "", err
 	}
@@ -306,7 +308,7 @@ func entry(id string, r *minhash.Record, keys []uint32) (string, error) {
 }
 
 // checkLengths returns an error when an entry cannot hold id or r's host.
-func checkLengths(id string, r *minhash.Record) error {
+func checkLengths(id string, r *judge.Record) error {
 	if len(id) > math.MaxUint16 || len(r.Host()) > math.MaxUint16 {
 		return fmt.Errorf("redisindex: ID or host longer than %d bytes: %w", math.MaxUint16, neardup.ErrInvalidOption)
 	}
@@ -314,7 +316,7 @@ func checkLengths(id string, r *minhash.Record) error {
 }
 
 // parseEntry returns the ID and the record of an entry.
-func (det *Detector) parseEntry(e string) (string, *minhash.Record, error) {
+func (det *Detector) parseEntry(e string) (string, *judge.Record, error) {
 	f, ok := splitEntry(e)
 	if !ok {
 		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", neardup.ErrCorrupt, len(e))
@@ -360,7 +362,7 @@ func splitEntry(e string) (entryFields, bool) {
 
 // template returns the Template of a host whose blocks (ascending) have the
 // host and theme counts hc and tc (aligned with blocks).
-func (det *Detector) template(blocks []uint32, hc, tc []any) minhash.Template {
+func (det *Detector) template(blocks []uint32, hc, tc []any) judge.Template {
 	if len(hc) != len(blocks) || len(tc) != len(blocks) {
 		return nil
 	}
@@ -403,8 +405,8 @@ func set(v any) map[uint32]bool {
 // keys (Judge.Keys and QueryKeys), the last handle given when it read, its
 // matches, and the handle kept under its ID.
 type read struct {
-	rec     *minhash.Record
-	tmpl    minhash.Template
+	rec     *judge.Record
+	tmpl    judge.Template
 	keys    []uint32
 	query   []uint32
 	seen    int64
@@ -421,7 +423,7 @@ type read struct {
 // With a call ID it keeps d at once when it has nothing to be judged
 // against (no copy of its text, no remembered verdict, no page kept under
 // its ID, no candidate): then it returns (nil, true, nil).
-func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing bool, call string) (*read, bool, error) {
+func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Document, r *judge.Record, replacing bool, call string) (*read, bool, error) {
 	_, tags := r.Content()
 	rep, addNew, rec := 0, 0, []byte(nil)
 	if replacing {
@@ -511,7 +513,7 @@ func (det *Detector) readPage(ctx context.Context, op string, d *neardup.Documen
 			hs[i], _ = handles[i].(int64)
 		}
 	}
-	tmpl := make(map[string]minhash.Template, len(hosts))
+	tmpl := make(map[string]judge.Template, len(hosts))
 	for i, h := range hosts {
 		name, _ := h.(string)
 		var host string
@@ -535,7 +537,7 @@ func hasBlock(s string, b uint32) bool {
 }
 
 // themeSet is a version of the theme set: the blocks template on
-// minhash.ThemeHosts hosts or more.
+// judge.ThemeHosts hosts or more.
 type themeSet struct {
 	v      string
 	blocks map[uint32]bool
@@ -572,10 +574,10 @@ func (t *themeSet) flags(blocks []uint32) string {
 // and the handle of each (handles, aligned with entries, when given) to
 // rd.handles.
 func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []string, handles []int64, found map[string]bool, replacing bool,
-	tmpl map[string]minhash.Template) error {
+	tmpl map[string]judge.Template) error {
 	type cand struct {
 		id     string
-		rec    *minhash.Record
+		rec    *judge.Record
 		handle int64
 	}
 	var kept []cand
@@ -638,7 +640,7 @@ func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.
 
 // record returns d's record, or the error of a document the method cannot
 // judge.
-func (det *Detector) record(d *neardup.Document) (*minhash.Record, error) {
+func (det *Detector) record(d *neardup.Document) (*judge.Record, error) {
 	if det.client == nil {
 		return nil, det.fc.Ready()
 	}
@@ -647,7 +649,7 @@ func (det *Detector) record(d *neardup.Document) (*minhash.Record, error) {
 
 // writable returns d's record, or the error of a document the method
 // cannot judge or keep (its ID empty or over neardup.MaxIDLen bytes).
-func (det *Detector) writable(op string, d *neardup.Document) (*minhash.Record, error) {
+func (det *Detector) writable(op string, d *neardup.Document) (*judge.Record, error) {
 	r, err := det.record(d)
 	if err != nil {
 		return nil, err
@@ -658,7 +660,7 @@ func (det *Detector) writable(op string, d *neardup.Document) (*minhash.Record, 
 	return r, nil
 }
 
-func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
+func (det oneSlot) match(ctx context.Context, d *neardup.Document, r *judge.Record) ([]neardup.Match, error) {
 	rd, _, err := det.readPage(ctx, "Match", d, r, false, "")
 	if err != nil {
 		return nil, err
@@ -722,7 +724,7 @@ func (det *Detector) matchOrAdd(ctx context.Context, op string, d *neardup.Docum
 
 // matchOrAdd reads and judges d, and adds it when nothing is near, or
 // reads again when a page was filed under its keys meanwhile.
-func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) ([]neardup.Match, bool, error) {
+func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *judge.Record, replacing, force bool) ([]neardup.Match, bool, error) {
 	if force {
 		rd, _, err := det.readPage(ctx, op, d, r, false, "")
 		if err != nil {
@@ -763,7 +765,7 @@ func (det oneSlot) matchOrAdd(ctx context.Context, op string, d *neardup.Documen
 // same answer however the template model has grown. Its error is safe to
 // ignore: the verdict the call returns stands, and a page whose verdict
 // is not remembered is judged afresh, and remembered, when offered again.
-func (det *Detector) remember(ctx context.Context, r *minhash.Record, m neardup.Match, v int64) error {
+func (det *Detector) remember(ctx context.Context, r *judge.Record, m neardup.Match, v int64) error {
 	if v == 0 { // not read with the candidates
 		var err error
 		if v, err = det.client.HGet(ctx, det.prefix+":ids", m.ID).Int64(); err != nil {

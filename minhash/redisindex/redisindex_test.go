@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/internal/servertest"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // addr is the address of the redis-server TestMain starts, or "" when
@@ -218,11 +219,11 @@ func TestThemeFlags(t *testing.T) {
 	det, _ := New(Options{Client: c, Prefix: prefix})
 	ctx := context.Background()
 	// Block 7 is template on ThemeHosts hosts, at the theme's version 3.
-	if err := c.HSet(ctx, det.prefix+":t", u32s([]uint32{7}), minhash.ThemeHosts).Err(); err != nil {
+	if err := c.HSet(ctx, det.prefix+":t", u32s([]uint32{7}), judge.ThemeHosts).Err(); err != nil {
 		t.Fatal(err)
 	}
 	c.Set(ctx, det.prefix+":tv", "3", 0)
-	theme := int64(minhash.ThemeHosts)
+	theme := int64(judge.ThemeHosts)
 	for _, tc := range []struct {
 		version, flags string
 		want           []int64

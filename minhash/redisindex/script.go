@@ -5,7 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // The Lua scripts run on the Redis primary, each in one step (Redis runs a
@@ -39,7 +39,7 @@ import (
 //	              values ascending (a reader gets it whole, as one value)
 //	P:m3:t        hash: 4-byte block -> the hosts it is template on
 //	P:m3:tT       set: the theme's blocks (template on THEME hosts or more,
-//	              minhash.ThemeHosts)
+//	              judge.ThemeHosts)
 //	P:m3:tv       the theme set's version, counted up at each change (a
 //	              client keeps the set it read with its version)
 //	P:m3:c:<call> the result of a write call under its 16-byte random ID,
@@ -57,15 +57,15 @@ import (
 //
 // An entry is the ID, the host, the index keys and the blocks, each with a
 // 2-byte length (a count of 4-byte values for keys and blocks), the 8-byte
-// text hash, then the page's minhash.Record in binary form.
+// text hash, then the page's judge.Record in binary form.
 //
 // ARGV[1] of every script is the key prefix P:m3, ARGV[2] the Judge's
 // options (checked against P:m3:cfg).
 var scriptLib = `
 local P = ARGV[1]
 local CFG = P .. ':cfg'
-local THEME = ` + strconv.Itoa(minhash.ThemeHosts) + `
-local RARE = ` + strconv.Itoa(minhash.RareKey) + `
+local THEME = ` + strconv.Itoa(judge.ThemeHosts) + `
+local RARE = ` + strconv.Itoa(judge.RareKey) + `
 local function u16(s, p) return struct.unpack('>I2', s, p) end
 local function bucket16(s) return string.format('%02x%02x', string.byte(s, #s - 1, #s)) end
 -- entry returns the ID, host, keys, blocks (keys and blocks as lists of
@@ -179,9 +179,9 @@ local function entryHost(e)
   return string.sub(e, p + 2, p + 1 + u16(e, p))
 end
 -- gather returns the entries of the candidates of a page looked up under
--- keys (4-byte strings, minhash.Judge.QueryKeys) but handle skip: the kept
+-- keys (4-byte strings, judge.Judge.QueryKeys) but handle skip: the kept
 -- pages filed under two of keys, or under one filed under at most RARE
--- pages (minhash.RareKey; its postings, not its bucket's), as the
+-- pages (judge.RareKey; its postings, not its bucket's), as the
 -- Detector's candidates are; their distinct hosts, each host's template
 -- blocks (the string P:m3:T:<host>), the entries' handles, the theme set's
 -- version, and the theme set when its version is not tver (else false);
@@ -238,7 +238,7 @@ local function gather(keys, skip, tver, v)
   return {out, hostList, tsets, handles, v, theme}, got
 end
 -- derive returns a page's query keys as the client's
--- minhash.Judge.QueryKeys does (K of them; their first Options.Keys are
+-- judge.Judge.QueryKeys does (K of them; their first Options.Keys are
 -- those Judge.Keys files it under): of its content hashes (ascending) the
 -- index keys (ikeys: 4-byte values, one per hash, Record.IndexKeys) of the
 -- first K whose block (tags: a byte per hash, the block's index) is not

@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/internal/detector"
 	"github.com/neardup/neardup/internal/fleet"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // With Options.Spread, a repository's keys spread over every slot of a
@@ -281,7 +282,7 @@ func stateOf(v string) (byte, string, error) {
 // repository's options. When its host's log of
 // template changes is not empty (a client died before applying them), it
 // applies them to the theme counts and reads again.
-func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string, leased bool) (*ownState, error) {
+func (det *Detector) readOwn(ctx context.Context, r *judge.Record, id string, leased bool) (*ownState, error) {
 	o, log, err := det.readOwnOnce(ctx, r, id, leased)
 	if err != nil || len(log) == 0 {
 		return o, err
@@ -297,7 +298,7 @@ func (det *Detector) readOwn(ctx context.Context, r *minhash.Record, id string, 
 
 // readOwnOnce is readOwn's read; it returns the host's log of template
 // changes as well.
-func (det *Detector) readOwnOnce(ctx context.Context, r *minhash.Record, id string, leased bool) (*ownState, map[string]string, error) {
+func (det *Detector) readOwnOnce(ctx context.Context, r *judge.Record, id string, leased bool) (*ownState, map[string]string, error) {
 	s := det.spread
 	x, xf := r.TextHash(), u64(r.TextHash())
 	blocks := r.Blocks()
@@ -473,7 +474,7 @@ func (det *Detector) applyTheme(ctx context.Context, host, t string) error {
 // spreadCandidates returns the committed entries of the candidates of a
 // page looked up under keys (Judge.QueryKeys), but skip's (records: under
 // the call's leases when leased): the pages filed
-// under two of keys, or under one filed under at most minhash.RareKey
+// under two of keys, or under one filed under at most judge.RareKey
 // pages (as the one-slot scripts' gather).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64, leased bool) ([]string, []int64, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
@@ -494,7 +495,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 			continue
 		}
 		w := 1
-		if len(ps)/8 <= minhash.RareKey {
+		if len(ps)/8 <= judge.RareKey {
 			w = 2 // a rare key counts as two
 		}
 		for p := 0; p+8 <= len(ps); p += 8 {
@@ -523,7 +524,7 @@ func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip u
 }
 
 // spreadTemplates is templates for a spread repository.
-func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]minhash.Template, error) {
+func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]uint32) (map[string]judge.Template, error) {
 	hosts := map[string]*redis.StringSliceCmd{}
 	theme := map[uint32]*redis.SliceCmd{}
 	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {
@@ -542,11 +543,11 @@ func (det *Detector) spreadTemplates(ctx context.Context, blocks map[string][]ui
 	}
 	themed := map[uint32]bool{}
 	for b, c := range theme {
-		if n := ints(c.Val()); len(n) == 1 && n[0].(int64) >= minhash.ThemeHosts {
+		if n := ints(c.Val()); len(n) == 1 && n[0].(int64) >= judge.ThemeHosts {
 			themed[b] = true
 		}
 	}
-	out := make(map[string]minhash.Template, len(hosts))
+	out := make(map[string]judge.Template, len(hosts))
 	for h, c := range hosts {
 		set := map[uint32]bool{}
 		for _, s := range c.Val() {
@@ -564,7 +565,7 @@ type spreadLayout struct{ *Detector }
 
 // matchOrAdd runs the protocol at the top of this file, in attempts
 // (fleet.Core.Spread).
-func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool) (matches []neardup.Match, added bool, err error) {
+func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Document, r *judge.Record, replacing, force bool) (matches []neardup.Match, added bool, err error) {
 	s := det.spread
 	err = det.fc.Spread(ctx, func(a *fleet.Attempt) error {
 		own, err := det.readOwn(ctx, r, d.ID, false)
@@ -607,7 +608,7 @@ func (det spreadLayout) matchOrAdd(ctx context.Context, op string, d *neardup.Do
 
 // spreadRead reads d's own state and, unless force, its candidates, and
 // judges it: step 3 of the protocol when leased (records), and Match.
-func (det *Detector) spreadRead(ctx context.Context, d *neardup.Document, r *minhash.Record, replacing, force, leased bool) (*read, *ownState, error) {
+func (det *Detector) spreadRead(ctx context.Context, d *neardup.Document, r *judge.Record, replacing, force, leased bool) (*read, *ownState, error) {
 	own, err := det.readOwn(ctx, r, d.ID, leased)
 	if err != nil {
 		return nil, nil, err
@@ -632,7 +633,7 @@ func (det *Detector) spreadRead(ctx context.Context, d *neardup.Document, r *min
 // attempt whose token is given (fileScript checks it). It returns
 // fleet.ErrAborted when the page was not kept because it was aborted (or
 // a lease lost) before its commit.
-func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *minhash.Record, replacing, force bool, token string) ([]neardup.Match, bool, error) {
+func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Document, r *judge.Record, replacing, force bool, token string) ([]neardup.Match, bool, error) {
 	s := det.spread
 	rd, own, err := det.spreadRead(ctx, d, r, replacing, force, true)
 	if err != nil {
@@ -729,9 +730,9 @@ func (det *Detector) spreadLeased(ctx context.Context, op string, d *neardup.Doc
 // (acknowledged with ReplicaAck), then applies its host's template
 // changes to the theme counts. It reports false when the record could not
 // move.
-func (det *Detector) move(ctx context.Context, h uint64, r *minhash.Record, to, call string) (bool, error) {
+func (det *Detector) move(ctx context.Context, h uint64, r *judge.Record, to, call string) (bool, error) {
 	keys := append([]string{det.spread.record(h)}, det.spread.hostKeys(r.Host())...)
-	st, err := det.fc.Run(ctx, stateScript, keys, to, call, det.opts.Minhash.TemplatePages, minhash.MaxHostBlocks, u32s(r.Blocks())).Text()
+	st, err := det.fc.Run(ctx, stateScript, keys, to, call, det.opts.Minhash.TemplatePages, judge.MaxHostBlocks, u32s(r.Blocks())).Text()
 	if err != nil || st == "gone" {
 		return false, err
 	}
@@ -749,7 +750,7 @@ func (det *Detector) move(ctx context.Context, h uint64, r *minhash.Record, to, 
 // ownRead is the read of a page judged under its template: its keys, and
 // the matches of the pages kept with its text (but its own when replacing)
 // or, when there are none, of its remembered verdict.
-func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Record, replacing bool) (*read, map[string]bool) {
+func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *judge.Record, replacing bool) (*read, map[string]bool) {
 	rd := &read{rec: r}
 	rd.tmpl = det.template(r.Blocks(), own.hc, own.tc)
 	rd.keys = det.judge.Keys(r, rd.tmpl)
@@ -774,7 +775,7 @@ func (det *Detector) ownRead(own *ownState, d *neardup.Document, r *minhash.Reco
 
 // match is Match for a spread repository: the reads of the
 // protocol, without leases.
-func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *minhash.Record) ([]neardup.Match, error) {
+func (det spreadLayout) match(ctx context.Context, d *neardup.Document, r *judge.Record) ([]neardup.Match, error) {
 	rd, _, err := det.spreadRead(ctx, d, r, false, false, false)
 	if err != nil {
 		return nil, fleet.Wrap("Match", d.ID, err)

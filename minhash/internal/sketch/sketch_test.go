@@ -1,9 +1,10 @@
-package minhash
+package sketch
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -37,13 +38,13 @@ func sketchOf(elems []uint64, k int) (Sketch, map[uint32]bool) {
 	bd := NewBuilder(k, 1)
 	set := map[uint32]bool{}
 	for _, e := range elems {
-		bd.AddElement(e)
+		bd.push(e)
 		set[fold(e)] = true
 	}
 	return bd.Sketch(), set
 }
 
-// Jaccard estimates within a few standard errors of the exact similarity,
+// Distance estimates within a few standard errors of the exact similarity,
 // and is exact for sets smaller than k.
 func TestJaccardEstimate(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -54,13 +55,13 @@ func TestJaccardEstimate(t *testing.T) {
 		sa, seta := sketchOf(a, c.k)
 		sb, setb := sketchOf(b, c.k)
 		want := exactJaccard(seta, setb)
-		got := Jaccard(sa, sb, c.k)
+		got := 1 - Distance(sa, sb, c.k)
 		tol := 4 * math.Sqrt(want*(1-want)/float64(c.k))
 		if c.n < c.k {
 			tol = 1e-12
 		}
 		if math.Abs(got-want) > tol+1e-9 {
-			t.Errorf("n %d shared %d k %d: Jaccard %.3f, exact %.3f (tolerance %.3f)", c.n, c.shared, c.k, got, want, tol)
+			t.Errorf("n %d shared %d k %d: estimate %.3f, exact %.3f (tolerance %.3f)", c.n, c.shared, c.k, got, want, tol)
 		}
 		if len(sa) != min(c.k, len(seta)) || !slices.IsSorted(sa) {
 			t.Errorf("sketch of %d hashes (k %d, set %d), sorted %v", len(sa), c.k, len(seta), slices.IsSorted(sa))
@@ -111,15 +112,18 @@ func TestBuilderReset(t *testing.T) {
 	if !slices.Equal(first, b.Sketch()) || len(first) != 3 {
 		t.Fatalf("after Reset %v, first %v (want 3 shingles)", b.Sketch(), first)
 	}
-	if s := SketchOf([]string{"x", "y"}, 8, 4); len(s) != 1 {
+	b = NewBuilder(8, 4)
+	b.Add("x")
+	b.Add("y")
+	if s := b.Sketch(); len(s) != 1 {
 		t.Fatalf("two tokens, width 4: %d hashes, want 1", len(s))
 	}
-	if s := SketchOf(nil, 8, 4); len(s) != 0 {
-		t.Fatalf("no token: %d hashes", len(s))
+	if b.Reset(); len(b.Sketch()) != 0 {
+		t.Fatalf("no token: %d hashes", len(b.Sketch()))
 	}
 }
 
-func BenchmarkJaccard(b *testing.B) {
+func BenchmarkDistance(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, shared := range []int{900, 500, 0} {
 		x, y := randomSets(r, 1000, shared)
@@ -127,7 +131,7 @@ func BenchmarkJaccard(b *testing.B) {
 		sy, _ := sketchOf(y, 128)
 		b.Run(fmt.Sprintf("shared=%d", shared), func(b *testing.B) {
 			for b.Loop() {
-				Jaccard(sx, sy, 128)
+				Distance(sx, sy, 128)
 			}
 		})
 	}
@@ -150,69 +154,20 @@ func BenchmarkBuilder(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(toks)), "ns/token")
 }
 
-// The Index returns exactly the IDs filed under a query's keys, once each,
-// through inserts and removals, and drops a key that passes MaxPostings.
-// With NoLimit, keys are filed under up to a few hundred IDs, so that
-// their blocks grow and shrink through several classes (catches an ID lost
-// or kept when a block moves, or a freed block still in use).
-func TestIndex(t *testing.T) {
-	for _, c := range []struct {
-		maxPostings, ids, small int
-	}{{4, 40, 30}, {NoLimit, 600, 4}} {
-		x, err := NewIndex(IndexOptions{Keys: 3, MaxPostings: c.maxPostings})
-		if err != nil {
-			t.Fatal(err)
+// TestBuilderClampsK: a k above MaxSize is lowered to it instead of
+// allocating in proportion to k (k = 1<<30 reached gigabytes), and k < 1 is
+// raised to 1. Fails when NewBuilder sizes its heap and set by k unclamped.
+func TestBuilderClampsK(t *testing.T) {
+	for _, c := range []struct{ k, want int }{{1 << 22, MaxSize}, {MaxSize + 1, MaxSize}, {MaxSize, MaxSize}, {0, 1}, {-5, 1}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b := NewBuilder(c.k, 1)
+		runtime.ReadMemStats(&after)
+		if b.k != c.want || cap(b.heap) != c.want {
+			t.Errorf("NewBuilder(%d, 1) keeps %d hashes (heap of %d), want %d", c.k, b.k, cap(b.heap), c.want)
 		}
-		r := rand.New(rand.NewPCG(9, 10))
-		filed := map[uint32][]uint32{} // id -> keys
-		want := func(keys []uint32) []uint32 {
-			var ids []uint32
-			for id, ks := range filed {
-				for _, k := range ks {
-					if slices.Contains(keys, k) {
-						ids = append(ids, id)
-						break
-					}
-				}
-			}
-			slices.Sort(ids)
-			return ids
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+			t.Errorf("NewBuilder(%d, 1) allocated %d bytes, want at most 64 KiB", c.k, got)
 		}
-		keys := func() []uint32 {
-			return []uint32{uint32(r.IntN(c.small)), uint32(30 + r.IntN(c.small)), uint32(60 + r.IntN(300))}
-		}
-		for step := range 20 * c.ids {
-			id := uint32(r.IntN(c.ids))
-			if ks, ok := filed[id]; ok && r.IntN(2) == 0 {
-				x.Remove(id, ks)
-				delete(filed, id)
-			} else if !ok {
-				ks := keys()
-				x.Insert(id, ks)
-				filed[id] = ks
-			}
-			// Keys that passed the bound are no longer searched: leave them
-			// out of the expectation.
-			q := keys()
-			got := x.Candidates(q, nil)
-			var live []uint32
-			for _, k := range q {
-				if !x.stoppedKey(k) {
-					live = append(live, k)
-				}
-			}
-			if w := want(live); !slices.Equal(got, w) {
-				t.Fatalf("MaxPostings %d, step %d: candidates of %v = %v, want %v", c.maxPostings, step, q, got, w)
-			}
-			if c.maxPostings == NoLimit && x.Len() != 3*len(filed) {
-				t.Fatalf("step %d: Len = %d, want %d", step, x.Len(), 3*len(filed))
-			}
-		}
-		if c.maxPostings > 0 && x.Stopped() == 0 {
-			t.Errorf("no key passed MaxPostings %d among %d IDs", c.maxPostings, c.ids)
-		}
-	}
-	if _, err := NewIndex(IndexOptions{Keys: -1}); err == nil {
-		t.Error("NewIndex with Keys -1: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package minhash
+package judge
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ func MarshalRecordV1(r *Record) []byte {
 	var b bytes.Buffer
 	b.WriteByte(recordV1)
 	sw := snapshot.NewBodyWriter(&b)
-	encodeFeature(sw, r.f)
+	EncodeFeature(sw, r.f)
 	sw.Flush() // a bytes.Buffer does not fail
 	return b.Bytes()
 }

@@ -1,10 +1,12 @@
-package minhash
+package judge
 
 import (
 	"encoding/binary"
 	"errors"
 	"math"
 	"math/bits"
+
+	"github.com/neardup/neardup/minhash/internal/sketch"
 )
 
 // The compact form of a record (version 2, docs/format.md). After the
@@ -31,7 +33,7 @@ const (
 	recordV1 = 1
 	recordV2 = 2
 
-	countBits = 9 // np, nlo, nhi, nb ≤ MaxSketchSize
+	countBits = 9 // np, nlo, nhi, nb ≤ sketch.MaxSize
 	riceBits  = 5 // a Rice parameter, 0..31
 )
 
@@ -132,74 +134,74 @@ func truncBits(nb int) (k, u uint) {
 }
 
 // appendRecordV2 appends f's record of version 2 to dst.
-func appendRecordV2(dst []byte, f *feature) []byte {
+func appendRecordV2(dst []byte, f *Feature) []byte {
 	// Split the content sketch: hashes of the page sketch (a bit each),
 	// others below its last hash (lo), the rest above it (hi: a suffix).
 	// (A feature without a page sketch, a zero Record's, is written as all
 	// hi: ParseRecord refuses it, as it refuses its version 1.)
-	var inContent [MaxSketchSize/64 + 1]uint64
-	var loBuf [MaxSketchSize]uint32
+	var inContent [sketch.MaxSize/64 + 1]uint64
+	var loBuf [sketch.MaxSize]uint32
 	lo := loBuf[:0]
-	hi, hiStart := f.content, uint64(0)
-	if len(f.page) > 0 {
-		last := f.page[len(f.page)-1]
-		hi, hiStart = f.content[len(f.content):], uint64(last)+1
+	hi, hiStart := f.Content, uint64(0)
+	if len(f.Page) > 0 {
+		last := f.Page[len(f.Page)-1]
+		hi, hiStart = f.Content[len(f.Content):], uint64(last)+1
 		i := 0
-		for c, h := range f.content {
+		for c, h := range f.Content {
 			if h > last {
-				hi = f.content[c:]
+				hi = f.Content[c:]
 				break
 			}
-			for f.page[i] < h { // h ≤ last: i stays in the page
+			for f.Page[i] < h { // h ≤ last: i stays in the page
 				i++
 			}
-			if f.page[i] == h {
+			if f.Page[i] == h {
 				inContent[i/64] |= 1 << (i % 64)
 			} else {
 				lo = append(lo, h)
 			}
 		}
 	}
-	kp, np := riceParam(f.page, 0)
+	kp, np := riceParam(f.Page, 0)
 	kl, nl := riceParam(lo, 0)
 	kh, nh := riceParam(hi, hiStart)
-	kb, nbk := riceParam(f.blocks, 0)
+	kb, nbk := riceParam(f.Blocks, 0)
 	tk, tu := uint(0), uint(0)
 	nTag := 0
-	if len(f.blocks) > 0 {
-		tk, tu = truncBits(len(f.blocks))
-		for _, t := range f.tags {
+	if len(f.Blocks) > 0 {
+		tk, tu = truncBits(len(f.Blocks))
+		for _, t := range f.Tags {
 			nTag += int(tk)
 			if uint(t) >= tu {
 				nTag++
 			}
 		}
 	}
-	nbits := 4*countBits + np + len(f.page) + nl + nh + nbk + nTag
+	nbits := 4*countBits + np + len(f.Page) + nl + nh + nbk + nTag
 	stream := (nbits + 7) / 8 // the bit counts are exact: so is the stream's length
-	size := 1 + binary.MaxVarintLen64 + len(f.host) + 8 + 1 + stream
+	size := 1 + binary.MaxVarintLen64 + len(f.Host) + 8 + 1 + stream
 	if cap(dst)-len(dst) < size {
 		dst = append(make([]byte, 0, len(dst)+size), dst...)
 	}
 	dst = append(dst, recordV2)
-	dst = binary.AppendUvarint(dst, uint64(len(f.host)))
-	dst = append(dst, f.host...)
-	dst = binary.LittleEndian.AppendUint64(dst, f.exact)
-	dst = append(dst, f.share)
+	dst = binary.AppendUvarint(dst, uint64(len(f.Host)))
+	dst = append(dst, f.Host...)
+	dst = binary.LittleEndian.AppendUint64(dst, f.Exact)
+	dst = append(dst, f.Share)
 	w := bitWriter{b: dst[len(dst) : len(dst)+stream]}
-	w.write(uint64(len(f.page)), countBits)
+	w.write(uint64(len(f.Page)), countBits)
 	w.write(uint64(len(lo)), countBits)
 	w.write(uint64(len(hi)), countBits)
-	w.write(uint64(len(f.blocks)), countBits)
-	w.sequence(f.page, 0, kp)
-	for i := 0; i < len(f.page); i += 64 {
-		w.write(inContent[i/64], uint(min(len(f.page)-i, 64)))
+	w.write(uint64(len(f.Blocks)), countBits)
+	w.sequence(f.Page, 0, kp)
+	for i := 0; i < len(f.Page); i += 64 {
+		w.write(inContent[i/64], uint(min(len(f.Page)-i, 64)))
 	}
 	w.sequence(lo, 0, kl)
 	w.sequence(hi, hiStart, kh)
-	w.sequence(f.blocks, 0, kb)
-	if len(f.blocks) > 0 {
-		for _, t := range f.tags {
+	w.sequence(f.Blocks, 0, kb)
+	if len(f.Blocks) > 0 {
+		for _, t := range f.Tags {
 			if c := uint(t); c < tu {
 				w.write(uint64(c), tk)
 			} else {
@@ -351,8 +353,8 @@ func (r *bitReader) sequence(dst []uint32, k uint, start, top uint64) bool {
 
 // parseRecordV2 decodes the bit stream and fields after a v2 record's
 // version byte, for sketches of at most pk (page) and ck (content) hashes.
-func parseRecordV2(b []byte, pk, ck int) (feature, error) {
-	var f feature
+func parseRecordV2(b []byte, pk, ck int) (Feature, error) {
+	var f Feature
 	n, w := binary.Uvarint(b)
 	var canon [binary.MaxVarintLen64]byte
 	if w <= 0 || n > uint64(len(b)-w) || w != binary.PutUvarint(canon[:], n) {
@@ -364,8 +366,8 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 	if len(b) < 9 {
 		return f, errRecord
 	}
-	f.exact = binary.LittleEndian.Uint64(b)
-	f.share = b[8]
+	f.Exact = binary.LittleEndian.Uint64(b)
+	f.Share = b[8]
 	r := bitReader{b: b[9:]}
 	var cnt [4]int
 	for i := range cnt {
@@ -379,32 +381,32 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 	if np == 0 || np > pk || nlo+nhi > ck || nb > ck {
 		return f, errRecord
 	}
-	var page [MaxSketchSize]uint32
+	var page [sketch.MaxSize]uint32
 	kp, ok := r.read(riceBits)
 	if !ok || !r.sequence(page[:np], uint(kp), 0, math.MaxUint32-1) {
-		return feature{}, errRecord
+		return Feature{}, errRecord
 	}
-	var inContent [MaxSketchSize/64 + 1]uint64
+	var inContent [sketch.MaxSize/64 + 1]uint64
 	nIn := 0
 	for i := 0; i < np; i += 32 {
 		bits32, ok := r.read(uint(min(np-i, 32)))
 		if !ok {
-			return feature{}, errRecord
+			return Feature{}, errRecord
 		}
 		inContent[i/64] |= bits32 << (i % 64)
 		nIn += bits.OnesCount64(bits32)
 	}
 	nc := nIn + nlo + nhi
 	if nc > ck || nb > nc || (nb == 0) != (nc == 0) {
-		return feature{}, errRecord
+		return Feature{}, errRecord
 	}
 	// One slab for the three sketches, each capped at its length.
 	slab := make([]uint32, np+nc+nb)
-	f.page = slab[:np:np]
-	copy(f.page, page[:np])
+	f.Page = slab[:np:np]
+	copy(f.Page, page[:np])
 	// Merge the page hashes in content with lo, then append hi.
 	content := slab[np : np : np+nc]
-	last := uint64(f.page[np-1])
+	last := uint64(f.Page[np-1])
 	kl, ok := r.read(riceBits)
 	start, i := uint64(0), 0
 	for j := 0; j < nlo && ok; j++ {
@@ -413,36 +415,36 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 			break
 		}
 		start = v + 1
-		for ; i < np && uint64(f.page[i]) <= v; i++ {
-			if uint64(f.page[i]) == v {
+		for ; i < np && uint64(f.Page[i]) <= v; i++ {
+			if uint64(f.Page[i]) == v {
 				ok = false // a page hash is a bit, not a lo value
 				break
 			}
 			if inContent[i/64]>>(i%64)&1 != 0 {
-				content = append(content, f.page[i])
+				content = append(content, f.Page[i])
 			}
 		}
 		content = append(content, uint32(v))
 	}
 	for ; i < np && ok; i++ {
 		if inContent[i/64]>>(i%64)&1 != 0 {
-			content = append(content, f.page[i])
+			content = append(content, f.Page[i])
 		}
 	}
 	kh, ok2 := r.read(riceBits)
 	if !ok || !ok2 || !r.sequence(content[len(content):nc], uint(kh), last+1, math.MaxUint32-1) {
-		return feature{}, errRecord
+		return Feature{}, errRecord
 	}
-	f.content = content[:nc]
-	f.blocks = slab[np+nc : np+nc+nb : np+nc+nb]
+	f.Content = content[:nc]
+	f.Blocks = slab[np+nc : np+nc+nb : np+nc+nb]
 	kb, ok := r.read(riceBits)
-	if !ok || !r.sequence(f.blocks, uint(kb), 0, math.MaxUint32) {
-		return feature{}, errRecord
+	if !ok || !r.sequence(f.Blocks, uint(kb), 0, math.MaxUint32) {
+		return Feature{}, errRecord
 	}
 	if nc > 0 {
-		f.tags = make([]uint8, nc)
+		f.Tags = make([]uint8, nc)
 		tk, tu := truncBits(nb)
-		for j := range f.tags {
+		for j := range f.Tags {
 			v, ok := r.read(tk)
 			if ok && uint(v) >= tu {
 				var bit uint64
@@ -450,15 +452,15 @@ func parseRecordV2(b []byte, pk, ck int) (feature, error) {
 				v = v<<1 | bit - uint64(tu)
 			}
 			if !ok {
-				return feature{}, errRecord
+				return Feature{}, errRecord
 			}
-			f.tags[j] = uint8(v)
+			f.Tags[j] = uint8(v)
 		}
 	}
 	// Only the zero bits that pad the last byte may be left.
 	if r.pos < len(r.b) || r.n >= 8 || r.acc != 0 {
-		return feature{}, errRecord
+		return Feature{}, errRecord
 	}
-	f.host = string(host)
+	f.Host = string(host)
 	return f, nil
 }

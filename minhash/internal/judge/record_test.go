@@ -1,4 +1,4 @@
-package minhash_test
+package judge_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/minhash/internal/judge"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -26,8 +27,8 @@ import (
 // theme counts, judged by a Judge against the candidates of its query keys
 // (two keys in common, or one rare key).
 type repo struct {
-	j        *minhash.Judge
-	recs     map[string]*minhash.Record
+	j        *judge.Judge
+	recs     map[string]*judge.Record
 	ids      []string
 	postings map[uint32][]string
 	hosts    map[string]map[uint32]uint32
@@ -35,15 +36,15 @@ type repo struct {
 }
 
 func newRepo(t *testing.T) *repo {
-	j, err := minhash.NewJudge(minhash.Options{})
+	j, err := judge.NewJudge(judge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &repo{j: j, recs: map[string]*minhash.Record{}, postings: map[uint32][]string{},
+	return &repo{j: j, recs: map[string]*judge.Record{}, postings: map[uint32][]string{},
 		hosts: map[string]map[uint32]uint32{}, theme: map[uint32]uint32{}}
 }
 
-func (rp *repo) template(host string) minhash.Template {
+func (rp *repo) template(host string) judge.Template {
 	m := rp.hosts[host]
 	return rp.j.TemplateOf(func(b uint32) uint32 { return m[b] }, func(b uint32) uint32 { return rp.theme[b] })
 }
@@ -71,7 +72,7 @@ func (rp *repo) matchOrAdd(d *neardup.Document) ([]string, bool, error) {
 				cands = append(cands, id)
 			}
 			shared[id]++
-			if len(ps) <= minhash.RareKey {
+			if len(ps) <= judge.RareKey {
 				shared[id]++
 			}
 		}
@@ -178,7 +179,7 @@ func TestJudgeVerdicts(t *testing.T) {
 // A record's binary form parses back to a record that compares as the
 // original; bytes that are not a record are ErrCorrupt.
 func TestRecordBinary(t *testing.T) {
-	j, _ := minhash.NewJudge(minhash.Options{})
+	j, _ := judge.NewJudge(judge.Options{})
 	var pipe preprocess.Pipeline
 	d, err := neardup.NewDocument(&pipe, "a", "https://a.example/", "", page("a", "A page about rivers and the towns along them.\nTheir bridges, mills and ferries."))
 	if err != nil {
@@ -212,11 +213,11 @@ func TestRecordBinary(t *testing.T) {
 	}
 	// The zero Record marshals without panicking, to bytes that are not a
 	// record (it has no page sketch).
-	zero, err := new(minhash.Record).MarshalBinary()
+	zero, err := new(judge.Record).MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range [][]byte{zero, minhash.MarshalRecordV1(new(minhash.Record))} {
+	for _, b := range [][]byte{zero, judge.MarshalRecordV1(new(judge.Record))} {
 		if _, err := j.ParseRecord(b); !errors.Is(err, neardup.ErrCorrupt) {
 			t.Errorf("ParseRecord of the zero Record's version %d: err = %v, want ErrCorrupt", b[0], err)
 		}
@@ -224,7 +225,7 @@ func TestRecordBinary(t *testing.T) {
 	if _, err := j.Record(nil); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Record(nil): err = %v", err)
 	}
-	if _, err := minhash.NewJudge(minhash.Options{Keys: -3}); !errors.Is(err, neardup.ErrInvalidOption) {
+	if _, err := judge.NewJudge(judge.Options{Keys: -3}); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("NewJudge(Keys -3): err = %v", err)
 	}
 }
@@ -235,7 +236,7 @@ func TestRecordBinary(t *testing.T) {
 // be of version 1, or hold overlong varints), and to a form of version 1
 // that parses.
 func FuzzParseRecord(f *testing.F) {
-	j, _ := minhash.NewJudge(minhash.Options{})
+	j, _ := judge.NewJudge(judge.Options{})
 	var pipe preprocess.Pipeline
 	for i, html := range []string{
 		"<nav>Home | News</nav><p>The first page tells of rivers and the towns along them, their bridges and mills.</p><footer>© site</footer>",
@@ -250,8 +251,8 @@ func FuzzParseRecord(f *testing.F) {
 		}
 		r, _ := j.Record(d)
 		b, _ := r.MarshalBinary()
-		f.Add(b)                          // version 2
-		f.Add(minhash.MarshalRecordV1(r)) // version 1, as earlier releases wrote it
+		f.Add(b)                        // version 2
+		f.Add(judge.MarshalRecordV1(r)) // version 1, as earlier releases wrote it
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := j.ParseRecord(b)
@@ -277,7 +278,7 @@ func FuzzParseRecord(f *testing.F) {
 		if b2, _ := r2.MarshalBinary(); string(b2) != string(b1) {
 			t.Fatalf("marshal, parse, marshal: %x, then %x", b1, b2)
 		}
-		if _, err := j.ParseRecord(minhash.MarshalRecordV1(r)); err != nil {
+		if _, err := j.ParseRecord(judge.MarshalRecordV1(r)); err != nil {
 			t.Fatalf("ParseRecord of the version 1 form of a record: %v", err)
 		}
 	})
@@ -285,7 +286,7 @@ func FuzzParseRecord(f *testing.F) {
 
 // sameRecord says how got differs from want, field by field ("" when it
 // does not).
-func sameRecord(got, want *minhash.Record) string {
+func sameRecord(got, want *judge.Record) string {
 	gc, gt := got.Content()
 	wc, wt := want.Content()
 	switch {
@@ -311,8 +312,8 @@ func sameRecord(got, want *minhash.Record) string {
 // indexes are used) and under none.
 func roundTrip(t *testing.T, docs []*neardup.Document, group []int) (v1, v2 int) {
 	t.Helper()
-	j, _ := minhash.NewJudge(minhash.Options{})
-	recs := make([]*minhash.Record, 0, len(docs))
+	j, _ := judge.NewJudge(judge.Options{})
+	recs := make([]*judge.Record, 0, len(docs))
 	counts := map[string]map[uint32]uint32{}
 	for _, d := range docs {
 		r, err := j.Record(d)
@@ -329,17 +330,17 @@ func roundTrip(t *testing.T, docs []*neardup.Document, group []int) (v1, v2 int)
 			m[b]++
 		}
 	}
-	tmpl := func(r *minhash.Record) minhash.Template {
+	tmpl := func(r *judge.Record) judge.Template {
 		m := counts[r.Host()]
 		return j.TemplateOf(func(b uint32) uint32 { return m[b] }, nil)
 	}
-	var parsed [2][]*minhash.Record
+	var parsed [2][]*judge.Record
 	for i, r := range recs {
 		b2, err := r.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		b1 := minhash.MarshalRecordV1(r)
+		b1 := judge.MarshalRecordV1(r)
 		v1 += len(b1)
 		v2 += len(b2)
 		for v, b := range [][]byte{b1, b2} {
@@ -367,7 +368,7 @@ func roundTrip(t *testing.T, docs []*neardup.Document, group []int) (v1, v2 int)
 			others = append(others, group[i])
 		}
 		for _, k := range others {
-			for _, tm := range []func(*minhash.Record) minhash.Template{tmpl, func(*minhash.Record) minhash.Template { return nil }} {
+			for _, tm := range []func(*judge.Record) judge.Template{tmpl, func(*judge.Record) judge.Template { return nil }} {
 				dist, isNear := j.Near(r, tm(r), recs[k], tm(recs[k]))
 				if isNear {
 					near++
@@ -419,7 +420,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	})
 	for _, name := range []string{"en-sample", "zh-sample"} {
 		t.Run(name, func(t *testing.T) {
-			pages, err := corpus.Read(filepath.Join("..", "examples", "evaluate", "testdata", name), 0)
+			pages, err := corpus.Read(filepath.Join("..", "..", "..", "examples", "evaluate", "testdata", name), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -447,7 +448,7 @@ const (
 // A record of version 1, as a running fleet may hold, parses to the record
 // its form of version 2 parses to, and MarshalBinary writes that form.
 func TestRecordVersions(t *testing.T) {
-	j, err := minhash.NewJudge(minhash.Options{SketchSize: 12, PageSketchSize: 6})
+	j, err := judge.NewJudge(judge.Options{SketchSize: 12, PageSketchSize: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +474,7 @@ func TestRecordVersions(t *testing.T) {
 	if b, _ := r1.MarshalBinary(); !bytes.Equal(b, b2) {
 		t.Errorf("MarshalBinary of the version 1 record:\n%x, want\n%x", b, b2)
 	}
-	if b := minhash.MarshalRecordV1(r2); !bytes.Equal(b, b1) {
+	if b := judge.MarshalRecordV1(r2); !bytes.Equal(b, b1) {
 		t.Errorf("version 1 form of the version 2 record:\n%x, want\n%x", b, b1)
 	}
 	// Every cut of either form, and either form with another version byte,
@@ -502,7 +503,7 @@ func TestRecordVersions(t *testing.T) {
 		t.Errorf("ParseRecord of a version 2 record with an overlong host length: err = %v", err)
 	}
 	// Sketches larger than the judge's are ErrCorrupt.
-	small, _ := minhash.NewJudge(minhash.Options{SketchSize: 8, PageSketchSize: 6, Keys: 4})
+	small, _ := judge.NewJudge(judge.Options{SketchSize: 8, PageSketchSize: 6, Keys: 4})
 	if _, err := small.ParseRecord(b2); !errors.Is(err, neardup.ErrCorrupt) {
 		t.Errorf("ParseRecord of 12 content hashes by a judge of 8: err = %v", err)
 	}
@@ -528,16 +529,16 @@ func startCPU(b *testing.B) func() {
 // 2 (v=2, what MarshalBinary writes), and reports cpu-ns/op (startCPU)
 // and B/record, the forms' mean length:
 //
-//	go test ./minhash -run '^$' -bench Record -count 6
+//	go test ./minhash/internal/judge -run '^$' -bench Record -count 6
 func BenchmarkRecord(b *testing.B) {
-	j, _ := minhash.NewJudge(minhash.Options{})
+	j, _ := judge.NewJudge(judge.Options{})
 	recs := crawlRecords(b, j, 10_000)
 	for _, v := range []struct {
 		name    string
-		marshal func(*minhash.Record) []byte
+		marshal func(*judge.Record) []byte
 	}{
-		{"v=1", minhash.MarshalRecordV1},
-		{"v=2", func(r *minhash.Record) []byte { b, _ := r.MarshalBinary(); return b }},
+		{"v=1", judge.MarshalRecordV1},
+		{"v=2", func(r *judge.Record) []byte { b, _ := r.MarshalBinary(); return b }},
 	} {
 		forms := make([][]byte, len(recs))
 		size := 0
@@ -576,7 +577,7 @@ func BenchmarkRecord(b *testing.B) {
 // spread over the 32-bit values where the hashes, the smallest of their
 // pages, are small numbers.
 func TestIndexKeys(t *testing.T) {
-	j, _ := minhash.NewJudge(minhash.Options{})
+	j, _ := judge.NewJudge(judge.Options{})
 	keyOf := map[uint32]uint32{} // content hash -> its index key
 	var keys, hashes []uint32
 	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 41, Groups: 8}) {
@@ -611,7 +612,7 @@ func TestIndexKeys(t *testing.T) {
 // not of template blocks, Keys their start: a QueryKeys that looked up only
 // Keys, or that kept template blocks' keys, fails.
 func TestQueryKeys(t *testing.T) {
-	j, _ := minhash.NewJudge(minhash.Options{Keys: 4})
+	j, _ := judge.NewJudge(judge.Options{Keys: 4})
 	tmpl := func(b uint32) bool { return b%3 == 0 }
 	longer := 0
 	for _, g := range detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 43, Groups: 4}) {
@@ -622,7 +623,7 @@ func TestQueryKeys(t *testing.T) {
 			}
 			c, tags := r.Content()
 			ik := r.IndexKeys()
-			for _, tt := range []minhash.Template{nil, tmpl} {
+			for _, tt := range []judge.Template{nil, tmpl} {
 				var want []uint32
 				for i := range c {
 					if tt == nil || !tt(r.Blocks()[tags[i]]) {
@@ -653,8 +654,8 @@ func TestQueryKeys(t *testing.T) {
 
 // crawlRecords returns j's records of the first n pages of the generated
 // crawl (seed 1).
-func crawlRecords(tb testing.TB, j *minhash.Judge, n int) []*minhash.Record {
-	var recs []*minhash.Record
+func crawlRecords(tb testing.TB, j *judge.Judge, n int) []*judge.Record {
+	var recs []*judge.Record
 	for _, d := range benchtest.Crawl(tb, 1, n) {
 		r, err := j.Record(d)
 		if err != nil {
@@ -663,4 +664,54 @@ func crawlRecords(tb testing.TB, j *minhash.Judge, n int) []*minhash.Record {
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// page returns a page of site's template (a menu, a sidebar, a footer)
+// around article, one paragraph a line.
+func page(site, article string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<html><body><nav><ul>")
+	for i := range 12 {
+		fmt.Fprintf(&b, "<li><a href=/s%d>%s section %d of the archive</a></li>", i, site, i)
+	}
+	b.WriteString("</ul></nav><main>")
+	for _, p := range strings.Split(article, "\n") {
+		fmt.Fprintf(&b, "<p>%s</p>", p)
+	}
+	fmt.Fprintf(&b, "</main><aside><p>Subscribe to the %s newsletter for weekly updates on gardening, cooking and travel.</p><p>Most read this week on %s: the ten best walks, a guide to sourdough, how to fix a bicycle chain.</p></aside>", site, site)
+	fmt.Fprintf(&b, "<footer><p>Copyright %s media group. All rights reserved. Privacy policy, terms of use, contact the editors.</p></footer></body></html>", site)
+	return []byte(b.String())
+}
+
+// BenchmarkKeys makes the index keys (Judge.Keys, with no template) of the
+// generated crawl's first 20,000 pages and reports how densely they fill
+// the 32-bit values, beside the content hashes they stand for (a page's
+// smallest, small numbers; the in-process Detector's keys): keys/value and
+// hashes/value are the values per value between their lower and upper
+// quartiles. In a repository of n such pages a key shares its value with
+// about keys/value × n/20,000 keys of other pages, related or not.
+//
+//	go test ./minhash/internal/judge -run '^$' -bench Keys -benchtime 1x
+func BenchmarkKeys(b *testing.B) {
+	const pages = 20_000
+	j, err := judge.NewJudge(judge.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var keys, hashes []uint32
+	for b.Loop() {
+		keys, hashes = keys[:0], hashes[:0]
+		for _, r := range crawlRecords(b, j, pages) {
+			keys = append(keys, j.Keys(r, nil)...)
+			c, _ := r.Content()
+			hashes = append(hashes, c[:min(len(c), j.Options().Keys)]...)
+		}
+	}
+	density := func(v []uint32) float64 {
+		slices.Sort(v)
+		return float64(len(v)/2) / float64(v[len(v)*3/4]-v[len(v)/4])
+	}
+	b.ReportMetric(density(keys), "keys/value")
+	b.ReportMetric(density(hashes), "hashes/value")
+	b.ReportMetric(0, "ns/op")
 }

@@ -1,4 +1,12 @@
-package minhash
+// Package judge holds package minhash's verdict rules and what they
+// compare, for its Detector and for a repository of records shared by
+// processes (minhash/redisindex): a page's Feature (the hash of its text,
+// its whole-page and content sketches, the block each content hash came
+// from), the rules that decide whether two pages are near-duplicates
+// (rules.go), and the Judge, which gives those verdicts on Records, a
+// feature's form kept outside a Detector, with their binary forms. It is
+// internal to minhash's modules: minhash's users get the Detector.
+package judge
 
 import (
 	"fmt"
@@ -9,24 +17,26 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/minhash/internal/sketch"
 	"github.com/neardup/neardup/preprocess"
 )
 
-// feature is what a Detector computes once per document: the hash of its
+// Feature is what a Detector computes once per document: the hash of its
 // text, the sketch of the whole page, and the sketch of its content (the
 // blocks its markup does not mark as navigation, header, footer or
 // sidebar) with the block each content hash came from.
-type feature struct {
-	host    string
-	exact   uint64
-	page    Sketch
-	content Sketch
-	tags    []uint8  // tags[i]: index in blocks of the block of content[i]
-	blocks  []uint32 // the distinct block keys of content's hashes, ascending
-	share   uint8    // the content's share of the page's tokens, in 1/255
-	// keys[i] is the index key of content[i]'s element (indexKey), for a
-	// shared repository's index; nil in a feature read back from bytes.
-	keys []uint32
+type Feature struct {
+	Host    string
+	Exact   uint64 // the hash of the page's text
+	Page    sketch.Sketch
+	Content sketch.Sketch
+	Tags    []uint8  // Tags[i]: index in Blocks of the block of Content[i]
+	Blocks  []uint32 // the distinct block keys of Content's hashes, ascending
+	Share   uint8    // the content's share of the page's tokens, in 1/255
+	// Keys[i] is the index key of Content[i]'s element (sketch.IndexKey),
+	// for a shared repository's index; nil in a feature read back from
+	// bytes.
+	Keys []uint32
 }
 
 // minContentTokens is the least content, in tokens, that a page's content
@@ -41,16 +51,17 @@ const minContentTokens = 8
 
 type featureKey struct{ page, content, w int }
 
-// extract returns d's feature, computed once per Document and sketch sizes,
-// with the Builders of pool (of builders for o's sizes; nil for new ones).
-func extract(d *neardup.Document, o Options, pool *sync.Pool) (feature, error) {
-	return neardup.Feature(d, featureKey{o.PageSketchSize, o.SketchSize, o.ShingleWidth}, func(d *neardup.Document) (feature, error) {
+// Extract returns d's feature, computed once per Document and sketch sizes
+// (o resolved), with the Builders of pool (a pool the caller keeps for o's
+// sizes and leaves to Extract; nil for new Builders).
+func Extract(d *neardup.Document, o Options, pool *sync.Pool) (Feature, error) {
+	return neardup.Feature(d, featureKey{o.PageSketchSize, o.SketchSize, o.ShingleWidth}, func(d *neardup.Document) (Feature, error) {
 		var bs *builders
 		if pool != nil {
 			bs, _ = pool.Get().(*builders)
 		}
 		if bs == nil {
-			bs = &builders{NewBuilder(o.PageSketchSize, o.ShingleWidth), NewBuilder(o.SketchSize, o.ShingleWidth)}
+			bs = &builders{sketch.NewBuilder(o.PageSketchSize, o.ShingleWidth), sketch.NewBuilder(o.SketchSize, o.ShingleWidth)}
 		}
 		f, err := featureOf(d, o, bs)
 		if pool != nil {
@@ -63,7 +74,7 @@ func extract(d *neardup.Document, o Options, pool *sync.Pool) (feature, error) {
 // builders are the two Builders of a feature, reused from page to page: a
 // page's sketches are built in memory a previous page has just used, not
 // in fresh memory.
-type builders struct{ page, content *Builder }
+type builders struct{ page, content *sketch.Builder }
 
 // textBlock is one block of a page with its tokens.
 type textBlock struct {
@@ -150,18 +161,18 @@ func linesOf(p *preprocess.Page) []textBlock {
 	return blocks
 }
 
-func featureOf(d *neardup.Document, o Options, bs *builders) (feature, error) {
+func featureOf(d *neardup.Document, o Options, bs *builders) (Feature, error) {
 	blocks, hasMain := blocksOf(d.Page)
 	if len(blocks) == 0 {
-		return feature{}, fmt.Errorf("minhash: document %q has no text: %w", d.ID, neardup.ErrNoFeatures)
+		return Feature{}, fmt.Errorf("minhash: document %q has no text: %w", d.ID, neardup.ErrNoFeatures)
 	}
-	f := feature{host: d.Host, exact: xxhash.Sum64String(d.Page.Text)}
+	f := Feature{Host: d.Host, Exact: xxhash.Sum64String(d.Page.Text)}
 	pb, cb := bs.page, bs.content
 	pb.Reset()
 	cb.Reset()
 	for i := range blocks {
 		blk := &blocks[i]
-		cb.setTag(uint32(i))
+		cb.SetTag(uint32(i))
 		key := uint64(len(blk.tokens))
 		for _, t := range blk.tokens {
 			th := xxhash.Sum64String(t)
@@ -176,37 +187,37 @@ func featureOf(d *neardup.Document, o Options, bs *builders) (feature, error) {
 		}
 		blk.key = uint32(key>>32 ^ key)
 	}
-	f.page = pb.Sketch()
+	f.Page = pb.Sketch()
 	// Too little content: the page's lines mostly of link text count too,
 	// then (pass 1) the whole page.
-	for pass := 0; pass < 2 && !(pass == 1 && hasMain) && cb.count() < minContentTokens && cb.count() < pb.count(); pass++ {
+	for pass := 0; pass < 2 && !(pass == 1 && hasMain) && cb.Count() < minContentTokens && cb.Count() < pb.Count(); pass++ {
 		cb.Reset()
 		for i, blk := range blocks {
 			if pass == 0 && blk.furniture && !blk.linked {
 				continue
 			}
-			cb.setTag(uint32(i))
+			cb.SetTag(uint32(i))
 			for _, t := range blk.tokens {
 				cb.Add(t)
 			}
 		}
 	}
-	f.share = uint8(255 * cb.count() / max(pb.count(), 1))
+	f.Share = uint8(255 * cb.Count() / max(pb.Count(), 1))
 	var tags []uint32
-	f.content, tags, f.keys = cb.tagged()
-	if len(f.page) == 0 {
-		return feature{}, fmt.Errorf("minhash: document %q has no words: %w", d.ID, neardup.ErrNoFeatures)
+	f.Content, tags, f.Keys = cb.Tagged()
+	if len(f.Page) == 0 {
+		return Feature{}, fmt.Errorf("minhash: document %q has no words: %w", d.ID, neardup.ErrNoFeatures)
 	}
 	keys := make([]uint32, len(tags))
 	for i, t := range tags {
 		keys[i] = blocks[t].key
 	}
 	slices.Sort(keys)
-	f.blocks = slices.Clone(slices.Compact(keys)) // exactly as long as needed: it is kept
-	f.tags = make([]uint8, len(tags))
+	f.Blocks = slices.Clone(slices.Compact(keys)) // exactly as long as needed: it is kept
+	f.Tags = make([]uint8, len(tags))
 	for i, t := range tags {
-		j, _ := slices.BinarySearch(f.blocks, blocks[t].key)
-		f.tags[i] = uint8(j)
+		j, _ := slices.BinarySearch(f.Blocks, blocks[t].key)
+		f.Tags[i] = uint8(j)
 	}
 	return f, nil
 }

@@ -1,0 +1,71 @@
+package minhash
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The index returns exactly the IDs filed under a query's keys, once each
+// (candidatesShared with every key rare), through inserts and removals, and
+// drops a key that passes MaxPostings.
+// With NoLimit, keys are filed under up to a few hundred IDs, so that
+// their blocks grow and shrink through several classes (catches an ID lost
+// or kept when a block moves, or a freed block still in use).
+func TestIndex(t *testing.T) {
+	for _, c := range []struct {
+		maxPostings, ids, small int
+	}{{4, 40, 30}, {NoLimit, 600, 4}} {
+		var x index
+		x.init(3, c.maxPostings)
+		r := rand.New(rand.NewPCG(9, 10))
+		filed := map[uint32][]uint32{} // id -> keys
+		want := func(keys []uint32) []uint32 {
+			var ids []uint32
+			for id, ks := range filed {
+				for _, k := range ks {
+					if slices.Contains(keys, k) {
+						ids = append(ids, id)
+						break
+					}
+				}
+			}
+			slices.Sort(ids)
+			return ids
+		}
+		keys := func() []uint32 {
+			return []uint32{uint32(r.IntN(c.small)), uint32(30 + r.IntN(c.small)), uint32(60 + r.IntN(300))}
+		}
+		for step := range 20 * c.ids {
+			id := uint32(r.IntN(c.ids))
+			if ks, ok := filed[id]; ok && r.IntN(2) == 0 {
+				x.remove(id, ks)
+				delete(filed, id)
+			} else if !ok {
+				ks := keys()
+				x.insert(id, ks)
+				filed[id] = ks
+			}
+			// Keys that passed the bound are no longer searched: leave them
+			// out of the expectation.
+			q := keys()
+			got := x.candidatesShared(q, math.MaxInt, nil)
+			var live []uint32
+			for _, k := range q {
+				if !x.stoppedKey(k) {
+					live = append(live, k)
+				}
+			}
+			if w := want(live); !slices.Equal(got, w) {
+				t.Fatalf("MaxPostings %d, step %d: candidates of %v = %v, want %v", c.maxPostings, step, q, got, w)
+			}
+			if c.maxPostings == NoLimit && x.filed != 3*len(filed) {
+				t.Fatalf("step %d: %d filed, want %d", step, x.filed, 3*len(filed))
+			}
+		}
+		if c.maxPostings > 0 && x.stopped == 0 {
+			t.Errorf("no key passed MaxPostings %d among %d IDs", c.maxPostings, c.ids)
+		}
+	}
+}
