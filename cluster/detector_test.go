@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detectortest"
+	"github.com/neardup/neardup/internal/snapshot"
 	"github.com/neardup/neardup/simhash"
 )
 
@@ -267,8 +268,9 @@ func TestSnapshotRefit(t *testing.T) {
 	checkKept(t, withSource, groups, false)
 }
 
-// TestKModesSnapshot: a KModes read back assigns as the saved one, for fits
-// of documents and of codes.
+// TestKModesSnapshot: a KModes read back assigns and updates as the saved
+// one; a snapshot of a fit on integer codes (which older versions wrote) is
+// refused as unsupported.
 func TestKModesSnapshot(t *testing.T) {
 	items, _ := topics(31, 300, 5, 6, 0.4)
 	docs := codeDocs(items)
@@ -276,70 +278,69 @@ func TestKModesSnapshot(t *testing.T) {
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}
-	kc := mustNew(t, KModesOptions{K: 5, Keywords: 6})
-	if err := kc.FitCodes(items); err != nil {
+	var buf bytes.Buffer
+	if _, err := km.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, src := range []*KModes{km, kc} {
-		var buf bytes.Buffer
-		if _, err := src.WriteTo(&buf); err != nil {
-			t.Fatal(err)
-		}
-		back := mustNew(t, KModesOptions{K: 5, Keywords: 6})
-		if _, err := back.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(back.Labels(), src.Labels()) || back.Cost() != src.Cost() || !slices.Equal(back.Sizes(), src.Sizes()) {
-			t.Errorf("read back: labels/cost/sizes differ")
-		}
-		for i := range items {
-			var a, b int
-			if src == km {
-				a, _ = src.Assign(docs[i])
-				b, _ = back.Assign(docs[i])
-			} else {
-				a, _ = src.AssignCodes(items[i])
-				b, _ = back.AssignCodes(items[i])
-			}
-			if a != b {
-				t.Fatalf("item %d: assigned %d, read back %d", i, a, b)
-			}
-		}
-		// Updates go on identically.
-		more, _ := topics(32, 50, 5, 6, 0.6)
-		for _, it := range codeDocs(more) {
-			if src == kc {
-				break
-			}
-			a, _ := src.Update(it)
-			b, _ := back.Update(it)
-			if a != b {
-				t.Fatal("Update differs after a round trip")
-			}
-		}
-		if src == km && !slices.Equal(back.Mode(0), src.Mode(0)) {
-			t.Errorf("Mode(0) after updates: %v, read back %v", back.Mode(0), src.Mode(0))
-		}
-		// Other options: a mismatch, and nothing changes.
-		other := mustNew(t, KModesOptions{K: 6, Keywords: 6})
-		if _, err := other.ReadFrom(bytes.NewReader(buf.Bytes())); !errors.Is(err, neardup.ErrSnapshotMismatch) || other.Fitted() {
-			t.Errorf("ReadFrom with another K: err = %v, fitted %v", err, other.Fitted())
-		}
-		// Every truncation is an error.
-		for n := 0; n < buf.Len(); n += 1 + buf.Len()/300 {
-			if _, err := mustNew(t, KModesOptions{K: 5, Keywords: 6}).ReadFrom(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, neardup.ErrCorrupt) {
-				t.Fatalf("ReadFrom of %d of %d bytes: err = %v", n, buf.Len(), err)
-			}
+	back := mustNew(t, KModesOptions{K: 5, Keywords: 6})
+	if _, err := back.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Labels(), km.Labels()) || back.Cost() != km.Cost() || !slices.Equal(back.Sizes(), km.Sizes()) {
+		t.Errorf("read back: labels/cost/sizes differ")
+	}
+	for i, d := range docs {
+		a, _ := km.Assign(d)
+		b, _ := back.Assign(d)
+		if a != b {
+			t.Fatalf("document %d: assigned %d, read back %d", i, a, b)
 		}
 	}
+	// Updates go on identically.
+	more, _ := topics(32, 50, 5, 6, 0.6)
+	for _, d := range codeDocs(more) {
+		a, _ := km.Update(d)
+		b, _ := back.Update(d)
+		if a != b {
+			t.Fatal("Update differs after a round trip")
+		}
+	}
+	if !slices.Equal(back.Mode(0), km.Mode(0)) {
+		t.Errorf("Mode(0) after updates: %v, read back %v", back.Mode(0), km.Mode(0))
+	}
+	// Other options: a mismatch, and nothing changes.
+	other := mustNew(t, KModesOptions{K: 6, Keywords: 6})
+	if _, err := other.ReadFrom(bytes.NewReader(buf.Bytes())); !errors.Is(err, neardup.ErrSnapshotMismatch) || other.Fitted() {
+		t.Errorf("ReadFrom with another K: err = %v, fitted %v", err, other.Fitted())
+	}
+	// Every truncation is an error.
+	for n := 0; n < buf.Len(); n += 1 + buf.Len()/300 {
+		if _, err := mustNew(t, KModesOptions{K: 5, Keywords: 6}).ReadFrom(bytes.NewReader(buf.Bytes()[:n])); !errors.Is(err, neardup.ErrCorrupt) {
+			t.Fatalf("ReadFrom of %d of %d bytes: err = %v", n, buf.Len(), err)
+		}
+	}
+	// A fit on codes: fitted 1, byCodes 1, then what no longer parses.
+	o, _ := KModesOptions{K: 5, Keywords: 6}.resolve()
+	buf.Reset()
+	sw := snapshot.NewWriter(&buf, "cluster.KModes", o.params())
+	sw.Uvarint(1)
+	sw.Uvarint(1)
+	sw.Uvarint(1)
+	sw.Uvarint(42)
+	if _, err := sw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := back.ReadFrom(&buf); !errors.Is(err, neardup.ErrUnsupportedSnapshot) || !slices.Equal(back.Mode(0), km.Mode(0)) {
+		t.Errorf("ReadFrom of a fit on codes: err = %v, want ErrUnsupportedSnapshot and no change", err)
+	}
 	// An unfitted KModes round-trips as unfitted.
-	var zero, back KModes
-	var buf bytes.Buffer
+	var zero, unfitted KModes
+	buf.Reset()
 	if _, err := zero.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := back.ReadFrom(&buf); err != nil || back.Fitted() {
-		t.Errorf("unfitted round trip: %v, fitted %v", err, back.Fitted())
+	if _, err := unfitted.ReadFrom(&buf); err != nil || unfitted.Fitted() {
+		t.Errorf("unfitted round trip: %v, fitted %v", err, unfitted.Fitted())
 	}
 }
 

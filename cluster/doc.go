@@ -20,8 +20,8 @@
 // (Cosine), or, as an option, Huang's simple matching dissimilarity
 // |R ∖ M| + |M ∖ R| (Matching). KModes.Fit chooses k initial modes, then
 // assigns every document to its most similar mode and recomputes the modes
-// until no document moves or MaxIter passes have run. FitCodes fits integer
-// codes instead of documents; Update folds one new item into the modes.
+// until no document moves or MaxIter passes have run; Update folds one new
+// document into the modes.
 //
 // A fitted KModes is a neardup.Partitioner for neardup.NewPartitioned. The
 // Detector does the same for a growing repository: it keeps every page in one

@@ -67,11 +67,11 @@ func FuzzAssign(f *testing.F) {
 	})
 }
 
-// FuzzFitCodes fits items decoded from the input (k from the first byte,
-// then items of codes separated by 0xff): FitCodes never panics, fails only
-// with ErrTooFew or ErrNoFeatures, and a fit's Assign agrees with its
-// labels.
-func FuzzFitCodes(f *testing.F) {
+// FuzzFit fits documents decoded from the input (k from the first byte,
+// then documents of keywords "w<byte>" separated by 0xff, each keyword
+// counted once): Fit never panics, fails only with ErrTooFew or
+// ErrNoFeatures, and a fit's Assign agrees with its labels.
+func FuzzFit(f *testing.F) {
 	f.Add([]byte{2, 1, 2, 3, 0xff, 1, 2, 4, 0xff, 7, 8, 0xff, 7, 9})
 	f.Add([]byte{3, 1, 0xff, 1, 0xff, 1, 0xff, 2})
 	f.Add([]byte{1, 0xff, 0xff})
@@ -89,25 +89,28 @@ func FuzzFitCodes(f *testing.F) {
 				cur = []uint32{}
 				continue
 			}
-			cur = append(cur, uint32(b)*1000003) // sparse codes
+			if !slices.Contains(cur, uint32(b)) {
+				cur = append(cur, uint32(b))
+			}
 		}
 		items = append(items, cur)
+		docs := codeDocs(items)
 		for _, o := range []KModesOptions{{K: k, Keywords: 3}, {K: k, Keywords: 2, Similarity: Matching, MaxIter: 2}, {K: k, Keywords: 3, Init: Huang, NInit: 2}} {
 			km := mustNew(t, o)
-			err := km.FitCodes(items)
+			err := km.Fit(docs)
 			if err != nil {
 				if !errors.Is(err, ErrTooFew) && !errors.Is(err, neardup.ErrNoFeatures) {
-					t.Fatalf("FitCodes(%v): %v", items, err)
+					t.Fatalf("Fit(%v): %v", items, err)
 				}
 				continue
 			}
 			labels := km.Labels()
 			if len(labels) != len(items) || km.K() != k {
-				t.Fatalf("FitCodes(%v): %d labels, k = %d", items, len(labels), km.K())
+				t.Fatalf("Fit(%v): %d labels, k = %d", items, len(labels), km.K())
 			}
-			for i, it := range items {
-				if j, err := km.AssignCodes(it); err != nil || j != labels[i] {
-					t.Fatalf("%+v: AssignCodes(%v) = %d, %v; label %d", o, it, j, err, labels[i])
+			for i, d := range docs {
+				if j, err := km.Assign(d); err != nil || j != labels[i] {
+					t.Fatalf("%+v: Assign(%v) = %d, %v; label %d", o, items[i], j, err, labels[i])
 				}
 			}
 		}
@@ -140,7 +143,7 @@ func FuzzReadFrom(f *testing.F) {
 	}
 	f.Add(bytes.Clone(buf.Bytes()))
 	km := mustNew(f, KModesOptions{K: 2, Keywords: 3})
-	if err := km.FitCodes([][]uint32{{1, 2}, {2, 3}, {7, 8}, {8, 9}}); err != nil {
+	if err := km.Fit(codeDocs([][]uint32{{1, 2}, {2, 3}, {7, 8}, {8, 9}})); err != nil {
 		f.Fatal(err)
 	}
 	buf.Reset()
@@ -182,10 +185,9 @@ func FuzzReadFrom(f *testing.F) {
 			k.Sizes()
 			for j := range k.K() {
 				k.Mode(j)
-				k.ModeCodes(j)
 			}
-			_, _ = k.AssignCodes([]uint32{1, 2, 99})
-			_, _ = k.UpdateCodes([]uint32{2, 3, 5})
+			_, _ = k.Assign(kwDoc("a", codeWords(1, 2, 99)...))
+			_, _ = k.Update(kwDoc("u", codeWords(2, 3, 5)...))
 		}
 	})
 }

@@ -55,15 +55,21 @@ func topics(seed uint64, n, t, f int, noise float64) (items [][]uint32, topic []
 	return items, topic
 }
 
-// codeDocs turns items of codes into keyword documents ("w<code>").
+// codeWords names codes as keywords: "w<code>".
+func codeWords(codes ...uint32) []string {
+	words := make([]string, len(codes))
+	for j, c := range codes {
+		words[j] = fmt.Sprintf("w%d", c)
+	}
+	return words
+}
+
+// codeDocs turns items of codes into keyword documents (codeWords), whose
+// keywords are first seen in the order of the codes.
 func codeDocs(items [][]uint32) []*neardup.Document {
 	docs := make([]*neardup.Document, len(items))
 	for i, it := range items {
-		words := make([]string, len(it))
-		for j, c := range it {
-			words[j] = fmt.Sprintf("w%d", c)
-		}
-		docs[i] = kwDoc(fmt.Sprintf("d%05d", i), words...)
+		docs[i] = kwDoc(fmt.Sprintf("d%05d", i), codeWords(it...)...)
 	}
 	return docs
 }

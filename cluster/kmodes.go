@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/neardup/neardup"
@@ -10,9 +9,9 @@ import (
 
 // KModes clusters documents by their top keywords (k-modes over keyword
 // presence; see the package documentation) and sends a new document to its
-// most similar cluster. Fit it on a set of documents (or FitCodes on sets of
-// integer codes); then Assign, Nearest and Partition place new documents, and
-// Update folds them into the modes as they arrive.
+// most similar cluster. Fit it on a set of documents; then Assign, Nearest
+// and Partition place new documents, and Update folds them into the modes as
+// they arrive.
 //
 // KModes implements neardup.Partitioner, so a fitted KModes splits a
 // repository for neardup.NewPartitioned: each cluster keeps its own detector
@@ -21,7 +20,7 @@ import (
 // repository grows.)
 //
 // A KModes is safe for concurrent use: Assign, Nearest and Partition run in
-// parallel; Fit, FitCodes and Update exclusively (a Fit computes without the
+// parallel; Fit and Update exclusively (a Fit computes without the
 // lock and installs its result at once). The zero KModes is ready to be
 // fitted with the default KModesOptions.
 type KModes struct {
@@ -32,13 +31,11 @@ type KModes struct {
 	f  *fitted // nil until fitted
 }
 
-// fitted is what a fit produced: the vocabulary (keyword texts, or a caller's
-// codes) and the model over its dense ids.
+// fitted is what a fit produced: the vocabulary of keyword texts and the
+// model over its dense ids.
 type fitted struct {
-	byCodes bool
-	words   vocab[string]
-	codes   vocab[uint32]
-	md      *model
+	words vocab[string]
+	md    *model
 }
 
 // NewKModes returns an unfitted KModes configured by opts. Options out of range
@@ -84,29 +81,6 @@ func (km *KModes) Fit(docs []*neardup.Document) error {
 	return nil
 }
 
-// FitCodes is Fit for integer-coded categories: each item is a set of codes
-// (a document's keyword ids in the caller's own dictionary, say; order and
-// repeats do not matter). Modes are then sets of codes (ModeCodes), and new
-// items are placed with AssignCodes, NearestCodes and UpdateCodes. An empty
-// item is an error wrapping neardup.ErrNoFeatures.
-func (km *KModes) FitCodes(items [][]uint32) error {
-	o := km.Options()
-	codes := newVocab[uint32]()
-	its := make([]item, len(items))
-	for i, c := range items {
-		if len(c) == 0 {
-			return fmt.Errorf("cluster: FitCodes: item %d is empty: %w", i, neardup.ErrNoFeatures)
-		}
-		its[i] = codes.internItem(c)
-	}
-	md, err := fitItems(its, codes.len(), o, o.K)
-	if err != nil {
-		return err
-	}
-	km.install(&fitted{byCodes: true, codes: codes, md: md})
-	return nil
-}
-
 func (km *KModes) install(f *fitted) {
 	km.mu.Lock()
 	km.f = f
@@ -125,16 +99,10 @@ func fitItems(items []item, nIDs int, o KModesOptions, k int) (*model, error) {
 	return fit(fd, o.fitConfig(k)), nil
 }
 
-// model returns the fit for documents (codes = false) or codes, or
-// ErrNotFitted. The caller holds km.mu.
-func (km *KModes) model(codes bool) (*fitted, error) {
-	switch {
-	case km.f == nil:
+// model returns the fit, or ErrNotFitted. The caller holds km.mu.
+func (km *KModes) model() (*fitted, error) {
+	if km.f == nil {
 		return nil, ErrNotFitted
-	case km.f.byCodes && !codes:
-		return nil, fmt.Errorf("%w on documents (it was fitted on codes: use the Codes methods)", ErrNotFitted)
-	case !km.f.byCodes && codes:
-		return nil, fmt.Errorf("%w on codes (it was fitted on documents)", ErrNotFitted)
 	}
 	return km.f, nil
 }
@@ -164,7 +132,7 @@ func (km *KModes) Nearest(d *neardup.Document, p int) ([]int, error) {
 	}
 	km.mu.RLock()
 	defer km.mu.RUnlock()
-	f, err := km.model(false)
+	f, err := km.model()
 	if err != nil {
 		return nil, err
 	}
@@ -190,66 +158,11 @@ func (km *KModes) Update(d *neardup.Document) (int, error) {
 	}
 	km.mu.Lock()
 	defer km.mu.Unlock()
-	f, err := km.model(false)
+	f, err := km.model()
 	if err != nil {
 		return 0, err
 	}
 	it := f.words.internItem(w)
-	j := f.md.nearest(it)
-	f.md.add(j, it.ids)
-	return j, nil
-}
-
-// distinctCodes returns codes sorted, each once, or an error for none.
-func distinctCodes(what string, codes []uint32) ([]uint32, error) {
-	if len(codes) == 0 {
-		return nil, fmt.Errorf("cluster: %s: no codes: %w", what, neardup.ErrNoFeatures)
-	}
-	c := slices.Clone(codes)
-	slices.Sort(c)
-	return slices.Compact(c), nil
-}
-
-// AssignCodes is Assign for an item of integer codes (FitCodes).
-func (km *KModes) AssignCodes(codes []uint32) (int, error) {
-	ps, err := km.NearestCodes(codes, 1)
-	if err != nil {
-		return 0, err
-	}
-	return ps[0], nil
-}
-
-// NearestCodes is Nearest for an item of integer codes (FitCodes).
-func (km *KModes) NearestCodes(codes []uint32, p int) ([]int, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("cluster: NearestCodes: p = %d, want at least 1: %w", p, neardup.ErrInvalidOption)
-	}
-	c, err := distinctCodes("NearestCodes", codes)
-	if err != nil {
-		return nil, err
-	}
-	km.mu.RLock()
-	defer km.mu.RUnlock()
-	f, err := km.model(true)
-	if err != nil {
-		return nil, err
-	}
-	return f.md.nearestP(f.codes.lookupItem(c), p), nil
-}
-
-// UpdateCodes is Update for an item of integer codes (FitCodes).
-func (km *KModes) UpdateCodes(codes []uint32) (int, error) {
-	c, err := distinctCodes("UpdateCodes", codes)
-	if err != nil {
-		return 0, err
-	}
-	km.mu.Lock()
-	defer km.mu.Unlock()
-	f, err := km.model(true)
-	if err != nil {
-		return 0, err
-	}
-	it := f.codes.internItem(c)
 	j := f.md.nearest(it)
 	f.md.add(j, it.ids)
 	return j, nil
@@ -279,7 +192,7 @@ func (km *KModes) K() int {
 	return k
 }
 
-// Labels returns the cluster of each fitted document (or item), in the order
+// Labels returns the cluster of each fitted document, in the order
 // given to Fit: its Assign under the fit's final modes.
 func (km *KModes) Labels() []int {
 	var out []int
@@ -331,31 +244,15 @@ func (km *KModes) Sizes() []int {
 
 // Mode returns cluster j's mode (its representatives) for a KModes fitted on
 // documents: up to ModeKeywords keywords, most frequent in the cluster first
-// (ties by first appearance in the fit). It returns nil for j out of range or
-// a KModes fitted on codes.
+// (ties by first appearance in the fit). It returns nil for j out of range.
 func (km *KModes) Mode(j int) []string {
 	var out []string
 	km.read(func(f *fitted) {
-		if f.byCodes || j < 0 || j >= len(f.md.centres) {
+		if j < 0 || j >= len(f.md.centres) {
 			return
 		}
 		for _, id := range f.md.modeByRank(j) {
 			out = append(out, f.words.keys[id])
-		}
-	})
-	return out
-}
-
-// ModeCodes returns cluster j's mode for a KModes fitted on codes, as Mode
-// does for documents.
-func (km *KModes) ModeCodes(j int) []uint32 {
-	var out []uint32
-	km.read(func(f *fitted) {
-		if !f.byCodes || j < 0 || j >= len(f.md.centres) {
-			return
-		}
-		for _, id := range f.md.modeByRank(j) {
-			out = append(out, f.codes.keys[id])
 		}
 	})
 	return out

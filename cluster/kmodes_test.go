@@ -71,38 +71,38 @@ func TestFitThreeTopics(t *testing.T) {
 	}
 }
 
-// TestFitCodesAmbiguous is a set of codes with one document between two
-// topics. k = 2, m = 4. Densities (Σ df / 20): C = {1,2,6,7} has 12, the
+// TestFitAmbiguous is a set of documents (keywords w1, w2, ...; C = {w1, w2,
+// w6, w7}) with one document between two topics. k = 2, m = 4. Densities (Σ df / 20): C = {1,2,6,7} has 12, the
 // others 9, so C is the first centre; A, B, D and E are all at cosine
 // dissimilarity 1/2 from it with the same density, and A (the lowest index)
 // is the second. Pass 1: A, B → cluster 1; C, D, E → cluster 0. Modes: {6,
 // 7, 8, 1} (6 and 7 in three documents, 8 in two, then 1 the lowest of the
 // codes in one) and {1, 2, 3, 4}. Pass 2: C shares three codes with mode 0
 // and two with mode 1, so nothing moves. Cost: 0 + 4 × (1 − 3/4) = 1.
-func TestFitCodesAmbiguous(t *testing.T) {
+func TestFitAmbiguous(t *testing.T) {
 	items := [][]uint32{{1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 7}, {6, 7, 8, 9}, {6, 7, 8, 10}}
 	km := mustNew(t, KModesOptions{K: 2, Keywords: 4, ModeKeywords: 4})
-	if err := km.FitCodes(items); err != nil {
+	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := km.Labels(), []int{1, 1, 0, 0, 0}; !slices.Equal(got, want) {
 		t.Errorf("Labels = %v, want %v", got, want)
 	}
-	if got := km.ModeCodes(0); !slices.Equal(got, []uint32{6, 7, 8, 1}) {
-		t.Errorf("ModeCodes(0) = %v, want [6 7 8 1]", got)
+	if got, want := km.Mode(0), codeWords(6, 7, 8, 1); !slices.Equal(got, want) {
+		t.Errorf("Mode(0) = %v, want %v", got, want)
 	}
-	if got := km.ModeCodes(1); !slices.Equal(got, []uint32{1, 2, 3, 4}) {
-		t.Errorf("ModeCodes(1) = %v, want [1 2 3 4]", got)
+	if got, want := km.Mode(1), codeWords(1, 2, 3, 4); !slices.Equal(got, want) {
+		t.Errorf("Mode(1) = %v, want %v", got, want)
 	}
 	if got := km.Cost(); math.Abs(got-1) > 1e-12 || !km.Converged() || km.Iterations() != 2 {
 		t.Errorf("Cost %v, converged %v after %d; want 1, true after 2", got, km.Converged(), km.Iterations())
 	}
-	// Codes the fit never saw share nothing: ties go to cluster 0.
-	if j, err := km.AssignCodes([]uint32{100, 101}); err != nil || j != 0 {
-		t.Errorf("AssignCodes(unknown) = %d, %v; want 0", j, err)
+	// Keywords the fit never saw share nothing: ties go to cluster 0.
+	if j, err := km.Assign(kwDoc("unknown", codeWords(100, 101)...)); err != nil || j != 0 {
+		t.Errorf("Assign(unknown) = %d, %v; want 0", j, err)
 	}
-	if ps, err := km.NearestCodes([]uint32{1, 2, 3, 99}, 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
-		t.Errorf("NearestCodes = %v, %v; want [1 0]", ps, err)
+	if ps, err := km.Nearest(kwDoc("n", codeWords(1, 2, 3, 99)...), 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
+		t.Errorf("Nearest = %v, %v; want [1 0]", ps, err)
 	}
 }
 
@@ -120,7 +120,7 @@ func TestFitRecoversTopics(t *testing.T) {
 		{K: 6, Keywords: 10, Init: Huang, Seed: 3, Similarity: Matching},
 	} {
 		km := mustNew(t, o)
-		if err := km.FitCodes(items); err != nil {
+		if err := km.Fit(codeDocs(items)); err != nil {
 			t.Fatal(err)
 		}
 		// purity: the share of items in their cluster's majority topic
@@ -146,25 +146,26 @@ func TestFitRecoversTopics(t *testing.T) {
 // whatever the number of workers; Huang with another seed draws otherwise.
 func TestDeterminism(t *testing.T) {
 	items, _ := topics(2, 800, 10, 8, 0.4)
+	docs := codeDocs(items)
 	type result struct {
 		labels []int
 		cost   float64
-		modes  [][]uint32
+		modes  [][]string
 	}
 	fitOnce := func(o KModesOptions) result {
 		km := mustNew(t, o)
-		if err := km.FitCodes(items); err != nil {
+		if err := km.Fit(docs); err != nil {
 			t.Fatal(err)
 		}
 		r := result{labels: km.Labels(), cost: km.Cost()}
 		for j := range km.K() {
-			r.modes = append(r.modes, km.ModeCodes(j))
+			r.modes = append(r.modes, km.Mode(j))
 		}
 		return r
 	}
 	same := func(a, b result) bool {
 		return slices.Equal(a.labels, b.labels) && a.cost == b.cost &&
-			slices.EqualFunc(a.modes, b.modes, func(x, y []uint32) bool { return slices.Equal(x, y) })
+			slices.EqualFunc(a.modes, b.modes, func(x, y []string) bool { return slices.Equal(x, y) })
 	}
 	for _, o := range []KModesOptions{{K: 10, Keywords: 8}, {K: 10, Keywords: 8, Init: Huang, Seed: 42, NInit: 6}} {
 		first := fitOnce(o)
@@ -220,23 +221,6 @@ func TestAssignAgreesWithFit(t *testing.T) {
 				}
 			}
 		}
-		// The same keywords as codes: a document's top f.
-		top := make([][]uint32, len(items))
-		for i, it := range items {
-			top[i] = it[:min(len(it), o.Keywords)]
-		}
-		kmc := mustNew(t, o)
-		if err := kmc.FitCodes(top); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(kmc.Labels(), labels) || kmc.Cost() != km.Cost() {
-			t.Errorf("%+v: FitCodes and Fit on the same keywords differ", o)
-		}
-		for i, it := range top {
-			if j, _ := kmc.AssignCodes(it); j != labels[i] {
-				t.Fatalf("%+v: AssignCodes(item %d) = %d, label %d", o, i, j, labels[i])
-			}
-		}
 		if o.MaxIter == 0 && !km.Converged() {
 			t.Errorf("%+v: not converged after %d passes", o, km.Iterations())
 		}
@@ -252,7 +236,7 @@ func TestAssignAgreesWithFit(t *testing.T) {
 func TestModesAreTopKeywords(t *testing.T) {
 	items, _ := topics(8, 400, 5, 7, 0.3)
 	km := mustNew(t, KModesOptions{K: 5, Keywords: 7, ModeKeywords: 7})
-	if err := km.FitCodes(items); err != nil {
+	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
 	if !km.Converged() {
@@ -288,8 +272,8 @@ func TestModesAreTopKeywords(t *testing.T) {
 			return first[a] - first[b]
 		})
 		want := codes[:7]
-		if got := km.ModeCodes(j); !slices.Equal(got, want) {
-			t.Errorf("ModeCodes(%d) = %v, want %v", j, got, want)
+		if got := km.Mode(j); !slices.Equal(got, codeWords(want...)) {
+			t.Errorf("Mode(%d) = %v, want %v", j, got, codeWords(want...))
 		}
 		for i, l := range labels {
 			if l == j {
@@ -314,20 +298,20 @@ func TestUpdate(t *testing.T) {
 	items, _ := topics(11, 300, 4, 6, 0.3)
 	more, _ := topics(12, 200, 4, 6, 0.6)
 	km := mustNew(t, KModesOptions{K: 4, Keywords: 6, ModeKeywords: 6})
-	if err := km.FitCodes(items); err != nil {
+	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
 	members := make([][][]uint32, 4)
 	for i, j := range km.Labels() {
 		members[j] = append(members[j], items[i])
 	}
-	for _, it := range more {
-		want, _ := km.AssignCodes(it)
-		j, err := km.UpdateCodes(it)
+	for i, d := range codeDocs(more) {
+		want, _ := km.Assign(d)
+		j, err := km.Update(d)
 		if err != nil || j != want {
-			t.Fatalf("UpdateCodes = %d, %v; AssignCodes said %d", j, err, want)
+			t.Fatalf("Update = %d, %v; Assign said %d", j, err, want)
 		}
-		members[j] = append(members[j], it)
+		members[j] = append(members[j], more[i])
 	}
 	// Recompute every mode from scratch on a fresh fit of nothing but the
 	// counts: the top 6 codes by count, ties by first appearance.
@@ -358,8 +342,8 @@ func TestUpdate(t *testing.T) {
 			}
 			return ids[a] - ids[b]
 		})
-		if got := km.ModeCodes(j); !slices.Equal(got, codes[:6]) {
-			t.Errorf("after updates ModeCodes(%d) = %v, want %v", j, got, codes[:6])
+		if got, want := km.Mode(j), codeWords(codes[:6]...); !slices.Equal(got, want) {
+			t.Errorf("after updates Mode(%d) = %v, want %v", j, got, want)
 		}
 		if km.Sizes()[j] != len(ms) {
 			t.Errorf("Sizes()[%d] = %d, want %d", j, km.Sizes()[j], len(ms))
@@ -475,28 +459,13 @@ func TestBadInput(t *testing.T) {
 	if ps, err := km.Nearest(docs[0], 10); err != nil || len(ps) != 4 {
 		t.Errorf("Nearest(p = 10 > k = 4) = %v, %v; want all 4", ps, err)
 	}
-	if _, err := km.AssignCodes([]uint32{1}); !errors.Is(err, ErrNotFitted) {
-		t.Errorf("AssignCodes on a fit of documents: err = %v, want ErrNotFitted", err)
-	}
-	if err := km.FitCodes([][]uint32{{1}, {2}, {}, {4}}); !errors.Is(err, neardup.ErrNoFeatures) {
-		t.Errorf("FitCodes with an empty item: err = %v, want ErrNoFeatures", err)
-	}
-	if err := km.FitCodes([][]uint32{{1}, {2}, {3}, {4, 4, 4}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := km.Assign(docs[0]); !errors.Is(err, ErrNotFitted) {
-		t.Errorf("Assign of a document on a fit of codes: err = %v, want ErrNotFitted", err)
-	}
-	if _, err := km.AssignCodes(nil); !errors.Is(err, neardup.ErrNoFeatures) {
-		t.Errorf("AssignCodes(nil): err = %v, want ErrNoFeatures", err)
-	}
 	if _, err := KeywordsOf(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("KeywordsOf(f = 0): err = %v, want ErrInvalidOption", err)
 	}
-	// The zero KModes fits with the defaults (k = 8 > 4 items: ErrTooFew).
+	// The zero KModes fits with the defaults (k = DefaultK > 4 documents: ErrTooFew).
 	var zero KModes
-	if err := zero.FitCodes([][]uint32{{1}, {2}, {3}, {4}}); !errors.Is(err, ErrTooFew) {
-		t.Errorf("zero KModes FitCodes of 4 items: err = %v, want ErrTooFew (k = %d)", err, DefaultK)
+	if err := zero.Fit(codeDocs([][]uint32{{1}, {2}, {3}, {4}})); !errors.Is(err, ErrTooFew) {
+		t.Errorf("zero KModes Fit of 4 documents: err = %v, want ErrTooFew (k = %d)", err, DefaultK)
 	}
 	if zero.K() != 0 || zero.Labels() != nil || zero.Mode(0) != nil {
 		t.Error("zero KModes reports a model")

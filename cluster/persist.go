@@ -13,7 +13,7 @@ import (
 )
 
 // Snapshots (docs/cluster.md, "Snapshot format") hold a model as plain data:
-// the vocabulary (keyword texts or codes, in id order), and per cluster its
+// the vocabulary (keyword texts, in id order), and per cluster its
 // member count, its mode (ascending ids) and its keyword counts (ascending
 // ids with their counts). A KModes adds its labels; a Detector writes a
 // model per generation and, per cluster, its pages' IDs and keyword ids and
@@ -148,17 +148,10 @@ func (km *KModes) WriteTo(w io.Writer) (int64, error) {
 	f := km.f
 	sw.Uvarint(boolU(f != nil))
 	if f != nil {
-		sw.Uvarint(boolU(f.byCodes))
-		if f.byCodes {
-			sw.Uvarint(uint64(len(f.codes.keys)))
-			for _, c := range f.codes.keys {
-				sw.Uvarint(uint64(c))
-			}
-		} else {
-			sw.Uvarint(uint64(len(f.words.keys)))
-			for _, w := range f.words.keys {
-				sw.Text(w)
-			}
+		sw.Uvarint(0) // fitted on keywords (1, integer codes, is no longer written)
+		sw.Uvarint(uint64(len(f.words.keys)))
+		for _, w := range f.words.keys {
+			sw.Text(w)
 		}
 		writeModel(sw, f.md)
 		sw.Uvarint(uint64(len(f.md.labels)))
@@ -197,28 +190,19 @@ func (km *KModes) Restore(r io.Reader) (install func(), n int64, err error) {
 	}
 	var f *fitted
 	if sr.Uvarint() == 1 {
-		f = &fitted{byCodes: sr.Uvarint() == 1, words: newVocab[string](), codes: newVocab[uint32]()}
+		if byCodes := sr.Uvarint(); sr.Err() == nil && byCodes != 0 {
+			return nil, 0, fmt.Errorf("cluster: a KModes fitted on integer codes, which this version does not read (fit it again on documents): %w", neardup.ErrUnsupportedSnapshot)
+		}
+		f = &fitted{words: newVocab[string]()}
 		nv := sr.Count()
 		for i := uint64(0); sr.Err() == nil && i < nv; i++ {
-			if f.byCodes {
-				c := sr.Uvarint()
-				if sr.Err() == nil && c > math.MaxUint32 {
-					sr.Fail("code %d above 2^32-1", c)
-				}
-				if _, dup := f.codes.ids[uint32(c)]; dup && sr.Err() == nil {
-					sr.Fail("code %d twice in the vocabulary", c)
-				}
-				f.codes.intern(uint32(c))
-			} else {
-				w := sr.Text()
-				if _, dup := f.words.ids[w]; dup && sr.Err() == nil {
-					sr.Fail("keyword %q twice in the vocabulary", w)
-				}
-				f.words.intern(w)
+			w := sr.Text()
+			if _, dup := f.words.ids[w]; dup && sr.Err() == nil {
+				sr.Fail("keyword %q twice in the vocabulary", w)
 			}
+			f.words.intern(w)
 		}
-		nIDs := max(f.words.len(), f.codes.len())
-		f.md = readModel(sr, o.Similarity, o.ModeKeywords, o.K, nIDs)
+		f.md = readModel(sr, o.Similarity, o.ModeKeywords, o.K, f.words.len())
 		nl := sr.Count()
 		for i := uint64(0); sr.Err() == nil && i < nl; i++ {
 			j := sr.Uvarint()
