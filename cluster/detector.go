@@ -112,7 +112,7 @@ func (o Options) resolve() (Options, error) {
 // clusters chosen by that generation's model, so a near-duplicate is sent
 // where its original was sent. The generations partition the repository:
 // a page meets about p·n/k kept pages whatever their number (each
-// generation adds one Assign, k·f bit tests).
+// generation adds one placing, k·f bit tests).
 //
 // Scores and Measures are those of the cluster detectors. A Detector
 // implements neardup.Detector, Verifier, Remover, MatchAdder, Replacer and
@@ -606,49 +606,6 @@ func (s *state) newGeneration(g *generation) {
 		gens[len(gens)-1].md.dropCounts() // only the latest generation's modes follow new pages
 	}
 	s.gens = append(gens, g)
-}
-
-// Stats describes a Detector's clusters.
-type Stats struct {
-	// Documents is the number of kept pages.
-	Documents int
-	// Fits is the number of fits so far (automatic and Refit).
-	Fits int
-	// Sizes is the number of kept pages in each cluster of each generation
-	// (one generation of one cluster before the first fit).
-	Sizes [][]int
-	// Cost, Iterations and Converged report the latest generation's fit
-	// (see KModes).
-	Cost       float64
-	Iterations int
-	Converged  bool
-	// NextFit is the number of kept pages at which the next automatic fit
-	// runs (0: none).
-	NextFit int
-	// Retained is the number of pages the Detector holds to move them at
-	// its first fit.
-	Retained int
-	// RefitErr is the error of the last automatic refit, nil when it
-	// succeeded (the Detector then keeps its clusters until the next one).
-	RefitErr error
-}
-
-// Compared is the expected number of kept pages a page drawn like the
-// repository meets with p = 1: Σ over clusters of n_j² / n (a page lands in
-// cluster j of each generation with the share of that generation it holds).
-func (st Stats) Compared() float64 {
-	sum := 0.0
-	for _, g := range st.Sizes {
-		n, sq := 0, 0
-		for _, x := range g {
-			n += x
-			sq += x * x
-		}
-		if n > 0 {
-			sum += float64(sq) / float64(n)
-		}
-	}
-	return sum
 }
 
 // Stats returns the Detector's statistics.

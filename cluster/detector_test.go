@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -33,10 +34,10 @@ func TestPartitionedKModes(t *testing.T) {
 			}
 			km := newKM()
 			for gi, g := range groups {
-				home, _ := km.Assign(g[0])
+				first, _ := home(km, g[0])
 				for _, d := range g[1:] {
-					if j, err := km.Assign(d); err != nil || j != home {
-						t.Fatalf("group %d: Assign(%s) = %d, %v; its first is in %d", gi, d.ID, j, err, home)
+					if j, err := home(km, d); err != nil || j != first {
+						t.Fatalf("group %d: home of %s = %d, %v; its first is in %d", gi, d.ID, j, err, first)
 					}
 				}
 			}
@@ -286,12 +287,12 @@ func TestKModesSnapshot(t *testing.T) {
 	if _, err := back.ReadFrom(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(back.Labels(), km.Labels()) || back.Cost() != km.Cost() || !slices.Equal(back.Sizes(), km.Sizes()) {
-		t.Errorf("read back: labels/cost/sizes differ")
+	if st, want := back.Stats(), km.Stats(); !reflect.DeepEqual(st, want) {
+		t.Errorf("read back: Stats %+v, saved %+v", st, want)
 	}
 	for i, d := range docs {
-		a, _ := km.Assign(d)
-		b, _ := back.Assign(d)
+		a, _ := home(km, d)
+		b, _ := home(back, d)
 		if a != b {
 			t.Fatalf("document %d: assigned %d, read back %d", i, a, b)
 		}
@@ -305,13 +306,13 @@ func TestKModesSnapshot(t *testing.T) {
 			t.Fatal("Update differs after a round trip")
 		}
 	}
-	if !slices.Equal(back.Mode(0), km.Mode(0)) {
-		t.Errorf("Mode(0) after updates: %v, read back %v", back.Mode(0), km.Mode(0))
+	if st, want := back.Stats(), km.Stats(); !reflect.DeepEqual(st, want) {
+		t.Errorf("after updates: Stats %+v, read back %+v", want, st)
 	}
 	// Other options: a mismatch, and nothing changes.
 	other := mustNew(t, KModesOptions{K: 6, Keywords: 6})
-	if _, err := other.ReadFrom(bytes.NewReader(buf.Bytes())); !errors.Is(err, neardup.ErrSnapshotMismatch) || other.Fitted() {
-		t.Errorf("ReadFrom with another K: err = %v, fitted %v", err, other.Fitted())
+	if _, err := other.ReadFrom(bytes.NewReader(buf.Bytes())); !errors.Is(err, neardup.ErrSnapshotMismatch) || other.Stats().Fits > 0 {
+		t.Errorf("ReadFrom with another K: err = %v, Stats %+v", err, other.Stats())
 	}
 	// Every truncation is an error.
 	for n := 0; n < buf.Len(); n += 1 + buf.Len()/300 {
@@ -330,7 +331,7 @@ func TestKModesSnapshot(t *testing.T) {
 	if _, err := sw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := back.ReadFrom(&buf); !errors.Is(err, neardup.ErrUnsupportedSnapshot) || !slices.Equal(back.Mode(0), km.Mode(0)) {
+	if _, err := back.ReadFrom(&buf); !errors.Is(err, neardup.ErrUnsupportedSnapshot) || !slices.Equal(back.Stats().Modes[0], km.Stats().Modes[0]) {
 		t.Errorf("ReadFrom of a fit on codes: err = %v, want ErrUnsupportedSnapshot and no change", err)
 	}
 	// An unfitted KModes round-trips as unfitted.
@@ -339,8 +340,8 @@ func TestKModesSnapshot(t *testing.T) {
 	if _, err := zero.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := unfitted.ReadFrom(&buf); err != nil || unfitted.Fitted() {
-		t.Errorf("unfitted round trip: %v, fitted %v", err, unfitted.Fitted())
+	if _, err := unfitted.ReadFrom(&buf); err != nil || !reflect.DeepEqual(unfitted.Stats(), Stats{}) {
+		t.Errorf("unfitted round trip: %v, Stats %+v", err, unfitted.Stats())
 	}
 }
 

@@ -47,8 +47,8 @@
 //
 // # Cost
 //
-// A fit costs O(n·k·f) bit tests per pass; Assign costs k·f bit tests. A
-// Detector's Match is one Assign per generation (about log2(n/FitAt) of them)
+// A fit costs O(n·k·f) bit tests per pass; Partition costs k·f bit tests. A
+// Detector's Match is one Partition per generation (about log2(n/FitAt) of them)
 // plus its cluster detectors' Match over about p·n/k pages. The Detector is
 // locked during a fit. A model holds k bitsets over the keywords seen; the
 // Detector keeps per page its place and keyword ids, and, until its first

@@ -38,13 +38,14 @@ func ExampleKModes() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("labels:", km.Labels(), "converged:", km.Converged())
-	for j := range km.K() {
-		fmt.Printf("cluster %d mode: %v\n", j, km.Mode(j))
+	st := km.Stats()
+	fmt.Println("labels:", st.Labels, "converged:", st.Converged)
+	for j, mode := range st.Modes {
+		fmt.Printf("cluster %d mode: %v\n", j, mode)
 	}
 	news, _ := neardup.NewDocument(&pipe, "new", "", []byte("Old glacier ice holds bubbles of ancient air."))
-	j, _ := km.Assign(news)
-	fmt.Println("new page goes to cluster", j)
+	parts, _ := km.Partition(news)
+	fmt.Println("new page goes to cluster", parts[0])
 	// Output:
 	// labels: [0 0 1 1] converged: true
 	// cluster 0 mode: [glacier ice melt]

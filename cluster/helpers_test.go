@@ -83,6 +83,31 @@ func mustNew(t testing.TB, o KModesOptions) *KModes {
 	return km
 }
 
+// home returns d's home under km: the first cluster Partition returns.
+func home(km *KModes, d *neardup.Document) (int, error) {
+	ps, err := km.Partition(d)
+	if err != nil {
+		return 0, err
+	}
+	return ps[0], nil
+}
+
+// nearest returns d's p most similar clusters under km's fit, whatever km's
+// Probes: what Partition returns for p = Probes.
+func nearest(km *KModes, d *neardup.Document, p int) ([]int, error) {
+	w, err := KeywordsOf(d, km.options().Keywords)
+	if err != nil {
+		return nil, err
+	}
+	km.mu.RLock()
+	defer km.mu.RUnlock()
+	f, err := km.model()
+	if err != nil {
+		return nil, err
+	}
+	return f.md.nearestP(f.words.lookupItem(w), p), nil
+}
+
 func termOf(w string, n int) preprocess.Term { return preprocess.Term{Text: w, Count: n} }
 
 // newCascade returns the cascade of Kumar and Govindarajulu (§3) with the

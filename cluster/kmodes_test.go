@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -45,27 +46,28 @@ func TestFitThreeTopics(t *testing.T) {
 			if err := km.Fit(threeTopics()); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := km.Labels(), []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !slices.Equal(got, want) {
+			st := km.Stats()
+			if got, want := st.Labels, []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !slices.Equal(got, want) {
 				t.Errorf("Labels = %v, want %v", got, want)
 			}
-			if !km.Converged() || km.Iterations() != 2 {
-				t.Errorf("Converged %v after %d passes, want true after 2", km.Converged(), km.Iterations())
+			if !st.Converged || st.Iterations != 2 {
+				t.Errorf("Converged %v after %d passes, want true after 2", st.Converged, st.Iterations)
 			}
-			if got := km.Cost(); math.Abs(got-tc.cost) > 1e-12 {
-				t.Errorf("Cost = %v, want %v", got, tc.cost)
+			if math.Abs(st.Cost-tc.cost) > 1e-12 {
+				t.Errorf("Cost = %v, want %v", st.Cost, tc.cost)
 			}
 			for j, want := range [][]string{{"banana", "apple", "cherry"}, {"wheel", "engine", "brake"}, {"moon", "star", "comet"}} {
-				if got := km.Mode(j); !slices.Equal(got, want) {
-					t.Errorf("Mode(%d) = %v, want %v", j, got, want)
+				if got := st.Modes[j]; !slices.Equal(got, want) {
+					t.Errorf("Modes[%d] = %v, want %v", j, got, want)
 				}
 			}
-			if got := km.Sizes(); !slices.Equal(got, []int{3, 3, 3}) {
-				t.Errorf("Sizes = %v, want [3 3 3]", got)
+			if len(st.Sizes) != 1 || !slices.Equal(st.Sizes[0], []int{3, 3, 3}) || st.Documents != 9 || st.Fits != 1 {
+				t.Errorf("Sizes = %v, %d documents, %d fits; want [[3 3 3]], 9, 1", st.Sizes, st.Documents, st.Fits)
 			}
 			// A new page about the sky with one unknown keyword.
-			j, err := km.Assign(kwDoc("new", "comet", "orbit", "telescope"))
-			if err != nil || j != 2 {
-				t.Errorf("Assign(comet orbit telescope) = %d, %v; want 2", j, err)
+			ps, err := km.Partition(kwDoc("new", "comet", "orbit", "telescope"))
+			if err != nil || !slices.Equal(ps, []int{2}) {
+				t.Errorf("Partition(comet orbit telescope) = %v, %v; want [2]", ps, err)
 			}
 		})
 	}
@@ -85,24 +87,25 @@ func TestFitAmbiguous(t *testing.T) {
 	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := km.Labels(), []int{1, 1, 0, 0, 0}; !slices.Equal(got, want) {
+	st := km.Stats()
+	if got, want := st.Labels, []int{1, 1, 0, 0, 0}; !slices.Equal(got, want) {
 		t.Errorf("Labels = %v, want %v", got, want)
 	}
-	if got, want := km.Mode(0), codeWords(6, 7, 8, 1); !slices.Equal(got, want) {
-		t.Errorf("Mode(0) = %v, want %v", got, want)
+	if got, want := st.Modes[0], codeWords(6, 7, 8, 1); !slices.Equal(got, want) {
+		t.Errorf("Modes[0] = %v, want %v", got, want)
 	}
-	if got, want := km.Mode(1), codeWords(1, 2, 3, 4); !slices.Equal(got, want) {
-		t.Errorf("Mode(1) = %v, want %v", got, want)
+	if got, want := st.Modes[1], codeWords(1, 2, 3, 4); !slices.Equal(got, want) {
+		t.Errorf("Modes[1] = %v, want %v", got, want)
 	}
-	if got := km.Cost(); math.Abs(got-1) > 1e-12 || !km.Converged() || km.Iterations() != 2 {
-		t.Errorf("Cost %v, converged %v after %d; want 1, true after 2", got, km.Converged(), km.Iterations())
+	if math.Abs(st.Cost-1) > 1e-12 || !st.Converged || st.Iterations != 2 {
+		t.Errorf("Cost %v, converged %v after %d; want 1, true after 2", st.Cost, st.Converged, st.Iterations)
 	}
 	// Keywords the fit never saw share nothing: ties go to cluster 0.
-	if j, err := km.Assign(kwDoc("unknown", codeWords(100, 101)...)); err != nil || j != 0 {
-		t.Errorf("Assign(unknown) = %d, %v; want 0", j, err)
+	if j, err := home(km, kwDoc("unknown", codeWords(100, 101)...)); err != nil || j != 0 {
+		t.Errorf("home of unknown = %d, %v; want 0", j, err)
 	}
-	if ps, err := km.Nearest(kwDoc("n", codeWords(1, 2, 3, 99)...), 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
-		t.Errorf("Nearest = %v, %v; want [1 0]", ps, err)
+	if ps, err := nearest(km, kwDoc("n", codeWords(1, 2, 3, 99)...), 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
+		t.Errorf("nearest 2 = %v, %v; want [1 0]", ps, err)
 	}
 }
 
@@ -125,7 +128,8 @@ func TestFitRecoversTopics(t *testing.T) {
 		}
 		// purity: the share of items in their cluster's majority topic
 		votes := map[[2]int]int{}
-		for i, j := range km.Labels() {
+		st := km.Stats()
+		for i, j := range st.Labels {
 			votes[[2]int{j, topic[i]}]++
 		}
 		best := make([]int, 6)
@@ -136,8 +140,8 @@ func TestFitRecoversTopics(t *testing.T) {
 		for _, n := range best {
 			pure += n
 		}
-		if purity := float64(pure) / float64(len(items)); purity < 0.95 || !km.Converged() {
-			t.Errorf("%v/%v: purity %.3f, converged %v after %d passes; want ≥ 0.95, converged", o.Init, o.Similarity, purity, km.Converged(), km.Iterations())
+		if purity := float64(pure) / float64(len(items)); purity < 0.95 || !st.Converged {
+			t.Errorf("%v/%v: purity %.3f, converged %v after %d passes; want ≥ 0.95, converged", o.Init, o.Similarity, purity, st.Converged, st.Iterations)
 		}
 	}
 }
@@ -157,11 +161,8 @@ func TestDeterminism(t *testing.T) {
 		if err := km.Fit(docs); err != nil {
 			t.Fatal(err)
 		}
-		r := result{labels: km.Labels(), cost: km.Cost()}
-		for j := range km.K() {
-			r.modes = append(r.modes, km.Mode(j))
-		}
-		return r
+		st := km.Stats()
+		return result{labels: st.Labels, cost: st.Cost, modes: st.Modes}
 	}
 	same := func(a, b result) bool {
 		return slices.Equal(a.labels, b.labels) && a.cost == b.cost &&
@@ -189,9 +190,10 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-// TestAssignAgreesWithFit: Assign of every fitted document is its label,
-// for converged fits and for fits stopped by the iteration cap.
-func TestAssignAgreesWithFit(t *testing.T) {
+// TestHomeAgreesWithFit: every fitted document's home is its label, for
+// converged fits and for fits stopped by the iteration cap, and its p most
+// similar clusters are the start of its ranking of all k.
+func TestHomeAgreesWithFit(t *testing.T) {
 	items, _ := topics(5, 500, 8, 6, 0.5) // noisy: ties and moves
 	docs := codeDocs(items)
 	for _, o := range []KModesOptions{
@@ -206,26 +208,27 @@ func TestAssignAgreesWithFit(t *testing.T) {
 		if err := km.Fit(docs); err != nil {
 			t.Fatal(err)
 		}
-		labels := km.Labels()
+		st := km.Stats()
+		labels := st.Labels
 		for i, d := range docs {
-			if j, err := km.Assign(d); err != nil || j != labels[i] {
-				t.Fatalf("%+v: Assign(%s) = %d, %v; Fit's label %d", o, d.ID, j, err, labels[i])
+			if j, err := home(km, d); err != nil || j != labels[i] {
+				t.Fatalf("%+v: home of %s = %d, %v; Fit's label %d", o, d.ID, j, err, labels[i])
 			}
-			all, err := km.Nearest(d, o.K)
+			all, err := nearest(km, d, o.K)
 			if err != nil || len(all) != o.K || all[0] != labels[i] {
-				t.Fatalf("%+v: Nearest(%s, k) = %v, %v; want %d first", o, d.ID, all, err, labels[i])
+				t.Fatalf("%+v: nearest(%s, k) = %v, %v; want %d first", o, d.ID, all, err, labels[i])
 			}
 			for p := 1; p < o.K; p++ { // selection for small p, a sort for large
-				if ps, _ := km.Nearest(d, p); !slices.Equal(ps, all[:p]) {
-					t.Fatalf("%+v: Nearest(%s, %d) = %v, not the start of %v", o, d.ID, p, ps, all)
+				if ps, _ := nearest(km, d, p); !slices.Equal(ps, all[:p]) {
+					t.Fatalf("%+v: nearest(%s, %d) = %v, not the start of %v", o, d.ID, p, ps, all)
 				}
 			}
 		}
-		if o.MaxIter == 0 && !km.Converged() {
-			t.Errorf("%+v: not converged after %d passes", o, km.Iterations())
+		if o.MaxIter == 0 && !st.Converged {
+			t.Errorf("%+v: not converged after %d passes", o, st.Iterations)
 		}
-		if o.MaxIter > 0 && km.Iterations() > o.MaxIter {
-			t.Errorf("%+v: %d passes", o, km.Iterations())
+		if o.MaxIter > 0 && st.Iterations > o.MaxIter {
+			t.Errorf("%+v: %d passes", o, st.Iterations)
 		}
 	}
 }
@@ -239,10 +242,11 @@ func TestModesAreTopKeywords(t *testing.T) {
 	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
-	if !km.Converged() {
+	st := km.Stats()
+	if !st.Converged {
 		t.Fatal("not converged")
 	}
-	labels := km.Labels()
+	labels := st.Labels
 	first := map[uint32]int{} // code -> order of first appearance
 	for _, it := range items {
 		for _, c := range it {
@@ -272,8 +276,8 @@ func TestModesAreTopKeywords(t *testing.T) {
 			return first[a] - first[b]
 		})
 		want := codes[:7]
-		if got := km.Mode(j); !slices.Equal(got, codeWords(want...)) {
-			t.Errorf("Mode(%d) = %v, want %v", j, got, codeWords(want...))
+		if got := st.Modes[j]; !slices.Equal(got, codeWords(want...)) {
+			t.Errorf("Modes[%d] = %v, want %v", j, got, codeWords(want...))
 		}
 		for i, l := range labels {
 			if l == j {
@@ -287,8 +291,8 @@ func TestModesAreTopKeywords(t *testing.T) {
 			}
 		}
 	}
-	if math.Abs(cost-km.Cost()) > 1e-9 {
-		t.Errorf("Cost = %v, recomputed %v", km.Cost(), cost)
+	if math.Abs(cost-st.Cost) > 1e-9 {
+		t.Errorf("Cost = %v, recomputed %v", st.Cost, cost)
 	}
 }
 
@@ -302,14 +306,14 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	members := make([][][]uint32, 4)
-	for i, j := range km.Labels() {
+	for i, j := range km.Stats().Labels {
 		members[j] = append(members[j], items[i])
 	}
 	for i, d := range codeDocs(more) {
-		want, _ := km.Assign(d)
+		want, _ := home(km, d)
 		j, err := km.Update(d)
 		if err != nil || j != want {
-			t.Fatalf("Update = %d, %v; Assign said %d", j, err, want)
+			t.Fatalf("Update = %d, %v; Partition said %d", j, err, want)
 		}
 		members[j] = append(members[j], more[i])
 	}
@@ -342,11 +346,12 @@ func TestUpdate(t *testing.T) {
 			}
 			return ids[a] - ids[b]
 		})
-		if got, want := km.Mode(j), codeWords(codes[:6]...); !slices.Equal(got, want) {
-			t.Errorf("after updates Mode(%d) = %v, want %v", j, got, want)
+		st := km.Stats()
+		if got, want := st.Modes[j], codeWords(codes[:6]...); !slices.Equal(got, want) {
+			t.Errorf("after updates Modes[%d] = %v, want %v", j, got, want)
 		}
-		if km.Sizes()[j] != len(ms) {
-			t.Errorf("Sizes()[%d] = %d, want %d", j, km.Sizes()[j], len(ms))
+		if st.Sizes[0][j] != len(ms) {
+			t.Errorf("Sizes[0][%d] = %d, want %d", j, st.Sizes[0][j], len(ms))
 		}
 	}
 	// Update of documents on a KModes fitted on documents.
@@ -361,8 +366,8 @@ func TestUpdate(t *testing.T) {
 	}
 	// telescope and lens now count 3, as many as moon: they enter the mode
 	// in place of comet (2) and star (2).
-	if got := kd.Mode(2); !slices.Equal(got, []string{"moon", "telescope", "lens"}) {
-		t.Errorf("Mode(2) after updates = %v, want [moon telescope lens]", got)
+	if got := kd.Stats().Modes[2]; !slices.Equal(got, []string{"moon", "telescope", "lens"}) {
+		t.Errorf("Modes[2] after updates = %v, want [moon telescope lens]", got)
 	}
 }
 
@@ -418,9 +423,6 @@ func TestBadInput(t *testing.T) {
 
 	km := mustNew(t, KModesOptions{K: 4, Keywords: 3})
 	docs := threeTopics()
-	if _, err := km.Assign(docs[0]); !errors.Is(err, ErrNotFitted) {
-		t.Errorf("Assign before Fit: err = %v, want ErrNotFitted", err)
-	}
 	if _, err := km.Partition(docs[0]); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("Partition before Fit: err = %v, want ErrNotFitted", err)
 	}
@@ -441,23 +443,17 @@ func TestBadInput(t *testing.T) {
 	if err := km.Fit(append(docs[:4:4], nil)); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Fit with a nil document: err = %v, want ErrNilDocument", err)
 	}
-	if km.Fitted() {
+	if km.Stats().Fits > 0 {
 		t.Fatal("failed fits left a model")
 	}
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := km.Assign(empty); !errors.Is(err, neardup.ErrNoFeatures) {
-		t.Errorf("Assign(no keywords): err = %v, want ErrNoFeatures", err)
+	if _, err := km.Partition(empty); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Partition(no keywords): err = %v, want ErrNoFeatures", err)
 	}
-	if _, err := km.Assign(nil); !errors.Is(err, neardup.ErrNilDocument) {
-		t.Errorf("Assign(nil): err = %v, want ErrNilDocument", err)
-	}
-	if _, err := km.Nearest(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("Nearest(p = 0): err = %v, want ErrInvalidOption", err)
-	}
-	if ps, err := km.Nearest(docs[0], 10); err != nil || len(ps) != 4 {
-		t.Errorf("Nearest(p = 10 > k = 4) = %v, %v; want all 4", ps, err)
+	if _, err := km.Partition(nil); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Partition(nil): err = %v, want ErrNilDocument", err)
 	}
 	if _, err := KeywordsOf(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("KeywordsOf(f = 0): err = %v, want ErrInvalidOption", err)
@@ -467,8 +463,8 @@ func TestBadInput(t *testing.T) {
 	if err := zero.Fit(codeDocs([][]uint32{{1}, {2}, {3}, {4}})); !errors.Is(err, ErrTooFew) {
 		t.Errorf("zero KModes Fit of 4 documents: err = %v, want ErrTooFew (k = %d)", err, DefaultK)
 	}
-	if zero.K() != 0 || zero.Labels() != nil || zero.Mode(0) != nil {
-		t.Error("zero KModes reports a model")
+	if st := zero.Stats(); !reflect.DeepEqual(st, Stats{}) {
+		t.Errorf("zero KModes reports a model: %+v", st)
 	}
 }
 
@@ -488,22 +484,23 @@ func TestPaperTables1And4(t *testing.T) {
 		kwDoc("WP2", "power", "paper", "learn", "system", "adapt", "education", "knowledge", "crossroad", "emerge", "field"),
 		kwDoc("WP3", "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"),
 	}
-	km := mustNew(t, KModesOptions{K: 2, Keywords: 10, ModeKeywords: 10})
+	km := mustNew(t, KModesOptions{K: 2, Keywords: 10, ModeKeywords: 10, Probes: 2})
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}
-	if got := km.Labels(); !slices.Equal(got, []int{0, 0, 1}) {
+	st := km.Stats()
+	if got := st.Labels; !slices.Equal(got, []int{0, 0, 1}) {
 		t.Errorf("Labels = %v, want [0 0 1]", got)
 	}
-	if !km.Converged() || km.Iterations() != 2 || math.Abs(km.Cost()-0.5) > 1e-12 {
-		t.Errorf("converged %v after %d passes, cost %v; want true, 2, 0.5", km.Converged(), km.Iterations(), km.Cost())
+	if !st.Converged || st.Iterations != 2 || math.Abs(st.Cost-0.5) > 1e-12 {
+		t.Errorf("converged %v after %d passes, cost %v; want true, 2, 0.5", st.Converged, st.Iterations, st.Cost)
 	}
 	want := []string{"adapt", "learn", "knowledge", "system", "paper", "base", "architecture", "reusable", "intelligent", "present"}
-	if got := km.Mode(0); !slices.Equal(got, want) {
-		t.Errorf("Mode(0) = %v, want %v", got, want)
+	if got := st.Modes[0]; !slices.Equal(got, want) {
+		t.Errorf("Modes[0] = %v, want %v", got, want)
 	}
 	wpNew := kwDoc("Wp_new", "queri", "expans", "method", "summer", "problem", "feedback", "system", "unique", "monument", "show")
-	if ps, err := km.Nearest(wpNew, 2); err != nil || !slices.Equal(ps, []int{0, 1}) {
-		t.Errorf("Nearest(Wp_new) = %v, %v; want [0 1]", ps, err)
+	if ps, err := km.Partition(wpNew); err != nil || !slices.Equal(ps, []int{0, 1}) {
+		t.Errorf("Partition(Wp_new) with p = 2: %v, %v; want [0 1]", ps, err)
 	}
 }

@@ -206,8 +206,8 @@ func (o KModesOptions) fitConfig(k int) fitConfig {
 
 // Errors of this package. Test them with errors.Is.
 var (
-	// ErrNotFitted reports an Assign, Nearest, Partition or Update of a
-	// KModes that has not been fitted.
+	// ErrNotFitted reports a Partition or Update of a KModes that has not
+	// been fitted.
 	ErrNotFitted = errors.New("cluster: KModes not fitted")
 	// ErrTooFew reports a fit of k clusters on fewer than k documents, or on
 	// fewer than k distinct keyword sets (k identical documents cannot make

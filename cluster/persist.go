@@ -141,7 +141,7 @@ func (o KModesOptions) params() []snapshot.Param {
 // counts, labels) to w, with the options that give it its meaning (K,
 // Keywords, Similarity); an unfitted KModes writes an empty one.
 func (km *KModes) WriteTo(w io.Writer) (int64, error) {
-	o := km.Options()
+	o := km.options()
 	km.mu.RLock()
 	defer km.mu.RUnlock()
 	sw := snapshot.NewWriter(w, "cluster.KModes", o.params())
@@ -183,7 +183,7 @@ func (km *KModes) ReadFrom(r io.Reader) (int64, error) {
 // installs it (neardup.Persister): a neardup.Partitioned restores its parts
 // and its KModes before it installs any.
 func (km *KModes) Restore(r io.Reader) (install func(), n int64, err error) {
-	o := km.Options()
+	o := km.options()
 	sr, err := snapshot.NewReader(r, "cluster.KModes", o.params())
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: %w", err)
