@@ -198,9 +198,9 @@ func BenchmarkCorpusMatch(b *testing.B) {
 			sizes := det.Stats().Sizes
 			compared := 0
 			for _, q := range queries {
-				ps, _ := det.Probes(q)
+				ps, _ := probesOf(det, q)
 				for _, at := range ps {
-					compared += sizes[at.Generation][at.Cluster]
+					compared += sizes[at.gen][at.cluster]
 				}
 			}
 			b.Run(fmt.Sprintf("n=%d/kmodes-p=%d", n, p), func(b *testing.B) {

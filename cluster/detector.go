@@ -164,10 +164,10 @@ type unset struct{}
 func (unset) Match(*neardup.Document) ([]neardup.Match, error) { return nil, errZero }
 func (unset) Add(*neardup.Document) error                      { return errZero }
 
-// Place is where a page is kept or compared: a cluster of a generation.
+// place is where a page is kept or compared: a cluster of a generation.
 // Generation 0 is the oldest.
-type Place struct {
-	Generation, Cluster int
+type place struct {
+	gen, cluster int
 }
 
 // generation is one fit: its model (nil before the first fit: one cluster)
@@ -181,7 +181,7 @@ type generation struct {
 // own record: its place, its keyword ids (to fit without the page) and,
 // until the first fit, the page itself (to move it).
 type kept struct {
-	at  Place
+	at  place
 	ids []uint32
 	doc *neardup.Document
 }
@@ -234,25 +234,25 @@ func (s *state) keywords(d *neardup.Document) ([]string, error) {
 // probes returns the places a page with these keywords is compared within:
 // its p nearest clusters in each generation, the latest generation first, so
 // that the first place is the page's home. The caller holds s.mu.
-func (s *state) probes(words []string) []Place {
+func (s *state) probes(words []string) []place {
 	it := s.words.lookupItem(words)
-	var out []Place
+	var out []place
 	for g := len(s.gens) - 1; g >= 0; g-- {
 		if md := s.gens[g].md; md != nil {
 			for _, j := range md.nearestP(it, s.o.KModes.Probes) {
-				out = append(out, Place{g, j})
+				out = append(out, place{g, j})
 			}
 		} else {
-			out = append(out, Place{g, 0})
+			out = append(out, place{g, 0})
 		}
 	}
 	return out
 }
 
-func (s *state) part(at Place) neardup.Detector { return s.gens[at.Generation].parts[at.Cluster] }
+func (s *state) part(at place) neardup.Detector { return s.gens[at.gen].parts[at.cluster] }
 
 // match returns d's matches in the probed places. The caller holds s.mu.
-func (s *state) match(d *neardup.Document, probes []Place) ([]neardup.Match, error) {
+func (s *state) match(d *neardup.Document, probes []place) ([]neardup.Match, error) {
 	var all []neardup.Match
 	for _, at := range probes {
 		ms, err := s.part(at).Match(d)
@@ -294,7 +294,7 @@ func (det *Detector) Verify(d *neardup.Document, candidates []neardup.Match) ([]
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	byPlace := make(map[Place][]neardup.Match)
+	byPlace := make(map[place][]neardup.Match)
 	for _, at := range s.probes(words) {
 		byPlace[at] = nil
 	}
@@ -341,7 +341,7 @@ func (det *Detector) Add(d *neardup.Document) error {
 }
 
 // add keeps d at home. The caller holds s.mu for writing.
-func (s *state) add(d *neardup.Document, words []string, home Place) error {
+func (s *state) add(d *neardup.Document, words []string, home place) error {
 	if _, dup := s.kept[d.ID]; dup {
 		return fmt.Errorf("cluster: Add %q: %w", d.ID, neardup.ErrDuplicateID)
 	}
@@ -354,8 +354,8 @@ func (s *state) add(d *neardup.Document, words []string, home Place) error {
 		k.doc = d
 	}
 	s.kept[d.ID] = k
-	if md := s.gens[home.Generation].md; md != nil && s.o.Incremental {
-		md.add(home.Cluster, it.ids)
+	if md := s.gens[home.gen].md; md != nil && s.o.Incremental {
+		md.add(home.cluster, it.ids)
 	}
 	if s.nextFit > 0 && len(s.kept) >= s.nextFit {
 		s.lastErr = s.refit()
@@ -446,8 +446,8 @@ func (s *state) remove(id string) error {
 	if err := r.Remove(id); err != nil {
 		return err
 	}
-	if md := s.gens[k.at.Generation].md; md != nil && s.o.Incremental {
-		md.remove(k.at.Cluster, k.ids)
+	if md := s.gens[k.at.gen].md; md != nil && s.o.Incremental {
+		md.remove(k.at.cluster, k.ids)
 	}
 	delete(s.kept, id)
 	return nil
@@ -462,32 +462,6 @@ func (det *Detector) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.kept)
-}
-
-// Home returns where the page kept under id is, and whether id is kept.
-func (det *Detector) Home(id string) (Place, bool) {
-	s := det.get()
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	k, ok := s.kept[id]
-	if !ok {
-		return Place{}, false
-	}
-	return k.at, true
-}
-
-// Probes returns the places d would be compared within: its p most similar
-// clusters of each generation, the latest generation first; the first place
-// is where Add would keep d.
-func (det *Detector) Probes(d *neardup.Document) ([]Place, error) {
-	s := det.get()
-	words, err := s.keywords(d)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.probes(words), nil
 }
 
 // Refit fits KModes again on the keywords of every kept page (ordered by ID,
@@ -573,7 +547,7 @@ func (s *state) refit() error {
 	}
 	s.gens = []*generation{{md: md, parts: parts}}
 	for i, id := range ids {
-		s.kept[id].at = Place{0, int(labels[i])}
+		s.kept[id].at = place{0, int(labels[i])}
 		s.kept[id].doc = nil
 	}
 	s.retain = false
@@ -587,7 +561,7 @@ func (s *state) refit() error {
 func (s *state) newGeneration(g *generation) {
 	count := make([]int, len(s.gens))
 	for _, k := range s.kept {
-		count[k.at.Generation]++
+		count[k.at.gen]++
 		k.doc = nil
 	}
 	s.retain = false
@@ -600,7 +574,7 @@ func (s *state) newGeneration(g *generation) {
 		}
 	}
 	for _, k := range s.kept {
-		k.at.Generation = renumber[k.at.Generation]
+		k.at.gen = renumber[k.at.gen]
 	}
 	if len(gens) > 0 && gens[len(gens)-1].md != nil {
 		gens[len(gens)-1].md.dropCounts() // only the latest generation's modes follow new pages
@@ -618,7 +592,7 @@ func (det *Detector) Stats() Stats {
 		st.Sizes = append(st.Sizes, make([]int, len(g.parts)))
 	}
 	for _, k := range s.kept {
-		st.Sizes[k.at.Generation][k.at.Cluster]++
+		st.Sizes[k.at.gen][k.at.cluster]++
 		if k.doc != nil {
 			st.Retained++
 		}

@@ -67,8 +67,8 @@ func checkKept(t *testing.T, det *Detector, groups [][]*neardup.Document, increm
 		if err != nil || len(ms) != 1 || ms[0].ID != g[0].ID {
 			t.Errorf("Match(%s) = %v, %v; want %s", g[1].ID, ms, err, g[0].ID)
 		}
-		home, ok := det.Home(g[0].ID)
-		ps, err := det.Probes(g[0])
+		home, ok := placeOf(det, g[0].ID)
+		ps, err := probesOf(det, g[0])
 		if !ok || err != nil {
 			t.Fatalf("Home(%s) = %v, %v; Probes: %v", g[0].ID, home, ok, err)
 		}
@@ -127,7 +127,7 @@ func TestRefit(t *testing.T) {
 		// Remove the pages of the first two generations; the rest are
 		// still found; a refit drops the generations left empty.
 		for _, g := range groups {
-			if home, _ := det.Home(g[0].ID); home.Generation < 2 {
+			if home, _ := placeOf(det, g[0].ID); home.gen < 2 {
 				if err := det.Remove(g[0].ID); err != nil {
 					t.Fatal(err)
 				}
@@ -400,8 +400,8 @@ func TestMultiProbe(t *testing.T) {
 		if err := det.Refit(); err != nil {
 			t.Fatal(err)
 		}
-		home, _ := det.Home(orig.ID)
-		ps, _ := det.Probes(twin)
+		home, _ := placeOf(det, orig.ID)
+		ps, _ := probesOf(det, twin)
 		if ps[0] == home {
 			t.Fatalf("the twin's home %v is its original's: the test does not test", ps[0])
 		}

@@ -23,16 +23,19 @@
 // until no document moves or MaxIter passes have run; Update folds one new
 // document into the modes.
 //
-// A fitted KModes is a neardup.Partitioner for neardup.NewPartitioned. The
-// Detector does the same for a growing repository: it keeps every page in one
-// detector until FitAt pages, then fits KModes and moves each page into a new
-// detector of its cluster, and fits again at every doubling (in generations,
-// or moving every page when Options.Source gives kept pages back). The
-// detector each cluster keeps is the caller's (Options.NewDetector): the
-// paper uses the cascade of a sentence-count filter and SimHash (see the
-// Detector example). A new page is compared within its Probes (p) most
-// similar clusters of every generation, so it meets about p·n/k of the n
-// kept pages.
+// A KModes fitted on a sample is a neardup.Partitioner:
+// neardup.NewPartitioned(km, newDetector) keeps a detector per cluster and
+// compares a new page within its Probes (p) most similar clusters. The
+// Detector is the paper's clustered detector for a repository that grows
+// from empty, which a Partitioned cannot be (its parts are fixed and it never
+// moves a kept page): it keeps every page in one detector until FitAt pages,
+// then fits KModes and moves each page into a new detector of its cluster,
+// and fits again at every doubling (in generations, or moving every page
+// when Options.Source gives kept pages back). The detector each cluster
+// keeps is the caller's (Options.NewDetector): the paper uses the cascade of
+// a sentence-count filter and SimHash (see the Detector example). A new page
+// is compared within its p most similar clusters of every generation, so it
+// meets about p·n/k of the n kept pages. Stats reports either's clusters.
 //
 // # Defaults
 //

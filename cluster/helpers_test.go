@@ -108,6 +108,32 @@ func nearest(km *KModes, d *neardup.Document, p int) ([]int, error) {
 	return f.md.nearestP(f.words.lookupItem(w), p), nil
 }
 
+// placeOf returns where det keeps the page kept under id, and whether id is
+// kept.
+func placeOf(det *Detector, id string) (place, bool) {
+	s := det.get()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k, ok := s.kept[id]
+	if !ok {
+		return place{}, false
+	}
+	return k.at, true
+}
+
+// probesOf returns the places det compares d within, the first where Add
+// would keep it.
+func probesOf(det *Detector, d *neardup.Document) ([]place, error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.probes(words), nil
+}
+
 func termOf(w string, n int) preprocess.Term { return preprocess.Term{Text: w, Count: n} }
 
 // newCascade returns the cascade of Kumar and Govindarajulu (§3) with the

@@ -241,7 +241,7 @@ func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 	s := det.get()
 	s.mu.RLock() // no Add between the clusters' snapshots
 	defer s.mu.RUnlock()
-	byPlace := make(map[Place][]string)
+	byPlace := make(map[place][]string)
 	for id, k := range s.kept {
 		byPlace[k.at] = append(byPlace[k.at], id)
 	}
@@ -264,7 +264,7 @@ func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 			if err != nil {
 				return 0, err
 			}
-			ids := byPlace[Place{g, j}]
+			ids := byPlace[place{g, j}]
 			slices.Sort(ids)
 			sw.Uvarint(uint64(len(ids)))
 			for _, id := range ids {
@@ -344,7 +344,7 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 				if _, dup := keptBy[id]; dup && sr.Err() == nil {
 					sr.Fail("page %q kept twice", id)
 				}
-				keptBy[id] = &kept{at: Place{g, j}, ids: ids}
+				keptBy[id] = &kept{at: place{g, j}, ids: ids}
 			}
 			if sr.Err() != nil {
 				break

@@ -42,21 +42,3 @@ type Stats struct {
 	// one).
 	RefitErr error
 }
-
-// Compared is the expected number of documents a page drawn like the
-// repository meets with p = 1: Σ over clusters of n_j² / n (a page lands in
-// cluster j of each generation with the share of that generation it holds).
-func (st Stats) Compared() float64 {
-	sum := 0.0
-	for _, g := range st.Sizes {
-		n, sq := 0, 0
-		for _, x := range g {
-			n += x
-			sq += x * x
-		}
-		if n > 0 {
-			sum += float64(sq) / float64(n)
-		}
-	}
-	return sum
-}
