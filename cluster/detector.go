@@ -582,7 +582,10 @@ func (s *state) newGeneration(g *generation) {
 	s.gens = append(gens, g)
 }
 
-// Stats returns the Detector's statistics.
+// Stats reports the Detector's clusters: the kept pages (Documents) and
+// their number per cluster of each generation (Sizes), the fits so far, the
+// latest fit's Cost, Iterations and Converged, NextFit, Retained and
+// RefitErr. Labels and Modes, a KModes's, are nil.
 func (det *Detector) Stats() Stats {
 	s := det.get()
 	s.mu.RLock()
