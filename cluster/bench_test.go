@@ -51,39 +51,33 @@ func BenchmarkFit(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(km.Iterations()), "passes")
+			b.ReportMetric(float64(km.Stats().Iterations), "passes")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e4, "ns/doc")
 		})
 	}
 }
 
-// BenchmarkAssign places one page (its keywords already extracted) among
-// the clusters of a fit of 10,000 pages: p = 1 (Assign) and p = 2 (Nearest).
-func BenchmarkAssign(b *testing.B) {
+// BenchmarkPartition places one page (its keywords already extracted)
+// among the clusters of a fit of 10,000 pages: its p = 1 and p = 2 most
+// similar clusters.
+func BenchmarkPartition(b *testing.B) {
 	docs := benchDocs(10000)
 	for _, k := range []int{8, 32} {
-		km := mustNew(b, KModesOptions{K: k})
-		if err := km.Fit(docs); err != nil {
-			b.Fatal(err)
+		for _, p := range []int{1, 2} {
+			km := mustNew(b, KModesOptions{K: k, Probes: p})
+			if err := km.Fit(docs); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("k=%d/p=%d", k, p), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if _, err := km.Partition(docs[i%len(docs)]); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
 		}
-		b.Run(fmt.Sprintf("k=%d/p=1", k), func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				if _, err := km.Assign(docs[i%len(docs)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
-		b.Run(fmt.Sprintf("k=%d/p=2", k), func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				if _, err := km.Nearest(docs[i%len(docs)], 2); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
 	}
 }
 
@@ -120,7 +114,7 @@ func BenchmarkDetectorMatch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			if err := det.Refit(); err != nil {
+			if err := det.Refit(b.Context()); err != nil {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("n=%d/kmodes-k=8-p=%d", n, p), func(b *testing.B) {
@@ -198,15 +192,15 @@ func BenchmarkCorpusMatch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			if err := det.Refit(); err != nil {
+			if err := det.Refit(b.Context()); err != nil {
 				b.Fatal(err)
 			}
 			sizes := det.Stats().Sizes
 			compared := 0
 			for _, q := range queries {
-				ps, _ := det.Probes(q)
+				ps, _ := probesOf(det, q)
 				for _, at := range ps {
-					compared += sizes[at.Generation][at.Cluster]
+					compared += sizes[at.gen][at.cluster]
 				}
 			}
 			b.Run(fmt.Sprintf("n=%d/kmodes-p=%d", n, p), func(b *testing.B) {

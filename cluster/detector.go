@@ -113,7 +113,7 @@ func (o Options) resolve() (Options, error) {
 // clusters chosen by that generation's model, so a near-duplicate is sent
 // where its original was sent. The generations partition the repository:
 // a page meets about p·n/k kept pages whatever their number (each
-// generation adds one Assign, k·f bit tests).
+// generation adds one placing, k·f bit tests).
 //
 // Scores and Measures are those of the cluster detectors. A Detector
 // implements neardup.Detector, Verifier, Remover, MatchAdder, Replacer and
@@ -165,10 +165,10 @@ type unset struct{}
 func (unset) Match(context.Context, *neardup.Document) ([]neardup.Match, error) { return nil, errZero }
 func (unset) Add(context.Context, *neardup.Document) error                      { return errZero }
 
-// Place is where a page is kept or compared: a cluster of a generation.
+// place is where a page is kept or compared: a cluster of a generation.
 // Generation 0 is the oldest.
-type Place struct {
-	Generation, Cluster int
+type place struct {
+	gen, cluster int
 }
 
 // generation is one fit: its model (nil before the first fit: one cluster)
@@ -182,7 +182,7 @@ type generation struct {
 // own record: its place, its keyword ids (to fit without the page) and,
 // until the first fit, the page itself (to move it).
 type kept struct {
-	at  Place
+	at  place
 	ids []uint32
 	doc *neardup.Document
 }
@@ -235,28 +235,28 @@ func (s *state) keywords(d *neardup.Document) ([]string, error) {
 // probes returns the places a page with these keywords is compared within:
 // its p nearest clusters in each generation, the latest generation first, so
 // that the first place is the page's home. The caller holds s.mu.
-func (s *state) probes(words []string) []Place {
+func (s *state) probes(words []string) []place {
 	it := s.words.lookupItem(words)
-	var out []Place
+	var out []place
 	for g := len(s.gens) - 1; g >= 0; g-- {
 		if md := s.gens[g].md; md != nil {
 			for _, j := range md.nearestP(it, s.o.KModes.Probes) {
-				out = append(out, Place{g, j})
+				out = append(out, place{g, j})
 			}
 		} else {
-			out = append(out, Place{g, 0})
+			out = append(out, place{g, 0})
 		}
 	}
 	return out
 }
 
-func (s *state) part(at Place) neardup.Detector { return s.gens[at.Generation].parts[at.Cluster] }
+func (s *state) part(at place) neardup.Detector { return s.gens[at.gen].parts[at.cluster] }
 
 // match returns d's matches in the probed places. The caller holds s.mu.
-func (s *state) match(d *neardup.Document, probes []Place) ([]neardup.Match, error) {
+func (s *state) match(ctx context.Context, d *neardup.Document, probes []place) ([]neardup.Match, error) {
 	var all []neardup.Match
 	for _, at := range probes {
-		ms, err := s.part(at).Match(context.Background(), d)
+		ms, err := s.part(at).Match(ctx, d)
 		if err != nil {
 			return nil, err
 		}
@@ -280,7 +280,7 @@ func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.match(d, s.probes(words))
+	return s.match(ctx, d, s.probes(words))
 }
 
 // Verify returns those of candidates that d nearly duplicates by the cluster
@@ -295,7 +295,7 @@ func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	byPlace := make(map[Place][]neardup.Match)
+	byPlace := make(map[place][]neardup.Match)
 	for _, at := range s.probes(words) {
 		byPlace[at] = nil
 	}
@@ -338,15 +338,15 @@ func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.add(d, words, s.probes(words)[0])
+	return s.add(ctx, d, words, s.probes(words)[0])
 }
 
 // add keeps d at home. The caller holds s.mu for writing.
-func (s *state) add(d *neardup.Document, words []string, home Place) error {
+func (s *state) add(ctx context.Context, d *neardup.Document, words []string, home place) error {
 	if _, dup := s.kept[d.ID]; dup {
 		return fmt.Errorf("cluster: Add %q: %w", d.ID, neardup.ErrDuplicateID)
 	}
-	if err := s.part(home).Add(context.Background(), d); err != nil {
+	if err := s.part(home).Add(ctx, d); err != nil {
 		return err
 	}
 	it := s.words.internItem(words)
@@ -355,11 +355,11 @@ func (s *state) add(d *neardup.Document, words []string, home Place) error {
 		k.doc = d
 	}
 	s.kept[d.ID] = k
-	if md := s.gens[home.Generation].md; md != nil && s.o.Incremental {
-		md.add(home.Cluster, it.ids)
+	if md := s.gens[home.gen].md; md != nil && s.o.Incremental {
+		md.add(home.cluster, it.ids)
 	}
 	if s.nextFit > 0 && len(s.kept) >= s.nextFit {
-		s.lastErr = s.refit()
+		s.lastErr = s.refit(context.WithoutCancel(ctx))
 		s.nextFit = 0
 		if s.o.Growth > 0 {
 			s.nextFit = int(math.Ceil(float64(len(s.kept)) * s.o.Growth))
@@ -383,14 +383,14 @@ func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (match
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	probes := s.probes(words)
-	ms, err := s.match(d, probes)
+	ms, err := s.match(ctx, d, probes)
 	if err == nil && neardup.OwnPage(d.ID, ms) {
 		return nil, true, nil // its own page (neardup.MatchAdder)
 	}
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := s.add(d, words, probes[0]); err != nil {
+	if err := s.add(ctx, d, words, probes[0]); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -411,15 +411,15 @@ func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.remove(d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
+	if err := s.remove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
 		return nil, false, err
 	}
 	probes := s.probes(words)
-	ms, err := s.match(d, probes)
+	ms, err := s.match(ctx, d, probes)
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := s.add(d, words, probes[0]); err != nil {
+	if err := s.add(ctx, d, words, probes[0]); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -432,10 +432,10 @@ func (det *Detector) Remove(ctx context.Context, id string) error {
 	s := det.get()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.remove(id)
+	return s.remove(ctx, id)
 }
 
-func (s *state) remove(id string) error {
+func (s *state) remove(ctx context.Context, id string) error {
 	k, ok := s.kept[id]
 	if !ok {
 		return fmt.Errorf("cluster: Remove %q: %w", id, neardup.ErrUnknownID)
@@ -444,11 +444,11 @@ func (s *state) remove(id string) error {
 	if !ok {
 		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.part(k.at), neardup.ErrInvalidOption)
 	}
-	if err := r.Remove(context.Background(), id); err != nil {
+	if err := r.Remove(ctx, id); err != nil {
 		return err
 	}
-	if md := s.gens[k.at.Generation].md; md != nil && s.o.Incremental {
-		md.remove(k.at.Cluster, k.ids)
+	if md := s.gens[k.at.gen].md; md != nil && s.o.Incremental {
+		md.remove(k.at.cluster, k.ids)
 	}
 	delete(s.kept, id)
 	return nil
@@ -465,32 +465,6 @@ func (det *Detector) Len() int {
 	return len(s.kept)
 }
 
-// Home returns where the page kept under id is, and whether id is kept.
-func (det *Detector) Home(id string) (Place, bool) {
-	s := det.get()
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	k, ok := s.kept[id]
-	if !ok {
-		return Place{}, false
-	}
-	return k.at, true
-}
-
-// Probes returns the places d would be compared within: its p most similar
-// clusters of each generation, the latest generation first; the first place
-// is where Add would keep d.
-func (det *Detector) Probes(d *neardup.Document) ([]Place, error) {
-	s := det.get()
-	words, err := s.keywords(d)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.probes(words), nil
-}
-
 // Refit fits KModes again on the keywords of every kept page (ordered by ID,
 // so the result does not depend on the order pages arrived in), with k =
 // min(K, the number of distinct keyword sets) clusters. When every kept page
@@ -503,15 +477,17 @@ func (det *Detector) Probes(d *neardup.Document) ([]Place, error) {
 // was. Refit of an empty Detector does nothing.
 //
 // A refit costs the fit (O(n·k·f) per pass), plus one Add per kept page when
-// it moves them; the Detector is locked meanwhile.
-func (det *Detector) Refit() error {
+// it moves them, made with ctx; the Detector is locked meanwhile. The refit
+// an Add starts (Options.Growth) uses the Add's context without its
+// cancellation.
+func (det *Detector) Refit(ctx context.Context) error {
 	s := det.get()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.refit()
+	return s.refit(ctx)
 }
 
-func (s *state) refit() error {
+func (s *state) refit(ctx context.Context) error {
 	n := len(s.kept)
 	if n == 0 {
 		return nil
@@ -568,13 +544,13 @@ func (s *state) refit() error {
 				return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
 			}
 		}
-		if err := parts[labels[i]].Add(context.Background(), d); err != nil {
+		if err := parts[labels[i]].Add(ctx, d); err != nil {
 			return fmt.Errorf("cluster: Refit: moving %q: %w", id, err)
 		}
 	}
 	s.gens = []*generation{{md: md, parts: parts}}
 	for i, id := range ids {
-		s.kept[id].at = Place{0, int(labels[i])}
+		s.kept[id].at = place{0, int(labels[i])}
 		s.kept[id].doc = nil
 	}
 	s.retain = false
@@ -588,7 +564,7 @@ func (s *state) refit() error {
 func (s *state) newGeneration(g *generation) {
 	count := make([]int, len(s.gens))
 	for _, k := range s.kept {
-		count[k.at.Generation]++
+		count[k.at.gen]++
 		k.doc = nil
 	}
 	s.retain = false
@@ -601,7 +577,7 @@ func (s *state) newGeneration(g *generation) {
 		}
 	}
 	for _, k := range s.kept {
-		k.at.Generation = renumber[k.at.Generation]
+		k.at.gen = renumber[k.at.gen]
 	}
 	if len(gens) > 0 && gens[len(gens)-1].md != nil {
 		gens[len(gens)-1].md.dropCounts() // only the latest generation's modes follow new pages
@@ -609,50 +585,10 @@ func (s *state) newGeneration(g *generation) {
 	s.gens = append(gens, g)
 }
 
-// Stats describes a Detector's clusters.
-type Stats struct {
-	// Documents is the number of kept pages.
-	Documents int
-	// Fits is the number of fits so far (automatic and Refit).
-	Fits int
-	// Sizes is the number of kept pages in each cluster of each generation
-	// (one generation of one cluster before the first fit).
-	Sizes [][]int
-	// Cost, Iterations and Converged report the latest generation's fit
-	// (see KModes).
-	Cost       float64
-	Iterations int
-	Converged  bool
-	// NextFit is the number of kept pages at which the next automatic fit
-	// runs (0: none).
-	NextFit int
-	// Retained is the number of pages the Detector holds to move them at
-	// its first fit.
-	Retained int
-	// RefitErr is the error of the last automatic refit, nil when it
-	// succeeded (the Detector then keeps its clusters until the next one).
-	RefitErr error
-}
-
-// Compared is the expected number of kept pages a page drawn like the
-// repository meets with p = 1: Σ over clusters of n_j² / n (a page lands in
-// cluster j of each generation with the share of that generation it holds).
-func (st Stats) Compared() float64 {
-	sum := 0.0
-	for _, g := range st.Sizes {
-		n, sq := 0, 0
-		for _, x := range g {
-			n += x
-			sq += x * x
-		}
-		if n > 0 {
-			sum += float64(sq) / float64(n)
-		}
-	}
-	return sum
-}
-
-// Stats returns the Detector's statistics.
+// Stats reports the Detector's clusters: the kept pages (Documents) and
+// their number per cluster of each generation (Sizes), the fits so far, the
+// latest fit's Cost, Iterations and Converged, NextFit, Retained and
+// RefitErr. Labels and Modes, a KModes's, are nil.
 func (det *Detector) Stats() Stats {
 	s := det.get()
 	s.mu.RLock()
@@ -662,7 +598,7 @@ func (det *Detector) Stats() Stats {
 		st.Sizes = append(st.Sizes, make([]int, len(g.parts)))
 	}
 	for _, k := range s.kept {
-		st.Sizes[k.at.Generation][k.at.Cluster]++
+		st.Sizes[k.at.gen][k.at.cluster]++
 		if k.doc != nil {
 			st.Retained++
 		}

@@ -20,19 +20,22 @@
 // (Cosine), or, as an option, Huang's simple matching dissimilarity
 // |R ∖ M| + |M ∖ R| (Matching). KModes.Fit chooses k initial modes, then
 // assigns every document to its most similar mode and recomputes the modes
-// until no document moves or MaxIter passes have run. FitCodes fits integer
-// codes instead of documents; Update folds one new item into the modes.
+// until no document moves or MaxIter passes have run; Update folds one new
+// document into the modes.
 //
-// A fitted KModes is a neardup.Partitioner for neardup.NewPartitioned. The
-// Detector does the same for a growing repository: it keeps every page in one
-// detector until FitAt pages, then fits KModes and moves each page into a new
-// detector of its cluster, and fits again at every doubling (in generations,
-// or moving every page when Options.Source gives kept pages back). The
-// detector each cluster keeps is the caller's (Options.NewDetector): the
-// paper uses the cascade of a sentence-count filter and SimHash (see the
-// Detector example). A new page is compared within its Probes (p) most
-// similar clusters of every generation, so it meets about p·n/k of the n
-// kept pages.
+// A KModes fitted on a sample is a neardup.Partitioner:
+// neardup.NewPartitioned(km, newDetector) keeps a detector per cluster and
+// compares a new page within its Probes (p) most similar clusters. The
+// Detector is the paper's clustered detector for a repository that grows
+// from empty, which a Partitioned cannot be (its parts are fixed and it never
+// moves a kept page): it keeps every page in one detector until FitAt pages,
+// then fits KModes and moves each page into a new detector of its cluster,
+// and fits again at every doubling (in generations, or moving every page
+// when Options.Source gives kept pages back). The detector each cluster
+// keeps is the caller's (Options.NewDetector): the paper uses the cascade of
+// a sentence-count filter and SimHash (see the Detector example). A new page
+// is compared within its p most similar clusters of every generation, so it
+// meets about p·n/k of the n kept pages. Stats reports either's clusters.
 //
 // # Defaults
 //
@@ -47,8 +50,8 @@
 //
 // # Cost
 //
-// A fit costs O(n·k·f) bit tests per pass; Assign costs k·f bit tests. A
-// Detector's Match is one Assign per generation (about log2(n/FitAt) of them)
+// A fit costs O(n·k·f) bit tests per pass; Partition costs k·f bit tests. A
+// Detector's Match is one Partition per generation (about log2(n/FitAt) of them)
 // plus its cluster detectors' Match over about p·n/k pages. The Detector is
 // locked during a fit. A model holds k bitsets over the keywords seen; the
 // Detector keeps per page its place and keyword ids, and, until its first

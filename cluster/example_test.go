@@ -39,13 +39,14 @@ func ExampleKModes() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("labels:", km.Labels(), "converged:", km.Converged())
-	for j := range km.K() {
-		fmt.Printf("cluster %d mode: %v\n", j, km.Mode(j))
+	st := km.Stats()
+	fmt.Println("labels:", st.Labels, "converged:", st.Converged)
+	for j, mode := range st.Modes {
+		fmt.Printf("cluster %d mode: %v\n", j, mode)
 	}
 	news, _ := neardup.NewDocument(&pipe, "new", "", "", []byte("Old glacier ice holds bubbles of ancient air."))
-	j, _ := km.Assign(news)
-	fmt.Println("new page goes to cluster", j)
+	parts, _ := km.Partition(news)
+	fmt.Println("new page goes to cluster", parts[0])
 	// Output:
 	// labels: [0 0 1 1] converged: true
 	// cluster 0 mode: [glacier ice melt]
@@ -104,10 +105,6 @@ func ExampleDetector() {
 	}
 	st := det.Stats()
 	fmt.Println("fits:", st.Fits, "pages per cluster:", st.Sizes[0])
-	for _, id := range []string{"glacier", "melt", "bees", "honey"} {
-		home, _ := det.Home(id)
-		fmt.Printf("%s is in cluster %d\n", id, home.Cluster)
-	}
 	// Output:
 	// kept glacier
 	// kept melt
@@ -115,8 +112,4 @@ func ExampleDetector() {
 	// kept honey
 	// drop glacier-copy: near-duplicate of glacier
 	// fits: 1 pages per cluster: [2 2]
-	// glacier is in cluster 1
-	// melt is in cluster 1
-	// bees is in cluster 0
-	// honey is in cluster 0
 }

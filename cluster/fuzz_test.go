@@ -11,11 +11,11 @@ import (
 	"github.com/neardup/neardup/preprocess"
 )
 
-// FuzzAssign preprocesses arbitrary text and places it among the clusters of
-// a fit of real text: Keywords never panics and fails only with the
-// pipeline's errors or ErrNoFeatures; a page with keywords gets a cluster in
-// range, and Nearest(k) orders all k clusters with Assign's first.
-func FuzzAssign(f *testing.F) {
+// FuzzPartition preprocesses arbitrary text and places it among the clusters
+// of a fit of real text: KeywordsOf never panics and fails only with the
+// pipeline's errors or ErrNoFeatures; a page with keywords gets a home in
+// range, and with p = k Partition orders all k clusters, the home first.
+func FuzzPartition(f *testing.F) {
 	for _, s := range []string{
 		"", "a", "the of and", "Glaciers melt. Ice melts. Glacier ice.", "日本語のテキスト。句点。",
 		"x\xffy", "bee bee bee hive hive flower", "İı Kk Σσς straße STRASSE",
@@ -41,6 +41,10 @@ func FuzzAssign(f *testing.F) {
 	if err := km.Fit(docs); err != nil {
 		f.Fatal(err)
 	}
+	all := mustNew(f, KModesOptions{K: 3, Keywords: 4, Probes: 3})
+	if err := all.Fit(docs); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		d, err := neardup.NewDocument(&pipe, "fuzz", "", "", []byte(text))
 		if err != nil {
@@ -50,28 +54,28 @@ func FuzzAssign(f *testing.F) {
 			return
 		}
 		w, err := KeywordsOf(d, 4)
-		j, aerr := km.Assign(d)
+		j, aerr := home(km, d)
 		if err != nil {
 			if !errors.Is(err, neardup.ErrNoFeatures) || !errors.Is(aerr, neardup.ErrNoFeatures) {
-				t.Fatalf("KeywordsOf(%q) = %v; Assign err %v", text, err, aerr)
+				t.Fatalf("KeywordsOf(%q) = %v; Partition err %v", text, err, aerr)
 			}
 			return
 		}
 		if len(w) == 0 || len(w) > 4 || aerr != nil || j < 0 || j >= 3 {
-			t.Fatalf("KeywordsOf(%q) = %v; Assign = %d, %v", text, w, j, aerr)
+			t.Fatalf("KeywordsOf(%q) = %v; home %d, %v", text, w, j, aerr)
 		}
-		ps, err := km.Nearest(d, 3)
+		ps, err := all.Partition(d)
 		if err != nil || len(ps) != 3 || ps[0] != j || !slices.Equal(slices.Sorted(slices.Values(ps)), []int{0, 1, 2}) {
-			t.Fatalf("Nearest(%q, 3) = %v, %v; Assign %d", text, ps, err, j)
+			t.Fatalf("Partition(%q) with p = 3: %v, %v; home at p = 1: %d", text, ps, err, j)
 		}
 	})
 }
 
-// FuzzFitCodes fits items decoded from the input (k from the first byte,
-// then items of codes separated by 0xff): FitCodes never panics, fails only
-// with ErrTooFew or ErrNoFeatures, and a fit's Assign agrees with its
-// labels.
-func FuzzFitCodes(f *testing.F) {
+// FuzzFit fits documents decoded from the input (k from the first byte,
+// then documents of keywords "w<byte>" separated by 0xff, each keyword
+// counted once): Fit never panics, fails only with ErrTooFew or
+// ErrNoFeatures, and every fitted document's home is its label.
+func FuzzFit(f *testing.F) {
 	f.Add([]byte{2, 1, 2, 3, 0xff, 1, 2, 4, 0xff, 7, 8, 0xff, 7, 9})
 	f.Add([]byte{3, 1, 0xff, 1, 0xff, 1, 0xff, 2})
 	f.Add([]byte{1, 0xff, 0xff})
@@ -89,25 +93,29 @@ func FuzzFitCodes(f *testing.F) {
 				cur = []uint32{}
 				continue
 			}
-			cur = append(cur, uint32(b)*1000003) // sparse codes
+			if !slices.Contains(cur, uint32(b)) {
+				cur = append(cur, uint32(b))
+			}
 		}
 		items = append(items, cur)
+		docs := codeDocs(items)
 		for _, o := range []KModesOptions{{K: k, Keywords: 3}, {K: k, Keywords: 2, Similarity: Matching, MaxIter: 2}, {K: k, Keywords: 3, Init: Huang, NInit: 2}} {
 			km := mustNew(t, o)
-			err := km.FitCodes(items)
+			err := km.Fit(docs)
 			if err != nil {
 				if !errors.Is(err, ErrTooFew) && !errors.Is(err, neardup.ErrNoFeatures) {
-					t.Fatalf("FitCodes(%v): %v", items, err)
+					t.Fatalf("Fit(%v): %v", items, err)
 				}
 				continue
 			}
-			labels := km.Labels()
-			if len(labels) != len(items) || km.K() != k {
-				t.Fatalf("FitCodes(%v): %d labels, k = %d", items, len(labels), km.K())
+			st := km.Stats()
+			labels := st.Labels
+			if len(labels) != len(items) || len(st.Modes) != k || len(st.Sizes) != 1 || len(st.Sizes[0]) != k || st.Documents != len(items) {
+				t.Fatalf("Fit(%v): Stats %+v, want %d labels, k = %d", items, st, len(items), k)
 			}
-			for i, it := range items {
-				if j, err := km.AssignCodes(it); err != nil || j != labels[i] {
-					t.Fatalf("%+v: AssignCodes(%v) = %d, %v; label %d", o, it, j, err, labels[i])
+			for i, d := range docs {
+				if j, err := home(km, d); err != nil || j != labels[i] {
+					t.Fatalf("%+v: home of %v = %d, %v; label %d", o, items[i], j, err, labels[i])
 				}
 			}
 		}
@@ -140,7 +148,7 @@ func FuzzReadFrom(f *testing.F) {
 	}
 	f.Add(bytes.Clone(buf.Bytes()))
 	km := mustNew(f, KModesOptions{K: 2, Keywords: 3})
-	if err := km.FitCodes([][]uint32{{1, 2}, {2, 3}, {7, 8}, {8, 9}}); err != nil {
+	if err := km.Fit(codeDocs([][]uint32{{1, 2}, {2, 3}, {7, 8}, {8, 9}})); err != nil {
 		f.Fatal(err)
 	}
 	buf.Reset()
@@ -174,18 +182,15 @@ func FuzzReadFrom(f *testing.F) {
 		}
 		k := mustNew(t, KModesOptions{K: 2, Keywords: 3})
 		if _, err := k.ReadFrom(bytes.NewReader(in)); err != nil {
-			if k.Fitted() {
+			if k.Stats().Fits > 0 {
 				t.Fatal("a failed ReadFrom fitted the KModes")
 			}
-		} else if k.Fitted() {
-			k.Labels()
-			k.Sizes()
-			for j := range k.K() {
-				k.Mode(j)
-				k.ModeCodes(j)
+		} else if st := k.Stats(); st.Fits > 0 {
+			if len(st.Modes) != len(st.Sizes[0]) {
+				t.Fatalf("read a KModes of %d modes and %d sizes", len(st.Modes), len(st.Sizes[0]))
 			}
-			_, _ = k.AssignCodes([]uint32{1, 2, 99})
-			_, _ = k.UpdateCodes([]uint32{2, 3, 5})
+			_, _ = k.Partition(kwDoc("a", codeWords(1, 2, 99)...))
+			_, _ = k.Update(kwDoc("u", codeWords(2, 3, 5)...))
 		}
 	})
 }

@@ -55,15 +55,21 @@ func topics(seed uint64, n, t, f int, noise float64) (items [][]uint32, topic []
 	return items, topic
 }
 
-// codeDocs turns items of codes into keyword documents ("w<code>").
+// codeWords names codes as keywords: "w<code>".
+func codeWords(codes ...uint32) []string {
+	words := make([]string, len(codes))
+	for j, c := range codes {
+		words[j] = fmt.Sprintf("w%d", c)
+	}
+	return words
+}
+
+// codeDocs turns items of codes into keyword documents (codeWords), whose
+// keywords are first seen in the order of the codes.
 func codeDocs(items [][]uint32) []*neardup.Document {
 	docs := make([]*neardup.Document, len(items))
 	for i, it := range items {
-		words := make([]string, len(it))
-		for j, c := range it {
-			words[j] = fmt.Sprintf("w%d", c)
-		}
-		docs[i] = kwDoc(fmt.Sprintf("d%05d", i), words...)
+		docs[i] = kwDoc(fmt.Sprintf("d%05d", i), codeWords(it...)...)
 	}
 	return docs
 }
@@ -75,6 +81,57 @@ func mustNew(t testing.TB, o KModesOptions) *KModes {
 		t.Fatal(err)
 	}
 	return km
+}
+
+// home returns d's home under km: the first cluster Partition returns.
+func home(km *KModes, d *neardup.Document) (int, error) {
+	ps, err := km.Partition(d)
+	if err != nil {
+		return 0, err
+	}
+	return ps[0], nil
+}
+
+// nearest returns d's p most similar clusters under km's fit, whatever km's
+// Probes: what Partition returns for p = Probes.
+func nearest(km *KModes, d *neardup.Document, p int) ([]int, error) {
+	w, err := KeywordsOf(d, km.options().Keywords)
+	if err != nil {
+		return nil, err
+	}
+	km.mu.RLock()
+	defer km.mu.RUnlock()
+	f, err := km.model()
+	if err != nil {
+		return nil, err
+	}
+	return f.md.nearestP(f.words.lookupItem(w), p), nil
+}
+
+// placeOf returns where det keeps the page kept under id, and whether id is
+// kept.
+func placeOf(det *Detector, id string) (place, bool) {
+	s := det.get()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k, ok := s.kept[id]
+	if !ok {
+		return place{}, false
+	}
+	return k.at, true
+}
+
+// probesOf returns the places det compares d within, the first where Add
+// would keep it.
+func probesOf(det *Detector, d *neardup.Document) ([]place, error) {
+	s := det.get()
+	words, err := s.keywords(d)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.probes(words), nil
 }
 
 func termOf(w string, n int) preprocess.Term { return preprocess.Term{Text: w, Count: n} }

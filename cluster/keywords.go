@@ -35,7 +35,7 @@ func KeywordsOf(d *neardup.Document, f int) ([]string, error) {
 	})
 }
 
-// vocab gives keys (keyword texts, or a caller's integer codes) dense ids
+// vocab gives keys (keyword texts) dense ids
 // 0, 1, 2, ... in the order they are first seen, so that modes are bitsets
 // no larger than the vocabulary.
 type vocab[K comparable] struct {

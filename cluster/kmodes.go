@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/neardup/neardup"
@@ -10,20 +9,20 @@ import (
 
 // KModes clusters documents by their top keywords (k-modes over keyword
 // presence; see the package documentation) and sends a new document to its
-// most similar cluster. Fit it on a set of documents (or FitCodes on sets of
-// integer codes); then Assign, Nearest and Partition place new documents, and
-// Update folds them into the modes as they arrive.
+// most similar cluster. Fit it on a set of documents; then Partition places
+// new documents, Update folds them into the modes as they arrive, and Stats
+// reports the fit (labels, modes, sizes, cost).
 //
-// KModes implements neardup.Partitioner, so a fitted KModes splits a
-// repository for neardup.NewPartitioned: each cluster keeps its own detector
-// (the sentence-count → SimHash cascade, say) and a new page is compared only within its
-// Probes most similar clusters. (Detector does the same and refits as the
-// repository grows.)
+// KModes implements neardup.Partitioner, so a KModes fitted on a sample
+// splits a repository for neardup.NewPartitioned: each cluster keeps its own
+// detector (the sentence-count → SimHash cascade, say) and a new page is
+// compared only within its Probes most similar clusters. For a repository
+// that grows from empty, use a Detector, which fits as it grows.
 //
-// A KModes is safe for concurrent use: Assign, Nearest and Partition run in
-// parallel; Fit, FitCodes and Update exclusively (a Fit computes without the
-// lock and installs its result at once). The zero KModes is ready to be
-// fitted with the default KModesOptions.
+// A KModes is safe for concurrent use: Partition and Stats run in parallel;
+// Fit and Update exclusively (a Fit computes without the lock and installs
+// its result at once). The zero KModes is ready to be fitted with the
+// default KModesOptions.
 type KModes struct {
 	opts KModesOptions // resolved, when set
 	set  bool
@@ -32,13 +31,11 @@ type KModes struct {
 	f  *fitted // nil until fitted
 }
 
-// fitted is what a fit produced: the vocabulary (keyword texts, or a caller's
-// codes) and the model over its dense ids.
+// fitted is what a fit produced: the vocabulary of keyword texts and the
+// model over its dense ids.
 type fitted struct {
-	byCodes bool
-	words   vocab[string]
-	codes   vocab[uint32]
-	md      *model
+	words vocab[string]
+	md    *model
 }
 
 // NewKModes returns an unfitted KModes configured by opts. Options out of range
@@ -51,8 +48,8 @@ func NewKModes(opts KModesOptions) (*KModes, error) {
 	return &KModes{opts: o, set: true}, nil
 }
 
-// Options returns the options in effect, defaults filled in.
-func (km *KModes) Options() KModesOptions {
+// options returns the options in effect, defaults filled in.
+func (km *KModes) options() KModesOptions {
 	if km.set {
 		return km.opts
 	}
@@ -61,12 +58,12 @@ func (km *KModes) Options() KModesOptions {
 }
 
 // Fit clusters docs, each represented by its top f keywords, into k clusters
-// and installs the result; Labels then gives each document's cluster, in the
-// order of docs. A nil document, a document without keywords (its error wraps
+// and installs the result; Stats then gives each document's cluster (Labels),
+// in the order of docs. A nil document, a document without keywords (its error wraps
 // neardup.ErrNoFeatures), fewer documents than k or fewer distinct keyword
 // sets than k (ErrTooFew) is an error, and the KModes stays as it was.
 func (km *KModes) Fit(docs []*neardup.Document) error {
-	o := km.Options()
+	o := km.options()
 	words := newVocab[string]()
 	items := make([]item, len(docs))
 	for i, d := range docs {
@@ -81,29 +78,6 @@ func (km *KModes) Fit(docs []*neardup.Document) error {
 		return err
 	}
 	km.install(&fitted{words: words, md: md})
-	return nil
-}
-
-// FitCodes is Fit for integer-coded categories: each item is a set of codes
-// (a document's keyword ids in the caller's own dictionary, say; order and
-// repeats do not matter). Modes are then sets of codes (ModeCodes), and new
-// items are placed with AssignCodes, NearestCodes and UpdateCodes. An empty
-// item is an error wrapping neardup.ErrNoFeatures.
-func (km *KModes) FitCodes(items [][]uint32) error {
-	o := km.Options()
-	codes := newVocab[uint32]()
-	its := make([]item, len(items))
-	for i, c := range items {
-		if len(c) == 0 {
-			return fmt.Errorf("cluster: FitCodes: item %d is empty: %w", i, neardup.ErrNoFeatures)
-		}
-		its[i] = codes.internItem(c)
-	}
-	md, err := fitItems(its, codes.len(), o, o.K)
-	if err != nil {
-		return err
-	}
-	km.install(&fitted{byCodes: true, codes: codes, md: md})
 	return nil
 }
 
@@ -125,131 +99,53 @@ func fitItems(items []item, nIDs int, o KModesOptions, k int) (*model, error) {
 	return fit(fd, o.fitConfig(k)), nil
 }
 
-// model returns the fit for documents (codes = false) or codes, or
-// ErrNotFitted. The caller holds km.mu.
-func (km *KModes) model(codes bool) (*fitted, error) {
-	switch {
-	case km.f == nil:
+// model returns the fit, or ErrNotFitted. The caller holds km.mu.
+func (km *KModes) model() (*fitted, error) {
+	if km.f == nil {
 		return nil, ErrNotFitted
-	case km.f.byCodes && !codes:
-		return nil, fmt.Errorf("%w on documents (it was fitted on codes: use the Codes methods)", ErrNotFitted)
-	case !km.f.byCodes && codes:
-		return nil, fmt.Errorf("%w on codes (it was fitted on documents)", ErrNotFitted)
 	}
 	return km.f, nil
 }
 
-// Assign returns the cluster most similar to d, ties to the lowest index.
-// For a fitted document it is the document's label (Labels). A document
-// that shares no keyword with any mode goes to cluster 0. Errors: those of
-// Keywords, and ErrNotFitted.
-func (km *KModes) Assign(d *neardup.Document) (int, error) {
-	ps, err := km.Nearest(d, 1)
-	if err != nil {
-		return 0, err
-	}
-	return ps[0], nil
-}
-
-// Nearest returns d's p most similar clusters, most similar first, ties to
-// the lowest index; p above k returns all k. p < 1 is an error wrapping
-// neardup.ErrInvalidOption.
-func (km *KModes) Nearest(d *neardup.Document, p int) ([]int, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("cluster: Nearest: p = %d, want at least 1: %w", p, neardup.ErrInvalidOption)
-	}
-	w, err := KeywordsOf(d, km.Options().Keywords)
+// Partition returns the KModesOptions.Probes (p) clusters most similar to d,
+// most similar first, ties to the lowest index (neardup.Partitioner): the
+// first is d's home, where neardup.Partitioned keeps it, and for a fitted
+// document its label (Stats.Labels). A document that shares no keyword with
+// any mode has cluster 0 first. Errors: those of KeywordsOf, and
+// ErrNotFitted.
+func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
+	o := km.options()
+	w, err := KeywordsOf(d, o.Keywords)
 	if err != nil {
 		return nil, err
 	}
 	km.mu.RLock()
 	defer km.mu.RUnlock()
-	f, err := km.model(false)
+	f, err := km.model()
 	if err != nil {
 		return nil, err
 	}
-	return f.md.nearestP(f.words.lookupItem(w), p), nil
+	return f.md.nearestP(f.words.lookupItem(w), o.Probes), nil
 }
 
-// Partition returns d's KModesOptions.Probes most similar clusters, most similar
-// first (neardup.Partitioner): the first is d's home, where
-// neardup.Partitioned keeps it.
-func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
-	return km.Nearest(d, km.Options().Probes)
-}
-
-// Update assigns d as Assign does and folds its keywords into that
-// cluster's mode (online k-modes): the mode stays the ModeKeywords keywords
-// most frequent among the cluster's documents, fitted and updated, at O(f·m)
-// per update. It returns the cluster. Later Assigns see the new modes, so a
-// document updated early may no longer be assigned where it went.
+// Update sends d to its home (the first cluster Partition returns) and folds
+// its keywords into that cluster's mode (online k-modes): the mode stays the
+// ModeKeywords keywords most frequent among the cluster's documents, fitted
+// and updated, at O(f·m) per update. It returns the cluster. Later
+// Partitions see the new modes, so a document updated early may no longer
+// have the home it went to.
 func (km *KModes) Update(d *neardup.Document) (int, error) {
-	w, err := KeywordsOf(d, km.Options().Keywords)
+	w, err := KeywordsOf(d, km.options().Keywords)
 	if err != nil {
 		return 0, err
 	}
 	km.mu.Lock()
 	defer km.mu.Unlock()
-	f, err := km.model(false)
+	f, err := km.model()
 	if err != nil {
 		return 0, err
 	}
 	it := f.words.internItem(w)
-	j := f.md.nearest(it)
-	f.md.add(j, it.ids)
-	return j, nil
-}
-
-// distinctCodes returns codes sorted, each once, or an error for none.
-func distinctCodes(what string, codes []uint32) ([]uint32, error) {
-	if len(codes) == 0 {
-		return nil, fmt.Errorf("cluster: %s: no codes: %w", what, neardup.ErrNoFeatures)
-	}
-	c := slices.Clone(codes)
-	slices.Sort(c)
-	return slices.Compact(c), nil
-}
-
-// AssignCodes is Assign for an item of integer codes (FitCodes).
-func (km *KModes) AssignCodes(codes []uint32) (int, error) {
-	ps, err := km.NearestCodes(codes, 1)
-	if err != nil {
-		return 0, err
-	}
-	return ps[0], nil
-}
-
-// NearestCodes is Nearest for an item of integer codes (FitCodes).
-func (km *KModes) NearestCodes(codes []uint32, p int) ([]int, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("cluster: NearestCodes: p = %d, want at least 1: %w", p, neardup.ErrInvalidOption)
-	}
-	c, err := distinctCodes("NearestCodes", codes)
-	if err != nil {
-		return nil, err
-	}
-	km.mu.RLock()
-	defer km.mu.RUnlock()
-	f, err := km.model(true)
-	if err != nil {
-		return nil, err
-	}
-	return f.md.nearestP(f.codes.lookupItem(c), p), nil
-}
-
-// UpdateCodes is Update for an item of integer codes (FitCodes).
-func (km *KModes) UpdateCodes(codes []uint32) (int, error) {
-	c, err := distinctCodes("UpdateCodes", codes)
-	if err != nil {
-		return 0, err
-	}
-	km.mu.Lock()
-	defer km.mu.Unlock()
-	f, err := km.model(true)
-	if err != nil {
-		return 0, err
-	}
-	it := f.codes.internItem(c)
 	j := f.md.nearest(it)
 	f.md.add(j, it.ids)
 	return j, nil
@@ -265,100 +161,31 @@ func (km *KModes) read(fn func(f *fitted)) {
 	}
 }
 
-// Fitted reports whether the KModes has been fitted.
-func (km *KModes) Fitted() bool {
-	ok := false
-	km.read(func(*fitted) { ok = true })
-	return ok
-}
-
-// K returns the number of clusters of the fit (0 before a fit).
-func (km *KModes) K() int {
-	k := 0
-	km.read(func(f *fitted) { k = len(f.md.centres) })
-	return k
-}
-
-// Labels returns the cluster of each fitted document (or item), in the order
-// given to Fit: its Assign under the fit's final modes.
-func (km *KModes) Labels() []int {
-	var out []int
+// Stats reports the fit: Documents, Fits (1 once fitted), Sizes (one
+// generation), Labels, Modes, Cost, Iterations and Converged; the zero Stats
+// before a fit. It copies the labels and modes: O(n + k·m).
+func (km *KModes) Stats() Stats {
+	var st Stats
 	km.read(func(f *fitted) {
-		out = make([]int, len(f.md.labels))
-		for i, j := range f.md.labels {
-			out[i] = int(j)
+		md := f.md
+		st.Fits = 1
+		sizes := make([]int, len(md.centres))
+		st.Modes = make([][]string, len(md.centres))
+		for j := range md.centres {
+			sizes[j] = md.centres[j].members
+			st.Documents += sizes[j]
+			for _, id := range md.modeByRank(j) {
+				st.Modes[j] = append(st.Modes[j], f.words.keys[id])
+			}
 		}
+		st.Sizes = [][]int{sizes}
+		st.Labels = make([]int, len(md.labels))
+		for i, j := range md.labels {
+			st.Labels[i] = int(j)
+		}
+		st.Cost, st.Iterations, st.Converged = md.cost, md.iters, md.converged
 	})
-	return out
-}
-
-// Cost returns the k-modes cost of the fit: the sum over the fitted
-// documents of their dissimilarity to their cluster's mode (1 − cosine, or
-// the simple matching count). Lower is tighter.
-func (km *KModes) Cost() float64 {
-	c := 0.0
-	km.read(func(f *fitted) { c = f.md.cost })
-	return c
-}
-
-// Iterations returns the number of assignment passes the fit made.
-func (km *KModes) Iterations() int {
-	n := 0
-	km.read(func(f *fitted) { n = f.md.iters })
-	return n
-}
-
-// Converged reports whether the fit stopped because no document moved
-// (rather than at MaxIter). A converged fit's modes are its clusters' most
-// frequent keywords, and no cluster is empty.
-func (km *KModes) Converged() bool {
-	ok := false
-	km.read(func(f *fitted) { ok = f.md.converged })
-	return ok
-}
-
-// Sizes returns the number of documents in each cluster: fitted, plus
-// updated.
-func (km *KModes) Sizes() []int {
-	var out []int
-	km.read(func(f *fitted) {
-		for _, c := range f.md.centres {
-			out = append(out, c.members)
-		}
-	})
-	return out
-}
-
-// Mode returns cluster j's mode (its representatives) for a KModes fitted on
-// documents: up to ModeKeywords keywords, most frequent in the cluster first
-// (ties by first appearance in the fit). It returns nil for j out of range or
-// a KModes fitted on codes.
-func (km *KModes) Mode(j int) []string {
-	var out []string
-	km.read(func(f *fitted) {
-		if f.byCodes || j < 0 || j >= len(f.md.centres) {
-			return
-		}
-		for _, id := range f.md.modeByRank(j) {
-			out = append(out, f.words.keys[id])
-		}
-	})
-	return out
-}
-
-// ModeCodes returns cluster j's mode for a KModes fitted on codes, as Mode
-// does for documents.
-func (km *KModes) ModeCodes(j int) []uint32 {
-	var out []uint32
-	km.read(func(f *fitted) {
-		if !f.byCodes || j < 0 || j >= len(f.md.centres) {
-			return
-		}
-		for _, id := range f.md.modeByRank(j) {
-			out = append(out, f.codes.keys[id])
-		}
-	})
-	return out
+	return st
 }
 
 var _ neardup.Partitioner = (*KModes)(nil)

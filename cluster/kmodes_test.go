@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -45,64 +46,66 @@ func TestFitThreeTopics(t *testing.T) {
 			if err := km.Fit(threeTopics()); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := km.Labels(), []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !slices.Equal(got, want) {
+			st := km.Stats()
+			if got, want := st.Labels, []int{0, 0, 0, 1, 1, 1, 2, 2, 2}; !slices.Equal(got, want) {
 				t.Errorf("Labels = %v, want %v", got, want)
 			}
-			if !km.Converged() || km.Iterations() != 2 {
-				t.Errorf("Converged %v after %d passes, want true after 2", km.Converged(), km.Iterations())
+			if !st.Converged || st.Iterations != 2 {
+				t.Errorf("Converged %v after %d passes, want true after 2", st.Converged, st.Iterations)
 			}
-			if got := km.Cost(); math.Abs(got-tc.cost) > 1e-12 {
-				t.Errorf("Cost = %v, want %v", got, tc.cost)
+			if math.Abs(st.Cost-tc.cost) > 1e-12 {
+				t.Errorf("Cost = %v, want %v", st.Cost, tc.cost)
 			}
 			for j, want := range [][]string{{"banana", "apple", "cherry"}, {"wheel", "engine", "brake"}, {"moon", "star", "comet"}} {
-				if got := km.Mode(j); !slices.Equal(got, want) {
-					t.Errorf("Mode(%d) = %v, want %v", j, got, want)
+				if got := st.Modes[j]; !slices.Equal(got, want) {
+					t.Errorf("Modes[%d] = %v, want %v", j, got, want)
 				}
 			}
-			if got := km.Sizes(); !slices.Equal(got, []int{3, 3, 3}) {
-				t.Errorf("Sizes = %v, want [3 3 3]", got)
+			if len(st.Sizes) != 1 || !slices.Equal(st.Sizes[0], []int{3, 3, 3}) || st.Documents != 9 || st.Fits != 1 {
+				t.Errorf("Sizes = %v, %d documents, %d fits; want [[3 3 3]], 9, 1", st.Sizes, st.Documents, st.Fits)
 			}
 			// A new page about the sky with one unknown keyword.
-			j, err := km.Assign(kwDoc("new", "comet", "orbit", "telescope"))
-			if err != nil || j != 2 {
-				t.Errorf("Assign(comet orbit telescope) = %d, %v; want 2", j, err)
+			ps, err := km.Partition(kwDoc("new", "comet", "orbit", "telescope"))
+			if err != nil || !slices.Equal(ps, []int{2}) {
+				t.Errorf("Partition(comet orbit telescope) = %v, %v; want [2]", ps, err)
 			}
 		})
 	}
 }
 
-// TestFitCodesAmbiguous is a set of codes with one document between two
-// topics. k = 2, m = 4. Densities (Σ df / 20): C = {1,2,6,7} has 12, the
+// TestFitAmbiguous is a set of documents (keywords w1, w2, ...; C = {w1, w2,
+// w6, w7}) with one document between two topics. k = 2, m = 4. Densities (Σ df / 20): C = {1,2,6,7} has 12, the
 // others 9, so C is the first centre; A, B, D and E are all at cosine
 // dissimilarity 1/2 from it with the same density, and A (the lowest index)
 // is the second. Pass 1: A, B → cluster 1; C, D, E → cluster 0. Modes: {6,
 // 7, 8, 1} (6 and 7 in three documents, 8 in two, then 1 the lowest of the
 // codes in one) and {1, 2, 3, 4}. Pass 2: C shares three codes with mode 0
 // and two with mode 1, so nothing moves. Cost: 0 + 4 × (1 − 3/4) = 1.
-func TestFitCodesAmbiguous(t *testing.T) {
+func TestFitAmbiguous(t *testing.T) {
 	items := [][]uint32{{1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 7}, {6, 7, 8, 9}, {6, 7, 8, 10}}
 	km := mustNew(t, KModesOptions{K: 2, Keywords: 4, ModeKeywords: 4})
-	if err := km.FitCodes(items); err != nil {
+	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := km.Labels(), []int{1, 1, 0, 0, 0}; !slices.Equal(got, want) {
+	st := km.Stats()
+	if got, want := st.Labels, []int{1, 1, 0, 0, 0}; !slices.Equal(got, want) {
 		t.Errorf("Labels = %v, want %v", got, want)
 	}
-	if got := km.ModeCodes(0); !slices.Equal(got, []uint32{6, 7, 8, 1}) {
-		t.Errorf("ModeCodes(0) = %v, want [6 7 8 1]", got)
+	if got, want := st.Modes[0], codeWords(6, 7, 8, 1); !slices.Equal(got, want) {
+		t.Errorf("Modes[0] = %v, want %v", got, want)
 	}
-	if got := km.ModeCodes(1); !slices.Equal(got, []uint32{1, 2, 3, 4}) {
-		t.Errorf("ModeCodes(1) = %v, want [1 2 3 4]", got)
+	if got, want := st.Modes[1], codeWords(1, 2, 3, 4); !slices.Equal(got, want) {
+		t.Errorf("Modes[1] = %v, want %v", got, want)
 	}
-	if got := km.Cost(); math.Abs(got-1) > 1e-12 || !km.Converged() || km.Iterations() != 2 {
-		t.Errorf("Cost %v, converged %v after %d; want 1, true after 2", got, km.Converged(), km.Iterations())
+	if math.Abs(st.Cost-1) > 1e-12 || !st.Converged || st.Iterations != 2 {
+		t.Errorf("Cost %v, converged %v after %d; want 1, true after 2", st.Cost, st.Converged, st.Iterations)
 	}
-	// Codes the fit never saw share nothing: ties go to cluster 0.
-	if j, err := km.AssignCodes([]uint32{100, 101}); err != nil || j != 0 {
-		t.Errorf("AssignCodes(unknown) = %d, %v; want 0", j, err)
+	// Keywords the fit never saw share nothing: ties go to cluster 0.
+	if j, err := home(km, kwDoc("unknown", codeWords(100, 101)...)); err != nil || j != 0 {
+		t.Errorf("home of unknown = %d, %v; want 0", j, err)
 	}
-	if ps, err := km.NearestCodes([]uint32{1, 2, 3, 99}, 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
-		t.Errorf("NearestCodes = %v, %v; want [1 0]", ps, err)
+	if ps, err := nearest(km, kwDoc("n", codeWords(1, 2, 3, 99)...), 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
+		t.Errorf("nearest 2 = %v, %v; want [1 0]", ps, err)
 	}
 }
 
@@ -120,12 +123,13 @@ func TestFitRecoversTopics(t *testing.T) {
 		{K: 6, Keywords: 10, Init: Huang, Seed: 3, Similarity: Matching},
 	} {
 		km := mustNew(t, o)
-		if err := km.FitCodes(items); err != nil {
+		if err := km.Fit(codeDocs(items)); err != nil {
 			t.Fatal(err)
 		}
 		// purity: the share of items in their cluster's majority topic
 		votes := map[[2]int]int{}
-		for i, j := range km.Labels() {
+		st := km.Stats()
+		for i, j := range st.Labels {
 			votes[[2]int{j, topic[i]}]++
 		}
 		best := make([]int, 6)
@@ -136,8 +140,8 @@ func TestFitRecoversTopics(t *testing.T) {
 		for _, n := range best {
 			pure += n
 		}
-		if purity := float64(pure) / float64(len(items)); purity < 0.95 || !km.Converged() {
-			t.Errorf("%v/%v: purity %.3f, converged %v after %d passes; want ≥ 0.95, converged", o.Init, o.Similarity, purity, km.Converged(), km.Iterations())
+		if purity := float64(pure) / float64(len(items)); purity < 0.95 || !st.Converged {
+			t.Errorf("%v/%v: purity %.3f, converged %v after %d passes; want ≥ 0.95, converged", o.Init, o.Similarity, purity, st.Converged, st.Iterations)
 		}
 	}
 }
@@ -146,25 +150,23 @@ func TestFitRecoversTopics(t *testing.T) {
 // whatever the number of workers; Huang with another seed draws otherwise.
 func TestDeterminism(t *testing.T) {
 	items, _ := topics(2, 800, 10, 8, 0.4)
+	docs := codeDocs(items)
 	type result struct {
 		labels []int
 		cost   float64
-		modes  [][]uint32
+		modes  [][]string
 	}
 	fitOnce := func(o KModesOptions) result {
 		km := mustNew(t, o)
-		if err := km.FitCodes(items); err != nil {
+		if err := km.Fit(docs); err != nil {
 			t.Fatal(err)
 		}
-		r := result{labels: km.Labels(), cost: km.Cost()}
-		for j := range km.K() {
-			r.modes = append(r.modes, km.ModeCodes(j))
-		}
-		return r
+		st := km.Stats()
+		return result{labels: st.Labels, cost: st.Cost, modes: st.Modes}
 	}
 	same := func(a, b result) bool {
 		return slices.Equal(a.labels, b.labels) && a.cost == b.cost &&
-			slices.EqualFunc(a.modes, b.modes, func(x, y []uint32) bool { return slices.Equal(x, y) })
+			slices.EqualFunc(a.modes, b.modes, func(x, y []string) bool { return slices.Equal(x, y) })
 	}
 	for _, o := range []KModesOptions{{K: 10, Keywords: 8}, {K: 10, Keywords: 8, Init: Huang, Seed: 42, NInit: 6}} {
 		first := fitOnce(o)
@@ -188,9 +190,10 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-// TestAssignAgreesWithFit: Assign of every fitted document is its label,
-// for converged fits and for fits stopped by the iteration cap.
-func TestAssignAgreesWithFit(t *testing.T) {
+// TestHomeAgreesWithFit: every fitted document's home is its label, for
+// converged fits and for fits stopped by the iteration cap, and its p most
+// similar clusters are the start of its ranking of all k.
+func TestHomeAgreesWithFit(t *testing.T) {
 	items, _ := topics(5, 500, 8, 6, 0.5) // noisy: ties and moves
 	docs := codeDocs(items)
 	for _, o := range []KModesOptions{
@@ -205,43 +208,27 @@ func TestAssignAgreesWithFit(t *testing.T) {
 		if err := km.Fit(docs); err != nil {
 			t.Fatal(err)
 		}
-		labels := km.Labels()
+		st := km.Stats()
+		labels := st.Labels
 		for i, d := range docs {
-			if j, err := km.Assign(d); err != nil || j != labels[i] {
-				t.Fatalf("%+v: Assign(%s) = %d, %v; Fit's label %d", o, d.ID, j, err, labels[i])
+			if j, err := home(km, d); err != nil || j != labels[i] {
+				t.Fatalf("%+v: home of %s = %d, %v; Fit's label %d", o, d.ID, j, err, labels[i])
 			}
-			all, err := km.Nearest(d, o.K)
+			all, err := nearest(km, d, o.K)
 			if err != nil || len(all) != o.K || all[0] != labels[i] {
-				t.Fatalf("%+v: Nearest(%s, k) = %v, %v; want %d first", o, d.ID, all, err, labels[i])
+				t.Fatalf("%+v: nearest(%s, k) = %v, %v; want %d first", o, d.ID, all, err, labels[i])
 			}
 			for p := 1; p < o.K; p++ { // selection for small p, a sort for large
-				if ps, _ := km.Nearest(d, p); !slices.Equal(ps, all[:p]) {
-					t.Fatalf("%+v: Nearest(%s, %d) = %v, not the start of %v", o, d.ID, p, ps, all)
+				if ps, _ := nearest(km, d, p); !slices.Equal(ps, all[:p]) {
+					t.Fatalf("%+v: nearest(%s, %d) = %v, not the start of %v", o, d.ID, p, ps, all)
 				}
 			}
 		}
-		// The same keywords as codes: a document's top f.
-		top := make([][]uint32, len(items))
-		for i, it := range items {
-			top[i] = it[:min(len(it), o.Keywords)]
+		if o.MaxIter == 0 && !st.Converged {
+			t.Errorf("%+v: not converged after %d passes", o, st.Iterations)
 		}
-		kmc := mustNew(t, o)
-		if err := kmc.FitCodes(top); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(kmc.Labels(), labels) || kmc.Cost() != km.Cost() {
-			t.Errorf("%+v: FitCodes and Fit on the same keywords differ", o)
-		}
-		for i, it := range top {
-			if j, _ := kmc.AssignCodes(it); j != labels[i] {
-				t.Fatalf("%+v: AssignCodes(item %d) = %d, label %d", o, i, j, labels[i])
-			}
-		}
-		if o.MaxIter == 0 && !km.Converged() {
-			t.Errorf("%+v: not converged after %d passes", o, km.Iterations())
-		}
-		if o.MaxIter > 0 && km.Iterations() > o.MaxIter {
-			t.Errorf("%+v: %d passes", o, km.Iterations())
+		if o.MaxIter > 0 && st.Iterations > o.MaxIter {
+			t.Errorf("%+v: %d passes", o, st.Iterations)
 		}
 	}
 }
@@ -252,13 +239,14 @@ func TestAssignAgreesWithFit(t *testing.T) {
 func TestModesAreTopKeywords(t *testing.T) {
 	items, _ := topics(8, 400, 5, 7, 0.3)
 	km := mustNew(t, KModesOptions{K: 5, Keywords: 7, ModeKeywords: 7})
-	if err := km.FitCodes(items); err != nil {
+	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
-	if !km.Converged() {
+	st := km.Stats()
+	if !st.Converged {
 		t.Fatal("not converged")
 	}
-	labels := km.Labels()
+	labels := st.Labels
 	first := map[uint32]int{} // code -> order of first appearance
 	for _, it := range items {
 		for _, c := range it {
@@ -288,8 +276,8 @@ func TestModesAreTopKeywords(t *testing.T) {
 			return first[a] - first[b]
 		})
 		want := codes[:7]
-		if got := km.ModeCodes(j); !slices.Equal(got, want) {
-			t.Errorf("ModeCodes(%d) = %v, want %v", j, got, want)
+		if got := st.Modes[j]; !slices.Equal(got, codeWords(want...)) {
+			t.Errorf("Modes[%d] = %v, want %v", j, got, codeWords(want...))
 		}
 		for i, l := range labels {
 			if l == j {
@@ -303,8 +291,8 @@ func TestModesAreTopKeywords(t *testing.T) {
 			}
 		}
 	}
-	if math.Abs(cost-km.Cost()) > 1e-9 {
-		t.Errorf("Cost = %v, recomputed %v", km.Cost(), cost)
+	if math.Abs(cost-st.Cost) > 1e-9 {
+		t.Errorf("Cost = %v, recomputed %v", st.Cost, cost)
 	}
 }
 
@@ -314,20 +302,20 @@ func TestUpdate(t *testing.T) {
 	items, _ := topics(11, 300, 4, 6, 0.3)
 	more, _ := topics(12, 200, 4, 6, 0.6)
 	km := mustNew(t, KModesOptions{K: 4, Keywords: 6, ModeKeywords: 6})
-	if err := km.FitCodes(items); err != nil {
+	if err := km.Fit(codeDocs(items)); err != nil {
 		t.Fatal(err)
 	}
 	members := make([][][]uint32, 4)
-	for i, j := range km.Labels() {
+	for i, j := range km.Stats().Labels {
 		members[j] = append(members[j], items[i])
 	}
-	for _, it := range more {
-		want, _ := km.AssignCodes(it)
-		j, err := km.UpdateCodes(it)
+	for i, d := range codeDocs(more) {
+		want, _ := home(km, d)
+		j, err := km.Update(d)
 		if err != nil || j != want {
-			t.Fatalf("UpdateCodes = %d, %v; AssignCodes said %d", j, err, want)
+			t.Fatalf("Update = %d, %v; Partition said %d", j, err, want)
 		}
-		members[j] = append(members[j], it)
+		members[j] = append(members[j], more[i])
 	}
 	// Recompute every mode from scratch on a fresh fit of nothing but the
 	// counts: the top 6 codes by count, ties by first appearance.
@@ -358,11 +346,12 @@ func TestUpdate(t *testing.T) {
 			}
 			return ids[a] - ids[b]
 		})
-		if got := km.ModeCodes(j); !slices.Equal(got, codes[:6]) {
-			t.Errorf("after updates ModeCodes(%d) = %v, want %v", j, got, codes[:6])
+		st := km.Stats()
+		if got, want := st.Modes[j], codeWords(codes[:6]...); !slices.Equal(got, want) {
+			t.Errorf("after updates Modes[%d] = %v, want %v", j, got, want)
 		}
-		if km.Sizes()[j] != len(ms) {
-			t.Errorf("Sizes()[%d] = %d, want %d", j, km.Sizes()[j], len(ms))
+		if st.Sizes[0][j] != len(ms) {
+			t.Errorf("Sizes[0][%d] = %d, want %d", j, st.Sizes[0][j], len(ms))
 		}
 	}
 	// Update of documents on a KModes fitted on documents.
@@ -377,8 +366,8 @@ func TestUpdate(t *testing.T) {
 	}
 	// telescope and lens now count 3, as many as moon: they enter the mode
 	// in place of comet (2) and star (2).
-	if got := kd.Mode(2); !slices.Equal(got, []string{"moon", "telescope", "lens"}) {
-		t.Errorf("Mode(2) after updates = %v, want [moon telescope lens]", got)
+	if got := kd.Stats().Modes[2]; !slices.Equal(got, []string{"moon", "telescope", "lens"}) {
+		t.Errorf("Modes[2] after updates = %v, want [moon telescope lens]", got)
 	}
 }
 
@@ -434,9 +423,6 @@ func TestBadInput(t *testing.T) {
 
 	km := mustNew(t, KModesOptions{K: 4, Keywords: 3})
 	docs := threeTopics()
-	if _, err := km.Assign(docs[0]); !errors.Is(err, ErrNotFitted) {
-		t.Errorf("Assign before Fit: err = %v, want ErrNotFitted", err)
-	}
 	if _, err := km.Partition(docs[0]); !errors.Is(err, ErrNotFitted) {
 		t.Errorf("Partition before Fit: err = %v, want ErrNotFitted", err)
 	}
@@ -457,49 +443,28 @@ func TestBadInput(t *testing.T) {
 	if err := km.Fit(append(docs[:4:4], nil)); !errors.Is(err, neardup.ErrNilDocument) {
 		t.Errorf("Fit with a nil document: err = %v, want ErrNilDocument", err)
 	}
-	if km.Fitted() {
+	if km.Stats().Fits > 0 {
 		t.Fatal("failed fits left a model")
 	}
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := km.Assign(empty); !errors.Is(err, neardup.ErrNoFeatures) {
-		t.Errorf("Assign(no keywords): err = %v, want ErrNoFeatures", err)
+	if _, err := km.Partition(empty); !errors.Is(err, neardup.ErrNoFeatures) {
+		t.Errorf("Partition(no keywords): err = %v, want ErrNoFeatures", err)
 	}
-	if _, err := km.Assign(nil); !errors.Is(err, neardup.ErrNilDocument) {
-		t.Errorf("Assign(nil): err = %v, want ErrNilDocument", err)
-	}
-	if _, err := km.Nearest(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("Nearest(p = 0): err = %v, want ErrInvalidOption", err)
-	}
-	if ps, err := km.Nearest(docs[0], 10); err != nil || len(ps) != 4 {
-		t.Errorf("Nearest(p = 10 > k = 4) = %v, %v; want all 4", ps, err)
-	}
-	if _, err := km.AssignCodes([]uint32{1}); !errors.Is(err, ErrNotFitted) {
-		t.Errorf("AssignCodes on a fit of documents: err = %v, want ErrNotFitted", err)
-	}
-	if err := km.FitCodes([][]uint32{{1}, {2}, {}, {4}}); !errors.Is(err, neardup.ErrNoFeatures) {
-		t.Errorf("FitCodes with an empty item: err = %v, want ErrNoFeatures", err)
-	}
-	if err := km.FitCodes([][]uint32{{1}, {2}, {3}, {4, 4, 4}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := km.Assign(docs[0]); !errors.Is(err, ErrNotFitted) {
-		t.Errorf("Assign of a document on a fit of codes: err = %v, want ErrNotFitted", err)
-	}
-	if _, err := km.AssignCodes(nil); !errors.Is(err, neardup.ErrNoFeatures) {
-		t.Errorf("AssignCodes(nil): err = %v, want ErrNoFeatures", err)
+	if _, err := km.Partition(nil); !errors.Is(err, neardup.ErrNilDocument) {
+		t.Errorf("Partition(nil): err = %v, want ErrNilDocument", err)
 	}
 	if _, err := KeywordsOf(docs[0], 0); !errors.Is(err, neardup.ErrInvalidOption) {
 		t.Errorf("KeywordsOf(f = 0): err = %v, want ErrInvalidOption", err)
 	}
-	// The zero KModes fits with the defaults (k = 8 > 4 items: ErrTooFew).
+	// The zero KModes fits with the defaults (k = DefaultK > 4 documents: ErrTooFew).
 	var zero KModes
-	if err := zero.FitCodes([][]uint32{{1}, {2}, {3}, {4}}); !errors.Is(err, ErrTooFew) {
-		t.Errorf("zero KModes FitCodes of 4 items: err = %v, want ErrTooFew (k = %d)", err, DefaultK)
+	if err := zero.Fit(codeDocs([][]uint32{{1}, {2}, {3}, {4}})); !errors.Is(err, ErrTooFew) {
+		t.Errorf("zero KModes Fit of 4 documents: err = %v, want ErrTooFew (k = %d)", err, DefaultK)
 	}
-	if zero.K() != 0 || zero.Labels() != nil || zero.Mode(0) != nil {
-		t.Error("zero KModes reports a model")
+	if st := zero.Stats(); !reflect.DeepEqual(st, Stats{}) {
+		t.Errorf("zero KModes reports a model: %+v", st)
 	}
 }
 
@@ -519,22 +484,23 @@ func TestPaperTables1And4(t *testing.T) {
 		kwDoc("WP2", "power", "paper", "learn", "system", "adapt", "education", "knowledge", "crossroad", "emerge", "field"),
 		kwDoc("WP3", "learn", "track", "user", "content", "real", "time", "fine", "grain", "environ", "order"),
 	}
-	km := mustNew(t, KModesOptions{K: 2, Keywords: 10, ModeKeywords: 10})
+	km := mustNew(t, KModesOptions{K: 2, Keywords: 10, ModeKeywords: 10, Probes: 2})
 	if err := km.Fit(docs); err != nil {
 		t.Fatal(err)
 	}
-	if got := km.Labels(); !slices.Equal(got, []int{0, 0, 1}) {
+	st := km.Stats()
+	if got := st.Labels; !slices.Equal(got, []int{0, 0, 1}) {
 		t.Errorf("Labels = %v, want [0 0 1]", got)
 	}
-	if !km.Converged() || km.Iterations() != 2 || math.Abs(km.Cost()-0.5) > 1e-12 {
-		t.Errorf("converged %v after %d passes, cost %v; want true, 2, 0.5", km.Converged(), km.Iterations(), km.Cost())
+	if !st.Converged || st.Iterations != 2 || math.Abs(st.Cost-0.5) > 1e-12 {
+		t.Errorf("converged %v after %d passes, cost %v; want true, 2, 0.5", st.Converged, st.Iterations, st.Cost)
 	}
 	want := []string{"adapt", "learn", "knowledge", "system", "paper", "base", "architecture", "reusable", "intelligent", "present"}
-	if got := km.Mode(0); !slices.Equal(got, want) {
-		t.Errorf("Mode(0) = %v, want %v", got, want)
+	if got := st.Modes[0]; !slices.Equal(got, want) {
+		t.Errorf("Modes[0] = %v, want %v", got, want)
 	}
 	wpNew := kwDoc("Wp_new", "queri", "expans", "method", "summer", "problem", "feedback", "system", "unique", "monument", "show")
-	if ps, err := km.Nearest(wpNew, 2); err != nil || !slices.Equal(ps, []int{0, 1}) {
-		t.Errorf("Nearest(Wp_new) = %v, %v; want [0 1]", ps, err)
+	if ps, err := km.Partition(wpNew); err != nil || !slices.Equal(ps, []int{0, 1}) {
+		t.Errorf("Partition(Wp_new) with p = 2: %v, %v; want [0 1]", ps, err)
 	}
 }

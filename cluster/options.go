@@ -206,9 +206,8 @@ func (o KModesOptions) fitConfig(k int) fitConfig {
 
 // Errors of this package. Test them with errors.Is.
 var (
-	// ErrNotFitted reports an Assign, Nearest, Partition or Update of a
-	// KModes that has not been fitted (or was fitted on codes when asked
-	// about a document, or on documents when asked about codes).
+	// ErrNotFitted reports a Partition or Update of a KModes that has not
+	// been fitted.
 	ErrNotFitted = errors.New("cluster: KModes not fitted")
 	// ErrTooFew reports a fit of k clusters on fewer than k documents, or on
 	// fewer than k distinct keyword sets (k identical documents cannot make

@@ -13,7 +13,7 @@ import (
 )
 
 // Snapshots (docs/cluster.md, "Snapshot format") hold a model as plain data:
-// the vocabulary (keyword texts or codes, in id order), and per cluster its
+// the vocabulary (keyword texts, in id order), and per cluster its
 // member count, its mode (ascending ids) and its keyword counts (ascending
 // ids with their counts). A KModes adds its labels; a Detector writes a
 // model per generation and, per cluster, its pages' IDs and keyword ids and
@@ -141,24 +141,17 @@ func (o KModesOptions) params() []snapshot.Param {
 // counts, labels) to w, with the options that give it its meaning (K,
 // Keywords, Similarity); an unfitted KModes writes an empty one.
 func (km *KModes) WriteTo(w io.Writer) (int64, error) {
-	o := km.Options()
+	o := km.options()
 	km.mu.RLock()
 	defer km.mu.RUnlock()
 	sw := snapshot.NewWriter(w, "cluster.KModes", o.params())
 	f := km.f
 	sw.Uvarint(boolU(f != nil))
 	if f != nil {
-		sw.Uvarint(boolU(f.byCodes))
-		if f.byCodes {
-			sw.Uvarint(uint64(len(f.codes.keys)))
-			for _, c := range f.codes.keys {
-				sw.Uvarint(uint64(c))
-			}
-		} else {
-			sw.Uvarint(uint64(len(f.words.keys)))
-			for _, w := range f.words.keys {
-				sw.Text(w)
-			}
+		sw.Uvarint(0) // fitted on keywords (1, integer codes, is no longer written)
+		sw.Uvarint(uint64(len(f.words.keys)))
+		for _, w := range f.words.keys {
+			sw.Text(w)
 		}
 		writeModel(sw, f.md)
 		sw.Uvarint(uint64(len(f.md.labels)))
@@ -190,35 +183,26 @@ func (km *KModes) ReadFrom(r io.Reader) (int64, error) {
 // installs it (neardup.Persister): a neardup.Partitioned restores its parts
 // and its KModes before it installs any.
 func (km *KModes) Restore(r io.Reader) (install func(), n int64, err error) {
-	o := km.Options()
+	o := km.options()
 	sr, err := snapshot.NewReader(r, "cluster.KModes", o.params())
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: %w", err)
 	}
 	var f *fitted
 	if sr.Uvarint() == 1 {
-		f = &fitted{byCodes: sr.Uvarint() == 1, words: newVocab[string](), codes: newVocab[uint32]()}
+		if byCodes := sr.Uvarint(); sr.Err() == nil && byCodes != 0 {
+			return nil, 0, fmt.Errorf("cluster: a KModes fitted on integer codes, which this version does not read (fit it again on documents): %w", neardup.ErrUnsupportedSnapshot)
+		}
+		f = &fitted{words: newVocab[string]()}
 		nv := sr.Count()
 		for i := uint64(0); sr.Err() == nil && i < nv; i++ {
-			if f.byCodes {
-				c := sr.Uvarint()
-				if sr.Err() == nil && c > math.MaxUint32 {
-					sr.Fail("code %d above 2^32-1", c)
-				}
-				if _, dup := f.codes.ids[uint32(c)]; dup && sr.Err() == nil {
-					sr.Fail("code %d twice in the vocabulary", c)
-				}
-				f.codes.intern(uint32(c))
-			} else {
-				w := sr.Text()
-				if _, dup := f.words.ids[w]; dup && sr.Err() == nil {
-					sr.Fail("keyword %q twice in the vocabulary", w)
-				}
-				f.words.intern(w)
+			w := sr.Text()
+			if _, dup := f.words.ids[w]; dup && sr.Err() == nil {
+				sr.Fail("keyword %q twice in the vocabulary", w)
 			}
+			f.words.intern(w)
 		}
-		nIDs := max(f.words.len(), f.codes.len())
-		f.md = readModel(sr, o.Similarity, o.ModeKeywords, o.K, nIDs)
+		f.md = readModel(sr, o.Similarity, o.ModeKeywords, o.K, f.words.len())
 		nl := sr.Count()
 		for i := uint64(0); sr.Err() == nil && i < nl; i++ {
 			j := sr.Uvarint()
@@ -257,7 +241,7 @@ func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 	s := det.get()
 	s.mu.RLock() // no Add between the clusters' snapshots
 	defer s.mu.RUnlock()
-	byPlace := make(map[Place][]string)
+	byPlace := make(map[place][]string)
 	for id, k := range s.kept {
 		byPlace[k.at] = append(byPlace[k.at], id)
 	}
@@ -280,7 +264,7 @@ func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 			if err != nil {
 				return 0, err
 			}
-			ids := byPlace[Place{g, j}]
+			ids := byPlace[place{g, j}]
 			slices.Sort(ids)
 			sw.Uvarint(uint64(len(ids)))
 			for _, id := range ids {
@@ -360,7 +344,7 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 				if _, dup := keptBy[id]; dup && sr.Err() == nil {
 					sr.Fail("page %q kept twice", id)
 				}
-				keptBy[id] = &kept{at: Place{g, j}, ids: ids}
+				keptBy[id] = &kept{at: place{g, j}, ids: ids}
 			}
 			if sr.Err() != nil {
 				break

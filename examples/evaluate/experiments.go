@@ -73,9 +73,29 @@ func clusterClaims(fs *flag.FlagSet, pages source, w io.Writer) error {
 		r := stream("kmodes", det, pages, false)
 		st := det.Stats()
 		fmt.Fprintf(tw, "k = %d, p = %d\t%.4f\t%.4f\t%.4f\t%.0f%%\t%d\t\n", k, p, r.precision(), r.recall(), r.f1(),
-			100*float64(p)*st.Compared()/float64(max(st.Documents, 1)), len(st.Sizes))
+			100*float64(p)*compared(st.Sizes)/float64(max(st.Documents, 1)), len(st.Sizes))
 	}
 	return nil
+}
+
+// compared is the expected number of kept pages a page drawn like the
+// repository meets with p = 1, from the sizes of the clusters of each
+// generation (cluster.Stats.Sizes): Σ over clusters of n_j² / n, as a page
+// lands in cluster j of each generation with the share of that generation
+// it holds.
+func compared(sizes [][]int) float64 {
+	sum := 0.0
+	for _, g := range sizes {
+		n, sq := 0, 0
+		for _, x := range g {
+			n += x
+			sq += x * x
+		}
+		if n > 0 {
+			sum += float64(sq) / float64(n)
+		}
+	}
+	return sum
 }
 
 // ssmPartitions streams the pages through ssm alone and within the

@@ -106,8 +106,8 @@ func domainsFrom(sample []*neardup.Document, k, words int) ([]ssm.Domain, error)
 		return nil, fmt.Errorf("domains: %w", err)
 	}
 	var doms []ssm.Domain
-	for j := range km.K() {
-		if mode := km.Mode(j); len(mode) > 0 {
+	for j, mode := range km.Stats().Modes {
+		if len(mode) > 0 {
 			doms = append(doms, ssm.Domain{Name: "d" + strconv.Itoa(j), Keywords: mode})
 		}
 	}
