@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -118,20 +117,7 @@ func NewDocument(a Analyzer, id, rawURL, contentType string, raw []byte) (*Docum
 	if err != nil {
 		return nil, errorf("neardup: document %s: %w", docid.Quote(id), err)
 	}
-	return &Document{ID: id, Host: HostOf(rawURL), Raw: raw, Page: page}, nil
-}
-
-// HostOf returns the lower-cased host name of rawURL without its port, or ""
-// when rawURL has none.
-func HostOf(rawURL string) string {
-	if rawURL == "" {
-		return ""
-	}
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Hostname())
+	return &Document{ID: id, Host: docid.Host(rawURL), Raw: raw, Page: page}, nil
 }
 
 // Feature returns the feature of d stored under key, computing it with compute
@@ -176,9 +162,6 @@ func Check(d *Document) error {
 // method package defines its measures as constants (simhash.Bits,
 // sentence.CountDifference, shingle's Form.Measure, ...).
 type Measure string
-
-// String returns the measure's name.
-func (m Measure) String() string { return string(m) }
 
 // Match is one kept document that a new document nearly duplicates.
 type Match struct {

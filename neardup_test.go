@@ -306,19 +306,6 @@ func TestPartitioned(t *testing.T) {
 	}
 }
 
-func TestHostOf(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                              "",
-		"http://WWW.Example.com:8080/a": "www.example.com",
-		"https://example.org":           "example.org",
-		"://bad":                        "",
-	} {
-		if got := neardup.HostOf(in); got != want {
-			t.Errorf("HostOf(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // NewDocument refuses a nil Analyzer, and a page over the analyzer's
 // MaxBytes is refused with ErrTooLarge.
 func TestNewDocumentErrors(t *testing.T) {

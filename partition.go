@@ -218,13 +218,6 @@ func (pd *Partitioned) remove(ctx context.Context, id string) error {
 	return nil
 }
 
-// Parts returns the number of parts that hold a detector.
-func (pd *Partitioned) Parts() int {
-	pd.mu.RLock()
-	defer pd.mu.RUnlock()
-	return len(pd.parts)
-}
-
 // SortMatches orders ms best first for methods whose Score is a distance:
 // ascending Score, then ascending ID, so results are deterministic.
 func SortMatches(ms []Match) {

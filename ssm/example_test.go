@@ -84,8 +84,9 @@ func ExamplePartitioner() {
 
 	det, _ := neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return ssm.New(ssm.Options{}) })
 	_ = det.Add(context.Background(), d)
-	fmt.Println(det.Parts())
+	ms, _ := det.Match(context.Background(), d) // the part of d's domain and size keeps it
+	fmt.Println(ms)
 	// Output:
 	// software 0 1
-	// 1
+	// [p (0 ssm)]
 }

@@ -195,7 +195,7 @@ func (d *deduper) judge(ctx context.Context, p prepared) error {
 		d.dups++
 		m := ms[0]
 		d.say("near-duplicate %s of %s (%v %s)", it.ID, m.ID, round(m.Score), m.Measure)
-		return d.emit.dup(m.ID, it.ID, m.Score, m.Measure.String())
+		return d.emit.dup(m.ID, it.ID, m.Score, string(m.Measure))
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/docid"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,7 +317,7 @@ func TestHostSizes(t *testing.T) {
 	src, _ := syntheticSource(2000, 1, "")
 	hosts, dups := map[string]bool{}, 0
 	for p := range src.all {
-		hosts[neardup.HostOf(p.url)] = true
+		hosts[docid.Host(p.url)] = true
 		if p.dup {
 			dups++
 		}

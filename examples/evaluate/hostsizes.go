@@ -6,7 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/docid"
 )
 
 // writeHostSizes prints the shape of a corpus's hosts after 10,000, 100,000
@@ -36,7 +36,7 @@ func writeHostSizes(pages source, w io.Writer) error {
 	}
 	for p := range pages.all {
 		n++
-		sizes[neardup.HostOf(p.url)]++
+		sizes[docid.Host(p.url)]++
 		size += len(p.raw)
 		if p.dup {
 			dups++

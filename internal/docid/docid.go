@@ -1,13 +1,16 @@
 // Package docid holds the rules every detector applies to document IDs, for
 // package neardup (which exports them as ErrInvalidID and MaxIDLen) and for
 // the detectors and fleet backends, which import neardup: an ID is 1 to
-// MaxLen bytes, and an error message quotes at most a prefix of it.
+// MaxLen bytes, and an error message quotes at most a prefix of it. Host
+// is the host of a document's URL, as NewDocument sets it.
 package docid
 
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -45,4 +48,17 @@ func Check(id string) error {
 		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalid, len(id), MaxLen)
 	}
 	return nil
+}
+
+// Host returns the lower-cased host name of rawURL without its port, or ""
+// when rawURL has none.
+func Host(rawURL string) string {
+	if rawURL == "" {
+		return ""
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
 }

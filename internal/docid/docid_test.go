@@ -41,3 +41,17 @@ func TestQuote(t *testing.T) {
 		t.Errorf("Quote(1 MiB) is %d bytes", len(got))
 	}
 }
+
+// Host lower-cases the host name and drops the port.
+func TestHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                              "",
+		"http://WWW.Example.com:8080/a": "www.example.com",
+		"https://example.org":           "example.org",
+		"://bad":                        "",
+	} {
+		if got := Host(in); got != want {
+			t.Errorf("Host(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

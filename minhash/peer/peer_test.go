@@ -11,6 +11,7 @@ import (
 	minhashlsh "github.com/ekzhu/minhash-lsh"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/synth"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/preprocess"
@@ -191,7 +192,7 @@ func runDetector(tb testing.TB, c *crawl) outcome {
 	}
 	group := make(map[string]int, len(c.ids))
 	for i, page := range c.pages {
-		d := &neardup.Document{ID: c.ids[i], Host: neardup.HostOf(c.urls[i]), Page: page}
+		d := &neardup.Document{ID: c.ids[i], Host: docid.Host(c.urls[i]), Page: page}
 		t0 := time.Now()
 		ms, added, err := det.MatchOrAdd(context.Background(), d)
 		o.spent += time.Since(t0)
