@@ -189,6 +189,20 @@ func (m Match) String() string {
 // Document IDs: a kept ID is 1 to MaxIDLen bytes; Add, MatchOrAdd and Replace
 // refuse any other with an error wrapping ErrInvalidID. Match and Verify do
 // not read the ID.
+//
+// Contexts: every method of this interface and of Verifier, Remover,
+// MatchAdder and Replacer takes a context first. A detector whose calls wait
+// on a server (minhash/redisindex, simhash/redisindex, simhash/pgindex)
+// bounds and cancels the call with it; an in-process detector does not
+// block and may ignore it. When a method returns the context's error, the
+// method's contract on a failed call applies (for a server backend: the
+// write may or may not have happened). Pass context.Background() rather
+// than nil. Cascade, Window and Partitioned pass the context to each stage,
+// window or part detector and check it before each one, so a cancelled call
+// stops at the next stage; a Cascade's best-effort rollback of a failed Add
+// removes the page without the context's cancellation
+// (context.WithoutCancel), so that a cancelled call cannot leave a
+// half-added page. The Persister methods take no context.
 type Detector interface {
 	// Match returns the kept documents that d nearly duplicates, best first.
 	// It returns no matches and a nil error when there are none. A query of
