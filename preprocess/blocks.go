@@ -466,7 +466,7 @@ func classOnlyKind(tok []byte) BlockKind {
 		case "byline":
 			k = Header
 		case "index":
-			if i == 0 && bytes.IndexAny(w, "-_") < 0 {
+			if i == 0 && !bytes.ContainsAny(w, "-_") {
 				k = Contents
 			}
 		default:

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // langPage is one labelled page of testdata/lang.
@@ -66,16 +65,8 @@ func readLangPages(t testing.TB) []langPage {
 
 func isCJKLang(l Language) bool { return l == Chinese || l == Japanese }
 
-// langWords returns the length of text in words: white-space separated
+// cutWords returns the first n words of text: white-space separated
 // words, or for Chinese and Japanese two characters a word.
-func langWords(l Language, text string) int {
-	if isCJKLang(l) {
-		return utf8.RuneCountInString(text) / 2
-	}
-	return len(strings.Fields(text))
-}
-
-// cutWords returns the first n words of text (see langWords).
 func cutWords(l Language, text string, n int) string {
 	if isCJKLang(l) {
 		r := []rune(text)

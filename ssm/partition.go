@@ -191,7 +191,7 @@ func (p *Partitioner) Domain(d *neardup.Document) (int, error) {
 		return 0, err
 	}
 	var small [16]int
-	counts := small[:0]
+	var counts []int
 	if len(p.o.Domains) <= len(small) {
 		counts = small[:len(p.o.Domains)]
 	} else {

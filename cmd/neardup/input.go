@@ -454,7 +454,6 @@ func readLine(r *bufio.Reader, limit int64) ([]byte, int64, error) {
 		if int64(len(b)+len(chunk)) <= limit {
 			b = append(b, chunk...)
 		} else {
-			b = b[:0]
 			for err == bufio.ErrBufferFull {
 				chunk, err = r.ReadSlice('\n')
 				n += int64(len(chunk))

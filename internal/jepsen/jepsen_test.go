@@ -137,6 +137,6 @@ func happened(t *testing.T, s Scenario, r *Report) {
 		t.Error("no verdict")
 	}
 	if s.Ack > 0 && slices.Contains(s.Faults, Lag) && r.Errors == 0 {
-		t.Error(fmt.Sprintf("lag with ReplicaAck %d: no call failed", s.Ack))
+		t.Errorf("lag with ReplicaAck %d: no call failed", s.Ack)
 	}
 }
