@@ -56,6 +56,8 @@
 //
 // # Contracts
 //
+// Every method of the detector interfaces takes a context.Context first;
+// a server backend bounds and cancels its call with it (see Detector).
 // Every Match carries a Score that is a distance (0 for identical features,
 // lower is closer) and the Measure it is in. Detectors are safe for
 // concurrent use unless their documentation says otherwise. MatchOrAdd and
@@ -72,15 +74,15 @@
 // Preprocess each fetched page once (NewDocument with the HTTP
 // Content-Type; preprocess.ReadPage reads a response body within bounds). A
 // page fetched again under its own URL is known when what is kept under that
-// URL still matches it; otherwise Replace keeps it in place of the old version, unless
-// it now copies another kept page:
+// URL still matches it; otherwise Replace keeps it in place of the old
+// version, unless it now copies another kept page:
 //
 //	doc, err := neardup.NewDocument(pipe, url, url, contentType, body)
 //	...
-//	if ms, err := det.Verify(doc, []neardup.Match{{ID: url}}); err == nil && len(ms) == 1 {
+//	if ms, err := det.Verify(ctx, doc, []neardup.Match{{ID: url}}); err == nil && len(ms) == 1 {
 //		return // known and unchanged
 //	}
-//	matches, kept, err := det.Replace(doc)
+//	matches, kept, err := det.Replace(ctx, doc)
 //
 // Save what is kept when the crawler stops (SaveFile) and read it back when
 // it starts (LoadFile); a snapshot holds features, not pages, so read it back
