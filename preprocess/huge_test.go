@@ -3,10 +3,7 @@ package preprocess
 import (
 	"math/rand/v2"
 	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -97,47 +94,13 @@ func BenchmarkHugePage(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			var peak, alloc uint64
-			sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-			var ms runtime.MemStats
 			for b.Loop() {
-				b.StopTimer()
-				runtime.GC()
-				metrics.Read(sample)
-				base := sample[0].Value.Uint64()
-				runtime.ReadMemStats(&ms)
-				total := ms.TotalAlloc
-				done := make(chan struct{})
-				var wg sync.WaitGroup
-				var top uint64
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-					tick := time.NewTicker(100 * time.Microsecond)
-					defer tick.Stop()
-					for {
-						metrics.Read(s)
-						if v := s[0].Value.Uint64(); v > base && v-base > top {
-							top = v - base
-						}
-						select {
-						case <-done:
-							return
-						case <-tick.C:
-						}
-					}
-				}()
-				b.StartTimer()
-				if _, err := p.Process(raw); err != nil {
+				var err error
+				top, n := measureHeap(b, func() { _, err = p.Process(raw) })
+				if err != nil {
 					b.Fatal(err)
 				}
-				b.StopTimer()
-				close(done)
-				wg.Wait()
-				runtime.ReadMemStats(&ms)
-				peak = max(peak, top)
-				alloc += ms.TotalAlloc - total
-				b.StartTimer()
+				peak, alloc = max(peak, top), alloc+n
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(alloc)/float64(b.N)/(1<<20), "alloc-MB/op")

@@ -10,6 +10,44 @@ import (
 	"time"
 )
 
+// measureHeap runs f inside b's timer and returns the peak of the heap's
+// objects over a GC'd baseline (sampled every 100 µs) and the bytes f
+// allocated. b's timer is stopped around the measurement's own work.
+func measureHeap(b *testing.B, f func()) (peak, alloc uint64) {
+	b.StopTimer()
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	base := s[0].Value.Uint64()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(100 * time.Microsecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > base && v-base > peak {
+				peak = v - base
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	b.StartTimer()
+	alloc = allocated(f)
+	b.StopTimer()
+	close(done)
+	wg.Wait()
+	b.StartTimer()
+	return peak, alloc
+}
+
 // allocated returns the bytes f allocates.
 func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
@@ -68,44 +106,13 @@ func BenchmarkReadPage(b *testing.B) {
 			b.SetBytes(int64(len(page)))
 			var peak, alloc uint64
 			for b.Loop() {
-				b.StopTimer()
-				runtime.GC()
-				s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-				metrics.Read(s)
-				base := s[0].Value.Uint64()
-				done := make(chan struct{})
-				var wg sync.WaitGroup
-				var top uint64
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-					tick := time.NewTicker(100 * time.Microsecond)
-					defer tick.Stop()
-					for {
-						metrics.Read(s)
-						if v := s[0].Value.Uint64(); v > base && v-base > top {
-							top = v - base
-						}
-						select {
-						case <-done:
-							return
-						case <-tick.C:
-						}
-					}
-				}()
-				b.StartTimer()
 				var raw []byte
 				var err error
-				n := allocated(func() { raw, err = c.read() })
-				b.StopTimer()
-				close(done)
-				wg.Wait()
+				top, n := measureHeap(b, func() { raw, err = c.read() })
 				if err != nil || len(raw) != len(page) {
 					b.Fatal(err)
 				}
 				peak, alloc = max(peak, top), alloc+n
-				b.StartTimer()
 			}
 			b.ReportMetric(float64(alloc)/float64(b.N)/float64(len(page)), "alloc/page")
 			b.ReportMetric(float64(peak)/float64(len(page)), "peak/page")
