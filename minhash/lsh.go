@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/neardup/neardup"
@@ -204,6 +205,7 @@ type LSH struct {
 	b, r, m int
 	lf      []float64 // ln(i!) for i = 0 … b, for Probability
 	bands   []bandTable
+	counts  sync.Pool // *[]uint64: Query's table of band hits per ID
 }
 
 // NewLSH returns an empty LSH. Errors wrap neardup.ErrInvalidOption.
@@ -510,32 +512,75 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 	var keys [MaxSignatureSize]uint32
 	var first [MaxSignatureSize]uint64
 	for i := range x.bands {
-		keys[i] = max(x.bandKey(s, i), 1)
+		keys[i] = x.bandKey(s, i)
 		if t := &x.bands[i]; t.n > 0 {
-			first[i] = t.slots[t.home(keys[i])]
+			first[i] = t.slots[t.home(min(keys[i], maxBandValue))]
 		}
 	}
 	for i := range x.bands {
-		if first[i] != 0 {
+		if first[i] != emptySlot && x.bands[i].n > 0 {
 			dst = x.bands[i].appendIDs(dst, keys[i])
 		}
 	}
 	hits := dst[n:]
-	slices.Sort(hits)
-	if x.m == 1 {
-		return append(dst[:n], slices.Compact(hits)...)
-	}
-	out := dst[:n]
-	for i := 0; i < len(hits); {
-		j := i + 1
-		for j < len(hits) && hits[j] == hits[i] {
-			j++
+	if x.m == 1 || len(hits) < countingHits {
+		slices.Sort(hits)
+		if x.m == 1 {
+			return append(dst[:n], slices.Compact(hits)...)
 		}
-		if j-i >= x.m {
-			out = append(out, hits[i])
+		out := dst[:n]
+		for i := 0; i < len(hits); {
+			j := i + 1
+			for j < len(hits) && hits[j] == hits[i] {
+				j++
+			}
+			if j-i >= x.m {
+				out = append(out, hits[i])
+			}
+			i = j
 		}
-		i = j
+		return out
 	}
+	return x.counted(dst[:n], hits)
+}
+
+// countingHits is the number of band hits from which Query counts them in
+// a hash table instead of sorting them.
+const countingHits = 256
+
+// counted appends to out, ascending, the IDs that occur at least m times in
+// hits (which out may overlap: hits is read before out is written), counted
+// in an open-addressed table of ID<<32 | count.
+func (x *LSH) counted(out, hits []uint32) []uint32 {
+	bits := 1
+	for 1<<bits < 2*len(hits) {
+		bits++
+	}
+	p, _ := x.counts.Get().(*[]uint64)
+	if p == nil {
+		p = new([]uint64)
+	}
+	tab := slices.Grow((*p)[:0], 1<<bits)[:1<<bits]
+	clear(tab)
+	mask := len(tab) - 1
+	for _, id := range hits {
+		e := uint64(id) << 32
+		i := int((uint64(id) * 0x9e3779b97f4a7c15) >> (64 - bits))
+		for tab[i] != 0 && tab[i]&^0xFFFFFFFF != e {
+			i = (i + 1) & mask
+		}
+		tab[i] = e | (tab[i]&0xFFFFFFFF + 1)
+	}
+	n := len(out)
+	m := uint64(x.m)
+	for _, e := range tab {
+		if e&0xFFFFFFFF >= m {
+			out = append(out, uint32(e>>32))
+		}
+	}
+	slices.Sort(out[n:])
+	*p = tab
+	x.counts.Put(p)
 	return out
 }
 
@@ -546,87 +591,4 @@ func (x *LSH) Len() int {
 		n += x.bands[i].n
 	}
 	return n
-}
-
-// bandTable is one band's multimap from a band value to the IDs filed
-// under it, in 8 bytes a slot: each slot holds value<<32 | ID, 0 is empty
-// (a value of 0 is filed as 1), a value's home slot is its share of the
-// table (value × size / 2^32), collisions probe linearly, and the table
-// grows by half when 13/16 full, so that it is 54–81 % full.
-type bandTable struct {
-	slots []uint64
-	n     int
-}
-
-func (t *bandTable) home(v uint32) int { return int(uint64(v) * uint64(len(t.slots)) >> 32) }
-
-// next is the slot after i, wrapping.
-func (t *bandTable) next(i int) int {
-	if i++; i == len(t.slots) {
-		return 0
-	}
-	return i
-}
-
-func (t *bandTable) insert(v, id uint32) {
-	if (t.n+1)*16 > len(t.slots)*13 {
-		old := t.slots
-		t.slots = make([]uint64, max(16, len(old)+len(old)/2))
-		for _, e := range old {
-			if e != 0 {
-				t.put(e)
-			}
-		}
-	}
-	t.put(uint64(max(v, 1))<<32 | uint64(id))
-	t.n++
-}
-
-func (t *bandTable) put(e uint64) {
-	i := t.home(uint32(e >> 32))
-	for t.slots[i] != 0 {
-		i = t.next(i)
-	}
-	t.slots[i] = e
-}
-
-// appendIDs appends the IDs filed under v to dst.
-func (t *bandTable) appendIDs(dst []uint32, v uint32) []uint32 {
-	if t.n == 0 {
-		return dst
-	}
-	v = max(v, 1)
-	for i := t.home(v); t.slots[i] != 0; i = t.next(i) {
-		if uint32(t.slots[i]>>32) == v {
-			dst = append(dst, uint32(t.slots[i]))
-		}
-	}
-	return dst
-}
-
-// remove takes one entry of id under v out, shifting the entries after it
-// back so that no probe sequence is broken.
-func (t *bandTable) remove(v, id uint32) {
-	if t.n == 0 {
-		return
-	}
-	e := uint64(max(v, 1))<<32 | uint64(id)
-	size := len(t.slots)
-	i := t.home(uint32(e >> 32))
-	for t.slots[i] != e {
-		if t.slots[i] == 0 {
-			return
-		}
-		i = t.next(i)
-	}
-	for j := t.next(i); t.slots[j] != 0; j = t.next(j) {
-		// The entry at j stays when its home lies cyclically in (i, j].
-		if h := t.home(uint32(t.slots[j] >> 32)); (j-h+size)%size < (j-i+size)%size {
-			continue
-		}
-		t.slots[i] = t.slots[j]
-		i = j
-	}
-	t.slots[i] = 0
-	t.n--
 }
