@@ -45,16 +45,33 @@ type Signature []uint32
 func NewSignature(k int, elements []uint64, dst Signature) Signature {
 	k = min(max(k, 1), MaxSignatureSize)
 	dst = slices.Grow(dst[:0], k)[:k]
-	if len(elements) <= 16 { // a record: one hash function at a time
-		for i := range dst {
-			a, c := signatureHash(i)
-			m := uint32(math.MaxUint32)
+	if len(elements) <= 16 {
+		// A record: four hash functions at a time over its elements, so
+		// that four minima are taken independently (one would wait on
+		// each comparison); the least of the 64-bit values has the least
+		// high 32 bits.
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			a0, c0 := signatureHash(i)
+			a1, c1 := signatureHash(i + 1)
+			a2, c2 := signatureHash(i + 2)
+			a3, c3 := signatureHash(i + 3)
+			m0, m1, m2, m3 := uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64)
 			for _, x := range elements {
-				if v := uint32((x*a + c) >> 32); v < m {
-					m = v
-				}
+				m0 = min(m0, x*a0+c0)
+				m1 = min(m1, x*a1+c1)
+				m2 = min(m2, x*a2+c2)
+				m3 = min(m3, x*a3+c3)
 			}
-			dst[i] = m
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = uint32(m0>>32), uint32(m1>>32), uint32(m2>>32), uint32(m3>>32)
+		}
+		for ; i < k; i++ {
+			a, c := signatureHash(i)
+			m := uint64(math.MaxUint64)
+			for _, x := range elements {
+				m = min(m, x*a+c)
+			}
+			dst[i] = uint32(m >> 32)
 		}
 		return dst
 	}
