@@ -524,14 +524,18 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 		return dst
 	}
 	n := len(dst)
-	// The band values first, then the lookups, so that the loads of the
-	// tables' slots (most of them cache misses) overlap.
+	// The band values first, then each band's home slot, then the
+	// lookups: the loads of the home slots (most of them cache misses)
+	// come in a loop of a few instructions each, so that many are under
+	// way at once, and the lookups find them in the cache.
 	var keys [MaxSignatureSize]uint32
 	var first [MaxSignatureSize]uint64
 	for i := range x.bands {
-		keys[i] = x.bandKey(s, i)
+		keys[i] = min(x.bandKey(s, i), maxBandValue)
+	}
+	for i := range x.bands {
 		if t := &x.bands[i]; t.n > 0 {
-			first[i] = t.slots[t.home(min(keys[i], maxBandValue))]
+			first[i] = t.slots[t.home(keys[i])]
 		}
 	}
 	for i := range x.bands {
