@@ -222,7 +222,7 @@ type LSH struct {
 	b, r, m int
 	lf      []float64 // ln(i!) for i = 0 … b, for Probability
 	bands   []bandTable
-	counts  sync.Pool // *[]uint64: Query's table of band hits per ID
+	scratch sync.Pool // *queryScratch
 }
 
 // NewLSH returns an empty LSH. Errors wrap neardup.ErrInvalidOption.
@@ -524,22 +524,29 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 		return dst
 	}
 	n := len(dst)
+	sc, _ := x.scratch.Get().(*queryScratch)
+	if sc == nil {
+		sc = &queryScratch{keys: make([]uint32, x.b), first: make([]uint64, x.b)}
+	}
+	defer x.scratch.Put(sc)
 	// The band values first, then each band's home slot, then the
 	// lookups: the loads of the home slots (most of them cache misses)
 	// come in a loop of a few instructions each, so that many are under
 	// way at once, and the lookups find them in the cache.
-	var keys [MaxSignatureSize]uint32
-	var first [MaxSignatureSize]uint64
-	for i := range x.bands {
+	keys, first := sc.keys[:len(x.bands)], sc.first[:len(x.bands)]
+	for i := range keys {
 		keys[i] = min(x.bandKey(s, i), maxBandValue)
 	}
-	for i := range x.bands {
+	for i := range first {
+		first[i] = emptySlot
 		if t := &x.bands[i]; t.n > 0 {
 			first[i] = t.slots[t.home(keys[i])]
 		}
 	}
-	for i := range x.bands {
-		if first[i] != emptySlot && x.bands[i].n > 0 {
+	for i, f := range first {
+		// The home slot's entry ascends past the value's entries (or is
+		// empty) when none is filed: most bands.
+		if f < uint64(keys[i]+1)<<32 {
 			dst = x.bands[i].appendIDs(dst, keys[i])
 		}
 	}
@@ -562,7 +569,15 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 		}
 		return out
 	}
-	return x.counted(dst[:n], hits)
+	return x.counted(dst[:n], hits, sc)
+}
+
+// queryScratch is the memory a Query works in: the band values, the home
+// slots' entries and the table counting band hits per ID.
+type queryScratch struct {
+	keys   []uint32
+	first  []uint64
+	counts []uint64
 }
 
 // countingHits is the number of band hits from which Query counts them in
@@ -571,17 +586,14 @@ const countingHits = 256
 
 // counted appends to out, ascending, the IDs that occur at least m times in
 // hits (which out may overlap: hits is read before out is written), counted
-// in an open-addressed table of ID<<32 | count.
-func (x *LSH) counted(out, hits []uint32) []uint32 {
+// in sc's open-addressed table of ID<<32 | count.
+func (x *LSH) counted(out, hits []uint32, sc *queryScratch) []uint32 {
 	bits := 1
 	for 1<<bits < 2*len(hits) {
 		bits++
 	}
-	p, _ := x.counts.Get().(*[]uint64)
-	if p == nil {
-		p = new([]uint64)
-	}
-	tab := slices.Grow((*p)[:0], 1<<bits)[:1<<bits]
+	tab := slices.Grow(sc.counts[:0], 1<<bits)[:1<<bits]
+	sc.counts = tab
 	clear(tab)
 	mask := len(tab) - 1
 	for _, id := range hits {
@@ -600,8 +612,6 @@ func (x *LSH) counted(out, hits []uint32) []uint32 {
 		}
 	}
 	slices.Sort(out[n:])
-	*p = tab
-	x.counts.Put(p)
 	return out
 }
 
