@@ -573,42 +573,68 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 }
 
 // queryScratch is the memory a Query works in: the band values, the home
-// slots' entries and the table counting band hits per ID.
+// slots' entries, and the counters and table counting band hits per ID.
 type queryScratch struct {
-	keys   []uint32
-	first  []uint64
-	counts []uint64
+	keys     []uint32
+	first    []uint64
+	counters []uint8
+	counts   []uint64
 }
 
 // countingHits is the number of band hits from which Query counts them in
 // a hash table instead of sorting them.
 const countingHits = 256
 
-// counted appends to out, ascending, the IDs that occur at least m times in
-// hits (which out may overlap: hits is read before out is written), counted
-// in sc's open-addressed table of ID<<32 | count.
+// counted appends to out, ascending, the IDs that occur at least m ≥ 2
+// times in hits. Most hits are an ID's only one (records that share a
+// band with the query by chance), so a first pass counts the hits in
+// saturating 8-bit counters, an ID's the sum of those of the IDs that hash
+// to its counter (at least its own count); the hits whose counter reaches
+// m are then counted exactly in an open-addressed table of ID<<32 | count.
+// out may end where hits begins: an ID is appended when its count reaches
+// m, by then out has grown by at most half the hits read, so it never
+// overwrites a hit still to be read.
 func (x *LSH) counted(out, hits []uint32, sc *queryScratch) []uint32 {
-	bits := 1
-	for 1<<bits < 2*len(hits) {
+	m := uint64(x.m)
+	cbits := 10
+	for 1<<cbits < 4*len(hits) {
+		cbits++
+	}
+	ctr := slices.Grow(sc.counters[:0], 1<<cbits)[:1<<cbits]
+	sc.counters = ctr
+	clear(ctr)
+	for _, id := range hits {
+		i := (uint64(id) * 0x9e3779b97f4a7c15) >> (64 - cbits)
+		ctr[i] = max(ctr[i], ctr[i]+1) // 255 stays
+	}
+	bits, kept := 1, 0
+	for _, id := range hits {
+		if uint64(ctr[(uint64(id)*0x9e3779b97f4a7c15)>>(64-cbits)]) >= m || m > 255 {
+			kept++
+		}
+	}
+	for 1<<bits < 2*kept {
 		bits++
 	}
 	tab := slices.Grow(sc.counts[:0], 1<<bits)[:1<<bits]
 	sc.counts = tab
 	clear(tab)
 	mask := len(tab) - 1
+	n := len(out)
 	for _, id := range hits {
+		h := uint64(id) * 0x9e3779b97f4a7c15
+		if uint64(ctr[h>>(64-cbits)]) < m && m <= 255 {
+			continue
+		}
 		e := uint64(id) << 32
-		i := int((uint64(id) * 0x9e3779b97f4a7c15) >> (64 - bits))
+		i := int(h >> (64 - bits))
 		for tab[i] != 0 && tab[i]&^0xFFFFFFFF != e {
 			i = (i + 1) & mask
 		}
-		tab[i] = e | (tab[i]&0xFFFFFFFF + 1)
-	}
-	n := len(out)
-	m := uint64(x.m)
-	for _, e := range tab {
-		if e&0xFFFFFFFF >= m {
-			out = append(out, uint32(e>>32))
+		c := tab[i]&0xFFFFFFFF + 1
+		tab[i] = e | c
+		if c == m {
+			out = append(out, id)
 		}
 	}
 	slices.Sort(out[n:])
