@@ -8,16 +8,17 @@ import (
 )
 
 // bandTable against a map of multisets under random inserts and removes,
-// with values crowded into few home slots (so probe chains wrap and
-// overlap) and the value 0: catches a backward shift that breaks a probe
-// chain or moves an entry before its home, a lost entry on growth, and a
+// with values crowded into few home slots (so runs overlap and reach into
+// the tail) and the largest values: catches a backward shift that breaks a
+// run or moves an entry before its home, an insert out of order (a lookup
+// that stops early would miss entries), a lost entry on growth, and a
 // remove that takes the wrong ID or more than one entry.
 func TestBandTable(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var tab bandTable
 	ref := map[uint32][]uint32{}
 	total := 0
-	values := []uint32{0, 1, 16, 32, 17, 1 << 20, 1<<20 + 16, 0xFFFFFFFF, 0xFFFFFFF0, 0xFFFFF000}
+	values := []uint32{0, 1, 16, 32, 17, 1 << 20, 1<<20 + 16, 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFF0, 0xFFFFF000}
 	for step := range 20_000 {
 		v := values[r.IntN(len(values))]
 		if r.IntN(10) < 2 {
@@ -40,11 +41,12 @@ func TestBandTable(t *testing.T) {
 			t.Fatalf("step %d: %d entries, want %d", step, tab.n, total)
 		}
 		if step%97 == 0 {
+			checkBandTable(t, &tab)
 			for w, ids := range ref {
 				got := tab.appendIDs(nil, w)
 				want := slices.Clone(ids)
-				if w <= 1 { // 0 is filed as 1
-					want = append(slices.Clone(ref[0]), ref[1]...)
+				if w >= maxBandValue { // 0xFFFFFFFF is filed as 0xFFFFFFFE
+					want = append(slices.Clone(ref[maxBandValue]), ref[maxBandValue+1]...)
 				}
 				slices.Sort(got)
 				slices.Sort(want)
@@ -53,6 +55,31 @@ func TestBandTable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkBandTable fails t unless tab's entries ascend, each at or after its
+// home with no empty slot between, and the last slot is empty.
+func checkBandTable(t *testing.T, tab *bandTable) {
+	t.Helper()
+	s := tab.slots
+	if s[len(s)-1] != emptySlot {
+		t.Fatalf("last of %d slots not empty", len(s))
+	}
+	prev, n := uint64(0), 0
+	for i, e := range s {
+		if e == emptySlot {
+			continue
+		}
+		n++
+		h := tab.home(uint32(e >> 32))
+		if e < prev || h > i || slices.Contains(s[h:i], emptySlot) {
+			t.Fatalf("slot %d (home %d): %x after %x, or an empty slot before it", i, h, e, prev)
+		}
+		prev = e
+	}
+	if n != tab.n {
+		t.Fatalf("%d entries in the slots, n = %d", n, tab.n)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/neardup/neardup"
@@ -44,16 +45,33 @@ type Signature []uint32
 func NewSignature(k int, elements []uint64, dst Signature) Signature {
 	k = min(max(k, 1), MaxSignatureSize)
 	dst = slices.Grow(dst[:0], k)[:k]
-	if len(elements) <= 16 { // a record: one hash function at a time
-		for i := range dst {
-			a, c := signatureHash(i)
-			m := uint32(math.MaxUint32)
+	if len(elements) <= 16 {
+		// A record: four hash functions at a time over its elements, so
+		// that four minima are taken independently (one would wait on
+		// each comparison); the least of the 64-bit values has the least
+		// high 32 bits.
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			a0, c0 := signatureHash(i)
+			a1, c1 := signatureHash(i + 1)
+			a2, c2 := signatureHash(i + 2)
+			a3, c3 := signatureHash(i + 3)
+			m0, m1, m2, m3 := uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64), uint64(math.MaxUint64)
 			for _, x := range elements {
-				if v := uint32((x*a + c) >> 32); v < m {
-					m = v
-				}
+				m0 = min(m0, x*a0+c0)
+				m1 = min(m1, x*a1+c1)
+				m2 = min(m2, x*a2+c2)
+				m3 = min(m3, x*a3+c3)
 			}
-			dst[i] = m
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = uint32(m0>>32), uint32(m1>>32), uint32(m2>>32), uint32(m3>>32)
+		}
+		for ; i < k; i++ {
+			a, c := signatureHash(i)
+			m := uint64(math.MaxUint64)
+			for _, x := range elements {
+				m = min(m, x*a+c)
+			}
+			dst[i] = uint32(m >> 32)
 		}
 		return dst
 	}
@@ -204,6 +222,7 @@ type LSH struct {
 	b, r, m int
 	lf      []float64 // ln(i!) for i = 0 … b, for Probability
 	bands   []bandTable
+	scratch sync.Pool // *queryScratch
 }
 
 // NewLSH returns an empty LSH. Errors wrap neardup.ErrInvalidOption.
@@ -505,37 +524,120 @@ func (x *LSH) Query(s Signature, dst []uint32) []uint32 {
 		return dst
 	}
 	n := len(dst)
-	// The band values first, then the lookups, so that the loads of the
-	// tables' slots (most of them cache misses) overlap.
-	var keys [MaxSignatureSize]uint32
-	var first [MaxSignatureSize]uint64
-	for i := range x.bands {
-		keys[i] = max(x.bandKey(s, i), 1)
+	sc, _ := x.scratch.Get().(*queryScratch)
+	if sc == nil {
+		sc = &queryScratch{keys: make([]uint32, x.b), first: make([]uint64, x.b)}
+	}
+	defer x.scratch.Put(sc)
+	// The band values first, then each band's home slot, then the
+	// lookups: the loads of the home slots (most of them cache misses)
+	// come in a loop of a few instructions each, so that many are under
+	// way at once, and the lookups find them in the cache.
+	keys, first := sc.keys[:len(x.bands)], sc.first[:len(x.bands)]
+	for i := range keys {
+		keys[i] = min(x.bandKey(s, i), maxBandValue)
+	}
+	for i := range first {
+		first[i] = emptySlot
 		if t := &x.bands[i]; t.n > 0 {
 			first[i] = t.slots[t.home(keys[i])]
 		}
 	}
-	for i := range x.bands {
-		if first[i] != 0 {
+	for i, f := range first {
+		// The home slot's entry ascends past the value's entries (or is
+		// empty) when none is filed: most bands.
+		if f < uint64(keys[i]+1)<<32 {
 			dst = x.bands[i].appendIDs(dst, keys[i])
 		}
 	}
 	hits := dst[n:]
-	slices.Sort(hits)
-	if x.m == 1 {
-		return append(dst[:n], slices.Compact(hits)...)
-	}
-	out := dst[:n]
-	for i := 0; i < len(hits); {
-		j := i + 1
-		for j < len(hits) && hits[j] == hits[i] {
-			j++
+	if x.m == 1 || len(hits) < countingHits {
+		slices.Sort(hits)
+		if x.m == 1 {
+			return append(dst[:n], slices.Compact(hits)...)
 		}
-		if j-i >= x.m {
-			out = append(out, hits[i])
+		out := dst[:n]
+		for i := 0; i < len(hits); {
+			j := i + 1
+			for j < len(hits) && hits[j] == hits[i] {
+				j++
+			}
+			if j-i >= x.m {
+				out = append(out, hits[i])
+			}
+			i = j
 		}
-		i = j
+		return out
 	}
+	return x.counted(dst[:n], hits, sc)
+}
+
+// queryScratch is the memory a Query works in: the band values, the home
+// slots' entries, and the counters and table counting band hits per ID.
+type queryScratch struct {
+	keys     []uint32
+	first    []uint64
+	counters []uint8
+	counts   []uint64
+}
+
+// countingHits is the number of band hits from which Query counts them in
+// a hash table instead of sorting them.
+const countingHits = 256
+
+// counted appends to out, ascending, the IDs that occur at least m ≥ 2
+// times in hits. Most hits are an ID's only one (records that share a
+// band with the query by chance), so a first pass counts the hits in
+// saturating 8-bit counters, an ID's the sum of those of the IDs that hash
+// to its counter (at least its own count); the hits whose counter reaches
+// m are then counted exactly in an open-addressed table of ID<<32 | count.
+// out may end where hits begins: an ID is appended when its count reaches
+// m, by then out has grown by at most half the hits read, so it never
+// overwrites a hit still to be read.
+func (x *LSH) counted(out, hits []uint32, sc *queryScratch) []uint32 {
+	m := uint64(x.m)
+	cbits := 10
+	for 1<<cbits < 4*len(hits) {
+		cbits++
+	}
+	ctr := slices.Grow(sc.counters[:0], 1<<cbits)[:1<<cbits]
+	sc.counters = ctr
+	clear(ctr)
+	for _, id := range hits {
+		i := (uint64(id) * 0x9e3779b97f4a7c15) >> (64 - cbits)
+		ctr[i] = max(ctr[i], ctr[i]+1) // 255 stays
+	}
+	bits, kept := 1, 0
+	for _, id := range hits {
+		if uint64(ctr[(uint64(id)*0x9e3779b97f4a7c15)>>(64-cbits)]) >= m || m > 255 {
+			kept++
+		}
+	}
+	for 1<<bits < 2*kept {
+		bits++
+	}
+	tab := slices.Grow(sc.counts[:0], 1<<bits)[:1<<bits]
+	sc.counts = tab
+	clear(tab)
+	mask := len(tab) - 1
+	n := len(out)
+	for _, id := range hits {
+		h := uint64(id) * 0x9e3779b97f4a7c15
+		if uint64(ctr[h>>(64-cbits)]) < m && m <= 255 {
+			continue
+		}
+		e := uint64(id) << 32
+		i := int(h >> (64 - bits))
+		for tab[i] != 0 && tab[i]&^0xFFFFFFFF != e {
+			i = (i + 1) & mask
+		}
+		c := tab[i]&0xFFFFFFFF + 1
+		tab[i] = e | c
+		if c == m {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out[n:])
 	return out
 }
 
@@ -546,87 +648,4 @@ func (x *LSH) Len() int {
 		n += x.bands[i].n
 	}
 	return n
-}
-
-// bandTable is one band's multimap from a band value to the IDs filed
-// under it, in 8 bytes a slot: each slot holds value<<32 | ID, 0 is empty
-// (a value of 0 is filed as 1), a value's home slot is its share of the
-// table (value × size / 2^32), collisions probe linearly, and the table
-// grows by half when 13/16 full, so that it is 54–81 % full.
-type bandTable struct {
-	slots []uint64
-	n     int
-}
-
-func (t *bandTable) home(v uint32) int { return int(uint64(v) * uint64(len(t.slots)) >> 32) }
-
-// next is the slot after i, wrapping.
-func (t *bandTable) next(i int) int {
-	if i++; i == len(t.slots) {
-		return 0
-	}
-	return i
-}
-
-func (t *bandTable) insert(v, id uint32) {
-	if (t.n+1)*16 > len(t.slots)*13 {
-		old := t.slots
-		t.slots = make([]uint64, max(16, len(old)+len(old)/2))
-		for _, e := range old {
-			if e != 0 {
-				t.put(e)
-			}
-		}
-	}
-	t.put(uint64(max(v, 1))<<32 | uint64(id))
-	t.n++
-}
-
-func (t *bandTable) put(e uint64) {
-	i := t.home(uint32(e >> 32))
-	for t.slots[i] != 0 {
-		i = t.next(i)
-	}
-	t.slots[i] = e
-}
-
-// appendIDs appends the IDs filed under v to dst.
-func (t *bandTable) appendIDs(dst []uint32, v uint32) []uint32 {
-	if t.n == 0 {
-		return dst
-	}
-	v = max(v, 1)
-	for i := t.home(v); t.slots[i] != 0; i = t.next(i) {
-		if uint32(t.slots[i]>>32) == v {
-			dst = append(dst, uint32(t.slots[i]))
-		}
-	}
-	return dst
-}
-
-// remove takes one entry of id under v out, shifting the entries after it
-// back so that no probe sequence is broken.
-func (t *bandTable) remove(v, id uint32) {
-	if t.n == 0 {
-		return
-	}
-	e := uint64(max(v, 1))<<32 | uint64(id)
-	size := len(t.slots)
-	i := t.home(uint32(e >> 32))
-	for t.slots[i] != e {
-		if t.slots[i] == 0 {
-			return
-		}
-		i = t.next(i)
-	}
-	for j := t.next(i); t.slots[j] != 0; j = t.next(j) {
-		// The entry at j stays when its home lies cyclically in (i, j].
-		if h := t.home(uint32(t.slots[j] >> 32)); (j-h+size)%size < (j-i+size)%size {
-			continue
-		}
-		t.slots[i] = t.slots[j]
-		i = j
-	}
-	t.slots[i] = 0
-	t.n--
 }

@@ -171,3 +171,57 @@ func BenchmarkSignature(b *testing.B) {
 		})
 	}
 }
+
+// Query returns, ascending and once each, exactly the records that agree
+// with the query on at least Collisions whole bands, counted here band by
+// band from the signatures, when a query's band hits are few (sorted) and
+// many (counted: 8-bit counters first, then exactly; with Collisions above
+// 255 exactly only): records drawn from 12 elements share many bands.
+// Catches a record dropped or kept by a wrong count, a counter that wraps,
+// duplicates, unsorted output, and a lookup that stops before its value's
+// last entry.
+func TestLSHQueryAgreeing(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, c := range []struct{ n, bands, rows, m int }{
+		{20, 12, 2, 1}, {20, 12, 2, 3}, {20, 12, 2, 7},
+		{600, 12, 2, 1}, {600, 12, 2, 3}, {600, 12, 2, 7},
+		{600, 300, 1, 2}, {600, 300, 1, 280},
+	} {
+		k := c.bands * c.rows
+		x, err := minhash.NewLSH(minhash.LSHOptions{Threshold: 0.5, K: k, Bands: c.bands, Rows: c.rows, Collisions: c.m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs := make([]minhash.Signature, c.n)
+		for i := range sigs {
+			var el []uint64
+			for e := range uint64(12) {
+				if r.IntN(3) > 0 {
+					el = append(el, e*0x9e3779b97f4a7c15)
+				}
+			}
+			sigs[i] = minhash.NewSignature(k, el, nil)
+			if err := x.Insert(uint32(i*7), sigs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for q := range min(30, c.n) {
+			var want []uint32
+			for i, s := range sigs {
+				agree := 0
+				for b := range c.bands {
+					if slices.Equal(s[b*c.rows:(b+1)*c.rows], sigs[q][b*c.rows:(b+1)*c.rows]) {
+						agree++
+					}
+				}
+				if agree >= c.m {
+					want = append(want, uint32(i*7))
+				}
+			}
+			got := x.Query(sigs[q], []uint32{12345})
+			if got[0] != 12345 || !slices.Equal(got[1:], want) {
+				t.Fatalf("%+v query %d: %d candidates %v, want %d %v", c, q, len(got)-1, got[1:], len(want), want)
+			}
+		}
+	}
+}
