@@ -41,7 +41,7 @@ type Signature []uint32
 // harmless), appended to dst[:0]. k is clamped to 1..MaxSignatureSize. It
 // costs k × len(elements) multiply-adds (BenchmarkSignature): cheap for
 // records of a few words, k times a bottom-k Sketch's cost for a page of
-// hundreds of shingles, where a Builder costs a hash a shingle.
+// hundreds of shingles, where SketchOf costs a hash a shingle.
 func NewSignature(k int, elements []uint64, dst Signature) Signature {
 	k = min(max(k, 1), MaxSignatureSize)
 	dst = slices.Grow(dst[:0], k)[:k]
@@ -107,7 +107,7 @@ func splitmix(z uint64) uint64 {
 
 // SignatureOf returns the k-value signature of the w-token shingles of
 // tokens (w ≥ 1; with w = 1 every token is an element; a stream shorter
-// than w tokens is one shingle of all its tokens), hashed as a Builder
+// than w tokens is one shingle of all its tokens), hashed as SketchOf
 // hashes them.
 func SignatureOf(tokens []string, k, w int) Signature {
 	w = max(w, 1)
@@ -216,7 +216,7 @@ const maxChosenK = 512
 // use: callers serialise Insert and Remove with Query.
 //
 // When not to use it: for a threshold below about 0.3 the bands needed
-// make chance candidates common; use an Index or compare exhaustively.
+// make chance candidates common; compare Sketches (Jaccard) exhaustively.
 type LSH struct {
 	o       LSHOptions
 	b, r, m int
