@@ -355,30 +355,62 @@ func (st *store) rekey(m *hostModel, changed []uint32, skip uint32) {
 		return
 	}
 	sig := blockSig(changed)
-	for i, h := range m.pages {
-		if h == skip || m.sigs[i]&sig == 0 {
-			continue // skip, or a page without a changed block
-		}
-		e := &st.entries[h]
-		ef := st.feature(e)
-		hit := false
-		for _, b := range changed {
-			if _, ok := slices.BinarySearch(ef.Blocks, b); ok {
-				hit = true
-				break
+	// The pages whose signature holds a changed block's bit are read in
+	// batches: the blocks of a batch are read once, all before any is
+	// searched, so that their cache misses overlap.
+	var batch [64]uint32
+	for i := 0; i < len(m.pages); {
+		n := 0
+		for ; i < len(m.pages) && n < len(batch); i++ {
+			if h := m.pages[i]; h != skip && m.sigs[i]&sig != 0 {
+				batch[n] = h
+				n++
 			}
 		}
-		if !hit {
-			continue
+		runtime.KeepAlive(st.touchBlocks(batch[:n]))
+		for _, h := range batch[:n] {
+			st.rekeyPage(m, changed, h)
 		}
-		keys := st.index.keysOf(st.content(&ef, m).S)
-		if slices.Equal(keys, e.keys()) {
-			continue
-		}
-		st.index.remove(h, e.keys())
-		e.setKeys(keys)
-		st.index.insert(h, e.keys())
 	}
+}
+
+// touchBlocks reads the first and last blocks of the kept pages hs (the
+// cache lines a search of their blocks starts with), and returns what it
+// read.
+func (st *store) touchBlocks(hs []uint32) uint32 {
+	var sum uint32
+	for _, h := range hs {
+		e := &st.entries[h]
+		if nb := int(e.nb); nb > 0 {
+			at := int(e.np) + int(e.nc)
+			sum += e.data[at] + e.data[at+nb-1]
+		}
+	}
+	return sum
+}
+
+// rekeyPage files the kept page h of m's host again under the keys of its
+// content as derived now, when it holds a block of changed.
+func (st *store) rekeyPage(m *hostModel, changed []uint32, h uint32) {
+	e := &st.entries[h]
+	ef := st.feature(e)
+	hit := false
+	for _, b := range changed {
+		if _, ok := slices.BinarySearch(ef.Blocks, b); ok {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return
+	}
+	keys := st.index.keysOf(st.content(&ef, m).S)
+	if slices.Equal(keys, e.keys()) {
+		return
+	}
+	st.index.remove(h, e.keys())
+	e.setKeys(keys)
+	st.index.insert(h, e.keys())
 }
 
 // content returns f's content sketch less the blocks that are template on
