@@ -27,14 +27,24 @@ func (x *index) queryKeys(s []uint32) []uint32 {
 // the most IDs any of keys is filed under, the candidates are the IDs filed
 // under any of keys.
 func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32 {
-	if x.lists == nil {
+	if x.n == 0 {
 		return dst
 	}
+	// Find every key's list before reading any, so that the slots' cache
+	// misses overlap rather than follow one another.
+	var lists [2 * judge.QueryWidth * DefaultKeys]uint32
 	n := len(dst)
-	for _, k := range keys {
-		var filed int
-		if dst, filed = x.appendFiled(dst, k); filed > 0 && filed <= rare {
-			dst = append(dst, dst[len(dst)-filed:]...) // rare: each counts twice
+	for len(keys) > 0 {
+		batch := keys[:min(len(keys), len(lists))]
+		keys = keys[len(batch):]
+		for i, k := range batch {
+			lists[i] = x.listOf(k)
+		}
+		for _, l := range lists[:len(batch)] {
+			var filed int
+			if dst, filed = x.appendList(dst, l); filed > 0 && filed <= rare {
+				dst = append(dst, dst[len(dst)-filed:]...) // rare: each counts twice
+			}
 		}
 	}
 	s := dst[n:]

@@ -12,11 +12,14 @@ import (
 // drops a key that passes MaxPostings.
 // With NoLimit, keys are filed under up to a few hundred IDs, so that
 // their blocks grow and shrink through several classes (catches an ID lost
-// or kept when a block moves, or a freed block still in use).
+// or kept when a block moves, or a freed block still in use). IDs from
+// just under blockList up are too large for a slot and take blocks of their
+// own, down to one ID (catches such an ID kept in the slot, truncated).
 func TestIndex(t *testing.T) {
 	for _, c := range []struct {
 		maxPostings, ids, small int
-	}{{4, 40, 30}, {NoLimit, 600, 4}} {
+		base                    uint32
+	}{{4, 40, 30, 0}, {NoLimit, 600, 4, 0}, {1, 40, 30, blockList - 20}, {NoLimit, 600, 4, blockList - 300}, {NoLimit, 600, 300, stoppedList - 600}} {
 		var x index
 		x.init(3, c.maxPostings)
 		r := rand.New(rand.NewPCG(9, 10))
@@ -38,7 +41,7 @@ func TestIndex(t *testing.T) {
 			return []uint32{uint32(r.IntN(c.small)), uint32(30 + r.IntN(c.small)), uint32(60 + r.IntN(300))}
 		}
 		for step := range 20 * c.ids {
-			id := uint32(r.IntN(c.ids))
+			id := c.base + uint32(r.IntN(c.ids))
 			if ks, ok := filed[id]; ok && r.IntN(2) == 0 {
 				x.remove(id, ks)
 				delete(filed, id)
@@ -66,6 +69,14 @@ func TestIndex(t *testing.T) {
 		}
 		if c.maxPostings > 0 && x.stopped == 0 {
 			t.Errorf("no key passed MaxPostings %d among %d IDs", c.maxPostings, c.ids)
+		}
+		// Emptied, the index holds only the stopped keys (catches a key left
+		// in a slot or a count that drifts).
+		for id, ks := range filed {
+			x.remove(id, ks)
+		}
+		if x.n != x.stopped || x.filed != 0 {
+			t.Errorf("MaxPostings %d, emptied: %d keys (%d stopped), %d filed", c.maxPostings, x.n, x.stopped, x.filed)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package minhash
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -33,6 +34,10 @@ type store struct {
 	// themed holds the blocks theme counts on judge.ThemeHosts hosts or more: a
 	// page's content is stripped by looking its blocks up in these few.
 	themed map[uint32]struct{}
+	// themedBits has the bit themedBit(b) set for each block b of themed
+	// (and, until a block leaves themed, maybe others): a block whose bit
+	// is clear is not looked up in themed.
+	themedBits *[themedWords]uint64
 	// verdicts remembers, by the hash of its text, the first verdict of a
 	// page not kept: the text hash of the kept page it matched, and how far.
 	// A page offered again is matched to that page, while it is kept,
@@ -104,7 +109,7 @@ func (e *kept) setKeys(keys []uint32) {
 }
 
 func newStore(o judge.Options, compared *atomic.Int64) *store {
-	st := &store{compared: compared, o: o, exact: make(map[uint64]uint32), exacts: make(map[uint64][]uint32), hosts: make(map[string]int32), theme: make(map[uint32]uint32), themed: make(map[uint32]struct{}), verdicts: make(map[uint64]verdict)}
+	st := &store{compared: compared, o: o, exact: make(map[uint64]uint32), exacts: make(map[uint64][]uint32), hosts: make(map[string]int32), theme: make(map[uint32]uint32), themed: make(map[uint32]struct{}), themedBits: new([themedWords]uint64), verdicts: make(map[uint64]verdict)}
 	st.index.init(o.Keys, o.MaxPostings)
 	return st
 }
@@ -136,6 +141,7 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 	var buf [DefaultKeys * 32]uint32
 	cands := st.index.candidatesShared(st.index.queryKeys(fc.S), judge.RareKey, buf[:0])
 	st.compared.Add(int64(len(cands)))
+	runtime.KeepAlive(st.touch(cands))
 	for _, h := range cands {
 		e := &st.entries[h]
 		if e.exact == f.Exact {
@@ -148,6 +154,20 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 		}
 	}
 	return dst
+}
+
+// touch reads a word of each cache line of the kept pages hs, all before
+// any is compared, so that in a repository larger than the caches their
+// misses overlap rather than follow one another; it returns what it read.
+func (st *store) touch(hs []uint32) uint32 {
+	var sum uint32
+	for _, h := range hs {
+		d := st.entries[h].data
+		for i := 0; i < len(d); i += 64 / 4 {
+			sum += d[i]
+		}
+	}
+	return sum
 }
 
 func (st *store) Score(f judge.Feature, h detector.Handle) (float64, bool) {
@@ -225,16 +245,46 @@ func (st *store) countTheme(changed []uint32, delta int) []uint32 {
 		} else {
 			st.theme[b] = c
 		}
-		if c >= judge.ThemeHosts {
-			st.themed[b] = struct{}{}
-		} else {
-			delete(st.themed, b)
-		}
+		st.setThemed(b, c >= judge.ThemeHosts)
 		if delta > 0 && c == judge.ThemeHosts || delta < 0 && c == judge.ThemeHosts-1 {
 			themed = append(themed, b)
 		}
 	}
 	return themed
+}
+
+// themedWords is the size of store.themedBits: 2^16 bits, 8 KiB.
+const themedWords = 1 << 10
+
+// themedBit returns the word and the bit of block b in store.themedBits.
+func themedBit(b uint32) (int, uint64) { return int(b>>6) & (themedWords - 1), 1 << (b & 63) }
+
+// setThemed adds block b to the theme blocks (on) or takes it out.
+func (st *store) setThemed(b uint32, on bool) {
+	if on {
+		st.themed[b] = struct{}{}
+		w, bit := themedBit(b)
+		st.themedBits[w] |= bit
+		return
+	}
+	if _, ok := st.themed[b]; !ok {
+		return
+	}
+	delete(st.themed, b)
+	*st.themedBits = [themedWords]uint64{}
+	for b := range st.themed {
+		w, bit := themedBit(b)
+		st.themedBits[w] |= bit
+	}
+}
+
+// isThemed reports whether block b is a theme block.
+func (st *store) isThemed(b uint32) bool {
+	if w, bit := themedBit(b); st.themedBits[w]&bit == 0 {
+		return false
+	}
+	_, ok := st.themed[b]
+	return ok
 }
 
 // rekeyTheme files again the kept pages (but skip) of every host that
@@ -305,30 +355,62 @@ func (st *store) rekey(m *hostModel, changed []uint32, skip uint32) {
 		return
 	}
 	sig := blockSig(changed)
-	for i, h := range m.pages {
-		if h == skip || m.sigs[i]&sig == 0 {
-			continue // skip, or a page without a changed block
-		}
-		e := &st.entries[h]
-		ef := st.feature(e)
-		hit := false
-		for _, b := range changed {
-			if _, ok := slices.BinarySearch(ef.Blocks, b); ok {
-				hit = true
-				break
+	// The pages whose signature holds a changed block's bit are read in
+	// batches: the blocks of a batch are read once, all before any is
+	// searched, so that their cache misses overlap.
+	var batch [64]uint32
+	for i := 0; i < len(m.pages); {
+		n := 0
+		for ; i < len(m.pages) && n < len(batch); i++ {
+			if h := m.pages[i]; h != skip && m.sigs[i]&sig != 0 {
+				batch[n] = h
+				n++
 			}
 		}
-		if !hit {
-			continue
+		runtime.KeepAlive(st.touchBlocks(batch[:n]))
+		for _, h := range batch[:n] {
+			st.rekeyPage(m, changed, h)
 		}
-		keys := st.index.keysOf(st.content(&ef, m).S)
-		if slices.Equal(keys, e.keys()) {
-			continue
-		}
-		st.index.remove(h, e.keys())
-		e.setKeys(keys)
-		st.index.insert(h, e.keys())
 	}
+}
+
+// touchBlocks reads the first and last blocks of the kept pages hs (the
+// cache lines a search of their blocks starts with), and returns what it
+// read.
+func (st *store) touchBlocks(hs []uint32) uint32 {
+	var sum uint32
+	for _, h := range hs {
+		e := &st.entries[h]
+		if nb := int(e.nb); nb > 0 {
+			at := int(e.np) + int(e.nc)
+			sum += e.data[at] + e.data[at+nb-1]
+		}
+	}
+	return sum
+}
+
+// rekeyPage files the kept page h of m's host again under the keys of its
+// content as derived now, when it holds a block of changed.
+func (st *store) rekeyPage(m *hostModel, changed []uint32, h uint32) {
+	e := &st.entries[h]
+	ef := st.feature(e)
+	hit := false
+	for _, b := range changed {
+		if _, ok := slices.BinarySearch(ef.Blocks, b); ok {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return
+	}
+	keys := st.index.keysOf(st.content(&ef, m).S)
+	if slices.Equal(keys, e.keys()) {
+		return
+	}
+	st.index.remove(h, e.keys())
+	e.setKeys(keys)
+	st.index.insert(h, e.keys())
 }
 
 // content returns f's content sketch less the blocks that are template on
@@ -338,11 +420,7 @@ func (st *store) content(f *judge.Feature, m *hostModel) judge.Sample {
 		return st.o.Content(f)
 	}
 	return st.o.Strip(f, func(b uint32) bool {
-		if m != nil && m.template(b) {
-			return true
-		}
-		_, ok := st.themed[b]
-		return ok
+		return st.isThemed(b) || m != nil && m.template(b)
 	})
 }
 
