@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -132,7 +133,8 @@ func scale(b *testing.B, crawl synth.Options, spread bool, o minhash.Options) {
 	if n <= 100_000 {
 		memoryByKind(b, c, prefix, kept, spread)
 	}
-	if err := c.FlushDB(ctx).Err(); err != nil {
+	// Emptying 10⁶ pages' keys takes longer than the client's read timeout.
+	if err := c.WithTimeout(time.Minute).FlushDB(ctx).Err(); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -282,3 +284,74 @@ func BenchmarkPostings(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueryKeys measures, in the server (redis-us/op, INFO
+// commandstats), the read script's lookup of a new page's query keys (the
+// one-slot scripts' gather: each key's bucket named and its postings read,
+// none found) in the postings of 10⁶ kept pages: 8,000,000 postings in the
+// 250,000 buckets the repository then has (about 32 a bucket), so that, as
+// in a repository of that size, a bucket read is rarely in the CPU's
+// caches. keys=8 is what a page looked up before the candidates became the
+// Detector's (judge.Judge.Keys), keys=16 what it looks up now
+// (judge.Judge.QueryKeys); redis-us/key is the cost of one more key.
+//
+//	cd minhash/redisindex && go test -run '^$' -bench QueryKeys -benchtime 20000x -count 3
+func BenchmarkQueryKeys(b *testing.B) {
+	if testing.Short() {
+		b.Skip("-short: 8,000,000 postings")
+	}
+	c, prefix := client(b)
+	ctx := context.Background()
+	p := prefix + ":m3"
+	const pages, postings = 1_000_000, 8_000_000
+	if err := c.Set(ctx, p+":next", pages, 0).Err(); err != nil {
+		b.Fatal(err)
+	}
+	lb, sb := uint32(17), uint32(pages/4-1<<17) // the buckets of 10⁶ handles (script.go)
+	r := rand.New(rand.NewPCG(1, 2))
+	pipe := c.Pipeline()
+	for i := range postings {
+		v := r.Uint32() >> 1 // the top bit clear: a query key (top bit set) finds nothing
+		k := v % (1 << lb)
+		if k < sb {
+			k = v % (1 << (lb + 1))
+		}
+		pipe.HSet(ctx, fmt.Sprintf("%s:k:%04x", p, k), u32s([]uint32{v}), u64(uint64(i+1)))
+		if i%10_000 == 9_999 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, n := range []int{8, 16} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			if err := c.ConfigResetStat(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+			keys := make([]uint32, n)
+			for b.Loop() {
+				for i := range keys {
+					keys[i] = r.Uint32() | 1<<31
+				}
+				if err := queryKeysScript.Run(ctx, c, []string{p}, p, u32s(keys)).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			us := float64(serverTime(b, c).Nanoseconds()) / 1e3 / float64(b.N)
+			b.ReportMetric(us, "redis-us/op")
+			b.ReportMetric(us/float64(n), "redis-us/key")
+		})
+	}
+	if err := c.WithTimeout(time.Minute).FlushDB(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// queryKeysScript is gather (script.go) for the query keys ARGV[2] (4-byte
+// values, concatenated) of a repository whose key prefix is ARGV[1]: it
+// fails if any was found, for then gather would have read records.
+var queryKeysScript = redis.NewScript(scriptLib + `
+local g = gather(split4(ARGV[2]), 0, '0')
+if #g[1] > 0 then return redis.error_reply('found') end
+return 1
+`)
