@@ -171,12 +171,12 @@ func NewCall() string {
 func CheckID(op, id string) error { return detector.CheckID("redisindex", op, id) }
 
 // codes are the prefixes of the scripts' error replies and what they wrap:
-// a repository made with other options (NEARDUP_CFG: minhash's, NEARDUP_K:
+// a repository made with other options (NDCFG: minhash's, NDK:
 // simhash's T_B) and data the scripts found corrupt.
 var codes = [...]struct {
 	code string
 	err  error
-}{{"NEARDUP_CFG ", neardup.ErrInvalidOption}, {"NEARDUP_K ", neardup.ErrInvalidOption}, {"NEARDUP_CORRUPT ", neardup.ErrCorrupt}}
+}{{"NDCFG ", neardup.ErrInvalidOption}, {"NDK ", neardup.ErrInvalidOption}, {"NDCORRUPT ", neardup.ErrCorrupt}}
 
 // Wrap names op and the document's ID in err: a script's coded error as
 // what its code stands for, an error wrapping ErrRedis,

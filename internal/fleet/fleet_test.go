@@ -161,9 +161,9 @@ func TestWrap(t *testing.T) {
 		want  error
 		redis bool
 	}{
-		{errors.New("ERR user_script:1: NEARDUP_CFG the repository was made with options x"), neardup.ErrInvalidOption, false},
-		{errors.New("ERR NEARDUP_K the repository was made with T_B = 6, not 3"), neardup.ErrInvalidOption, false},
-		{errors.New("ERR NEARDUP_CORRUPT a handle with no ID"), neardup.ErrCorrupt, false},
+		{errors.New("ERR user_script:1: NDCFG the repository was made with options x"), neardup.ErrInvalidOption, false},
+		{errors.New("ERR NDK the repository was made with T_B = 6, not 3"), neardup.ErrInvalidOption, false},
+		{errors.New("ERR NDCORRUPT a handle with no ID"), neardup.ErrCorrupt, false},
 		{fmt.Errorf("%w: cut short", neardup.ErrCorrupt), neardup.ErrCorrupt, false},
 		{neardup.ErrDuplicateID, neardup.ErrDuplicateID, false},
 		{neardup.ErrUnknownID, neardup.ErrUnknownID, false},

@@ -19,7 +19,7 @@ import (
 //
 //	P:m3:cfg      the Judge's options the repository was made with, set by
 //	              its first write; a script called with others fails
-//	              (NEARDUP_CFG)
+//	              (NDCFG)
 //	P:m3:next     the last handle given (decimal; handles are never reused)
 //	P:m3:ids      hash: ID -> handle (decimal)
 //	P:m3:r:<h>    the page kept under handle h: its entry (below)
@@ -103,7 +103,7 @@ end
 local function badcfg(write, c)
   if c == nil then c = redis.call('GET', CFG) end
   if c and c ~= ARGV[2] then
-    return redis.error_reply('NEARDUP_CFG the repository was made with options ' .. c .. ', not ' .. ARGV[2]), c
+    return redis.error_reply('NDCFG the repository was made with options ' .. c .. ', not ' .. ARGV[2]), c
   end
   if not c and write then redis.call('SET', CFG, ARGV[2]); c = ARGV[2] end
   return nil, c
@@ -131,7 +131,7 @@ local function handle(h) return string.format('%d', h) end
 -- corrupt raises an error the client reports as neardup.ErrCorrupt: what
 -- the repository holds is not what the scripts write (a record deleted by
 -- hand, an evicted key). Scripts raise it before their first write.
-local function corrupt(msg) error('NEARDUP_CORRUPT ' .. msg) end
+local function corrupt(msg) error('NDCORRUPT ' .. msg) end
 -- record returns the entry kept under handle h, what names it (a posting,
 -- a text hash, an ID) saying it is kept: a missing record is corrupt.
 local function kept(h, what)

@@ -332,7 +332,7 @@ func (det *Detector) readOwnOnce(ctx context.Context, r *judge.Record, id string
 		return nil, nil, err
 	}
 	if c, err := cfg.Result(); err == nil && c != det.cfg {
-		return nil, nil, fmt.Errorf("NEARDUP_CFG the repository was made with options %s, not %s", c, det.cfg)
+		return nil, nil, fmt.Errorf("NDCFG the repository was made with options %s, not %s", c, det.cfg)
 	}
 	o := &ownState{}
 	if hc != nil {

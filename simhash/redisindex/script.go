@@ -18,7 +18,7 @@ import "github.com/redis/go-redis/v9"
 //	P:2:ids        hash: ID -> its 16-byte entry
 //	P:2:next       the last handle given (INCR; handles are never reused)
 //	P:2:k          the T_B the repository was made with, set by its first
-//	               write; a script called with another k fails (NEARDUP_K)
+//	               write; a script called with another k fails (NDK)
 //	P:2:c:<call>   the result of a write call (Add, MatchOrAdd that added,
 //	               Remove, Replace) under its 16-byte random call ID, in
 //	               MessagePack, expiring after Options.CallTTL: a call
@@ -48,7 +48,7 @@ end
 -- the repository holds is not what the scripts write (a key changed or
 -- deleted by hand, an evicted key). The scripts raise it before their
 -- first write.
-local function corrupt(msg) error('NEARDUP_CORRUPT ' .. msg) end
+local function corrupt(msg) error('NDCORRUPT ' .. msg) end
 -- scan appends {entry, distance} to out for each entry of blob (a block
 -- key's value, or false) within k bits of (qhi, qlo) whose handle seen
 -- does not hold yet, and returns out.
@@ -188,7 +188,7 @@ if mode ~= 'match' then
 end
 local kk = redis.call('GET', KK)
 if kk and kk ~= ARGV[4] then
-  return redis.error_reply('NEARDUP_K the repository was made with T_B = ' .. kk .. ', not ' .. ARGV[4])
+  return redis.error_reply('NDK the repository was made with T_B = ' .. kk .. ', not ' .. ARGV[4])
 end
 if not kk and mode ~= 'match' then redis.call('SET', KK, ARGV[4]) end
 local found, seen = {}, {}

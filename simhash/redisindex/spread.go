@@ -102,7 +102,7 @@ func (det spread) checkK(ctx context.Context, write bool) error {
 	case err != nil:
 		return err
 	case got != want:
-		return fmt.Errorf("NEARDUP_K the repository was made with T_B = %s, not %s", got, want)
+		return fmt.Errorf("NDK the repository was made with T_B = %s, not %s", got, want)
 	}
 	det.kChecked.Store(true)
 	return nil
