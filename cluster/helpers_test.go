@@ -92,22 +92,6 @@ func home(km *KModes, d *neardup.Document) (int, error) {
 	return ps[0], nil
 }
 
-// nearest returns d's p most similar clusters under km's fit, whatever km's
-// Probes: what Partition returns for p = Probes.
-func nearest(km *KModes, d *neardup.Document, p int) ([]int, error) {
-	w, err := KeywordsOf(d, km.options().Keywords)
-	if err != nil {
-		return nil, err
-	}
-	km.mu.RLock()
-	defer km.mu.RUnlock()
-	f, err := km.model()
-	if err != nil {
-		return nil, err
-	}
-	return f.md.nearestP(f.words.lookupItem(w), p), nil
-}
-
 // placeOf returns where det keeps the page kept under id, and whether id is
 // kept.
 func placeOf(det *Detector, id string) (place, bool) {

@@ -114,8 +114,12 @@ func (km *KModes) model() (*fitted, error) {
 // any mode has cluster 0 first. Errors: those of KeywordsOf, and
 // ErrNotFitted.
 func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
-	o := km.options()
-	w, err := KeywordsOf(d, o.Keywords)
+	return km.nearest(d, km.options().Probes)
+}
+
+// nearest returns d's p most similar clusters, the first its home.
+func (km *KModes) nearest(d *neardup.Document, p int) ([]int, error) {
+	w, err := KeywordsOf(d, km.options().Keywords)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +129,7 @@ func (km *KModes) Partition(d *neardup.Document) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.md.nearestP(f.words.lookupItem(w), o.Probes), nil
+	return f.md.nearestP(f.words.lookupItem(w), p), nil
 }
 
 // Update sends d to its home (the first cluster Partition returns) and folds

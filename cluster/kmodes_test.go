@@ -104,7 +104,7 @@ func TestFitAmbiguous(t *testing.T) {
 	if j, err := home(km, kwDoc("unknown", codeWords(100, 101)...)); err != nil || j != 0 {
 		t.Errorf("home of unknown = %d, %v; want 0", j, err)
 	}
-	if ps, err := nearest(km, kwDoc("n", codeWords(1, 2, 3, 99)...), 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
+	if ps, err := km.nearest(kwDoc("n", codeWords(1, 2, 3, 99)...), 2); err != nil || !slices.Equal(ps, []int{1, 0}) {
 		t.Errorf("nearest 2 = %v, %v; want [1 0]", ps, err)
 	}
 }
@@ -214,12 +214,12 @@ func TestHomeAgreesWithFit(t *testing.T) {
 			if j, err := home(km, d); err != nil || j != labels[i] {
 				t.Fatalf("%+v: home of %s = %d, %v; Fit's label %d", o, d.ID, j, err, labels[i])
 			}
-			all, err := nearest(km, d, o.K)
+			all, err := km.nearest(d, o.K)
 			if err != nil || len(all) != o.K || all[0] != labels[i] {
 				t.Fatalf("%+v: nearest(%s, k) = %v, %v; want %d first", o, d.ID, all, err, labels[i])
 			}
 			for p := 1; p < o.K; p++ { // selection for small p, a sort for large
-				if ps, _ := nearest(km, d, p); !slices.Equal(ps, all[:p]) {
+				if ps, _ := km.nearest(d, p); !slices.Equal(ps, all[:p]) {
 					t.Fatalf("%+v: nearest(%s, %d) = %v, not the start of %v", o, d.ID, p, ps, all)
 				}
 			}
