@@ -45,3 +45,6 @@ func TestConformance(t *testing.T) {
 		})
 	})
 }
+
+// The Detector implements every interface of a method.
+var _ detectortest.Full = (*Detector)(nil)

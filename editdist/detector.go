@@ -164,7 +164,7 @@ type featureKey struct {
 // to use with the default Options.
 type Detector struct {
 	opts Options // resolved
-	core detector.Lazy[Feature]
+	core detector.Lazy[Feature, neardup.Document, neardup.Match]
 }
 
 // New returns a Detector configured by opts. Options out of range return an
@@ -179,13 +179,18 @@ func New(opts Options) (*Detector, error) {
 	return det, nil
 }
 
-func (det *Detector) build(o Options) *detector.Core[Feature] {
+func (det *Detector) build(o Options) *detector.Core[Feature, neardup.Document, neardup.Match] {
 	det.opts = o
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	return detector.NewCore(detector.Config[Feature]{
-		Name:    "editdist",
-		Measure: NonOverlap,
-		Extract: det.extract,
+	return detector.NewCore(detector.Config[Feature, neardup.Document, neardup.Match]{
+		Name:  "editdist",
+		Check: neardup.Check,
+		ID:    func(d *neardup.Document) string { return d.ID },
+		Match: func(id string, dist float64) neardup.Match {
+			return neardup.Match{ID: id, Score: dist, Measure: NonOverlap}
+		},
+		Candidate: func(m neardup.Match) string { return m.ID },
+		Extract:   det.extract,
 		NewStore: func() detector.Store[Feature] {
 			return &store{th: o.Thresholds, kept: make(map[detector.Handle]place), byLen: make(map[int]*bucket)}
 		},
@@ -227,8 +232,8 @@ func (det *Detector) build(o Options) *detector.Core[Feature] {
 
 // c returns the detector's Core, made with the default Options for a zero
 // Detector.
-func (det *Detector) c() *detector.Core[Feature] {
-	return det.core.Get(func() *detector.Core[Feature] {
+func (det *Detector) c() *detector.Core[Feature, neardup.Document, neardup.Match] {
+	return det.core.Get(func() *detector.Core[Feature, neardup.Document, neardup.Match] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		return det.build(o)
 	})
@@ -437,6 +442,3 @@ func (st *store) Delete(h detector.Handle) error {
 	}
 	return nil
 }
-
-// The Detector implements every interface of a method (detector.Full).
-var _ detector.Full = (*Detector)(nil)

@@ -105,7 +105,7 @@ func (o Options) resolve() (Options, error) {
 // ready to use with the default Options.
 type Detector struct {
 	opts     Options
-	core     detector.Lazy[judge.Feature]
+	core     detector.Lazy[judge.Feature, neardup.Document, neardup.Match]
 	compared atomic.Int64
 	builders sync.Pool // judge.Extract's, for opts' sizes
 }
@@ -122,12 +122,17 @@ func New(opts Options) (*Detector, error) {
 	return det, nil
 }
 
-func (det *Detector) build(o Options) *detector.Core[judge.Feature] {
+func (det *Detector) build(o Options) *detector.Core[judge.Feature, neardup.Document, neardup.Match] {
 	det.opts = o
 	jo := judge.Options(o)
-	return detector.NewCore(detector.Config[judge.Feature]{
-		Name:      "minhash",
-		Measure:   JaccardDistance,
+	return detector.NewCore(detector.Config[judge.Feature, neardup.Document, neardup.Match]{
+		Name:  "minhash",
+		Check: neardup.Check,
+		ID:    func(d *neardup.Document) string { return d.ID },
+		Match: func(id string, dist float64) neardup.Match {
+			return neardup.Match{ID: id, Score: dist, Measure: JaccardDistance}
+		},
+		Candidate: func(m neardup.Match) string { return m.ID },
 		Extract:   func(d *neardup.Document) (judge.Feature, error) { return judge.Extract(d, jo, &det.builders) },
 		NewStore:  func() detector.Store[judge.Feature] { return newStore(jo, &det.compared) },
 		Kind:      "minhash.Detector",
@@ -153,8 +158,8 @@ func (o Options) params() []snapshot.Param {
 	}
 }
 
-func (det *Detector) c() *detector.Core[judge.Feature] {
-	return det.core.Get(func() *detector.Core[judge.Feature] {
+func (det *Detector) c() *detector.Core[judge.Feature, neardup.Document, neardup.Match] {
+	return det.core.Get(func() *detector.Core[judge.Feature, neardup.Document, neardup.Match] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		return det.build(o)
 	})
@@ -227,9 +232,6 @@ func (det *Detector) ReadFrom(r io.Reader) (int64, error) { return det.c().ReadF
 func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	return det.c().Restore(r)
 }
-
-// The Detector implements every interface of a method.
-var _ detector.Full = (*Detector)(nil)
 
 // Explanation says how a page compares with a kept one: the distances the
 // verdict is made of and the rule that made it.

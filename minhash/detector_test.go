@@ -329,3 +329,6 @@ func TestMainContentOnly(t *testing.T) {
 		t.Errorf("post a in another site's template: added %v, matches %v", added, ms)
 	}
 }
+
+// The Detector implements every interface of a method.
+var _ detectortest.Full = (*minhash.Detector)(nil)

@@ -20,3 +20,6 @@ func TestConformance(t *testing.T) {
 		Zero:       new(Detector),
 	})
 }
+
+// The Detector implements every interface of a method.
+var _ detectortest.Full = (*Detector)(nil)

@@ -108,7 +108,7 @@ func Count(d *neardup.Document) (int, error) {
 // to use with the default Options.
 type Detector struct {
 	opts Options // resolved
-	core detector.Lazy[int]
+	core detector.Lazy[int, neardup.Document, neardup.Match]
 }
 
 // New returns a Detector configured by opts. Options out of range return an
@@ -124,12 +124,17 @@ func New(opts Options) (*Detector, error) {
 }
 
 // build makes the Core for resolved options o.
-func (det *Detector) build(o Options) *detector.Core[int] {
+func (det *Detector) build(o Options) *detector.Core[int, neardup.Document, neardup.Match] {
 	det.opts = o
-	return detector.NewCore(detector.Config[int]{
-		Name:    "sentence",
-		Measure: CountDifference,
-		Extract: Count,
+	return detector.NewCore(detector.Config[int, neardup.Document, neardup.Match]{
+		Name:  "sentence",
+		Check: neardup.Check,
+		ID:    func(d *neardup.Document) string { return d.ID },
+		Match: func(id string, dist float64) neardup.Match {
+			return neardup.Match{ID: id, Score: dist, Measure: CountDifference}
+		},
+		Candidate: func(m neardup.Match) string { return m.ID },
+		Extract:   Count,
 		NewStore: func() detector.Store[int] {
 			return &store{opts: o, kept: make(map[detector.Handle]slot), byCount: make(map[int][]detector.Handle)}
 		},
@@ -145,8 +150,8 @@ func (det *Detector) build(o Options) *detector.Core[int] {
 
 // c returns the detector's Core, made with the default Options for a zero
 // Detector.
-func (det *Detector) c() *detector.Core[int] {
-	return det.core.Get(func() *detector.Core[int] {
+func (det *Detector) c() *detector.Core[int, neardup.Document, neardup.Match] {
+	return det.core.Get(func() *detector.Core[int, neardup.Document, neardup.Match] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		return det.build(o)
 	})
@@ -329,6 +334,3 @@ func abs(x int) int {
 	}
 	return x
 }
-
-// The Detector implements every interface of a method (detector.Full).
-var _ detector.Full = (*Detector)(nil)

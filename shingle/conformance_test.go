@@ -42,3 +42,6 @@ func storeOf(dt *Detector) *store {
 	dt.c().Read(func(s detector.Store[*Vector]) { st = s.(*store) })
 	return st
 }
+
+// The Detector implements every interface of a method.
+var _ detectortest.Full = (*Detector)(nil)

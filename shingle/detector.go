@@ -189,7 +189,7 @@ func VectorOf(d *neardup.Document, m int) (*Vector, error) {
 // Options.
 type Detector struct {
 	opts     Options // resolved
-	core     detector.Lazy[*Vector]
+	core     detector.Lazy[*Vector, neardup.Document, neardup.Match]
 	compared atomic.Int64 // kept pages compared by Search and Score
 }
 
@@ -206,14 +206,19 @@ func New(o Options) (*Detector, error) {
 }
 
 // build makes the Core for resolved options o.
-func (dt *Detector) build(o Options) *detector.Core[*Vector] {
+func (dt *Detector) build(o Options) *detector.Core[*Vector, neardup.Document, neardup.Match] {
 	dt.opts = o
-	return detector.NewCore(detector.Config[*Vector]{
-		Name:     "shingle",
-		Measure:  o.Form.Measure(),
-		Extract:  func(d *neardup.Document) (*Vector, error) { return VectorOf(d, o.M) },
-		NewStore: func() detector.Store[*Vector] { return newStore(o, &dt.compared) },
-		Kind:     "shingle.Detector",
+	return detector.NewCore(detector.Config[*Vector, neardup.Document, neardup.Match]{
+		Name:  "shingle",
+		Check: neardup.Check,
+		ID:    func(d *neardup.Document) string { return d.ID },
+		Match: func(id string, dist float64) neardup.Match {
+			return neardup.Match{ID: id, Score: dist, Measure: o.Form.Measure()}
+		},
+		Candidate: func(m neardup.Match) string { return m.ID },
+		Extract:   func(d *neardup.Document) (*Vector, error) { return VectorOf(d, o.M) },
+		NewStore:  func() detector.Store[*Vector] { return newStore(o, &dt.compared) },
+		Kind:      "shingle.Detector",
 		Params: []snapshot.Param{
 			{Name: "M", Value: strconv.Itoa(o.M)},
 			{Name: "Form", Value: o.Form.String()},
@@ -227,8 +232,8 @@ func (dt *Detector) build(o Options) *detector.Core[*Vector] {
 
 // c returns the detector's Core, made with the default Options for a zero
 // Detector.
-func (dt *Detector) c() *detector.Core[*Vector] {
-	return dt.core.Get(func() *detector.Core[*Vector] {
+func (dt *Detector) c() *detector.Core[*Vector, neardup.Document, neardup.Match] {
+	return dt.core.Get(func() *detector.Core[*Vector, neardup.Document, neardup.Match] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		return dt.build(o)
 	})
@@ -466,6 +471,3 @@ func (st *store) Delete(h detector.Handle) error {
 	}
 	return nil
 }
-
-// The Detector implements every interface of a method (detector.Full).
-var _ detector.Full = (*Detector)(nil)

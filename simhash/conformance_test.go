@@ -24,3 +24,6 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// The Detector implements every interface of a method.
+var _ detectortest.Full = (*Detector)(nil)

@@ -117,7 +117,7 @@ func newIndex(o Options) (*hamming.Index, error) {
 // to use with the default Options.
 type Detector struct {
 	opts Options // resolved
-	core detector.Lazy[Fingerprint]
+	core detector.Lazy[Fingerprint, neardup.Document, neardup.Match]
 }
 
 // New returns a Detector configured by opts. Options out of range (a
@@ -157,13 +157,16 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 
 // build makes the Core for resolved options o; ix is the index of its first
 // store (nil when T_B is beyond hamming.MaxDistance).
-func (det *Detector) build(o Options, ix *hamming.Index) *detector.Core[Fingerprint] {
+func (det *Detector) build(o Options, ix *hamming.Index) *detector.Core[Fingerprint, neardup.Document, neardup.Match] {
 	det.opts = o
 	first := &store{maxDist: o.MaxDistance, ix: ix}
-	return detector.NewCore(detector.Config[Fingerprint]{
-		Name:    "simhash",
-		Measure: Bits,
-		Extract: Of,
+	return detector.NewCore(detector.Config[Fingerprint, neardup.Document, neardup.Match]{
+		Name:      "simhash",
+		Check:     neardup.Check,
+		ID:        func(d *neardup.Document) string { return d.ID },
+		Match:     func(id string, dist float64) neardup.Match { return neardup.Match{ID: id, Score: dist, Measure: Bits} },
+		Candidate: func(m neardup.Match) string { return m.ID },
+		Extract:   Of,
 		NewStore: func() detector.Store[Fingerprint] {
 			if first != nil { // made by New, which checked the options
 				st := first
@@ -185,8 +188,8 @@ func (det *Detector) build(o Options, ix *hamming.Index) *detector.Core[Fingerpr
 
 // c returns the detector's Core, made with the default Options for a zero
 // Detector.
-func (det *Detector) c() *detector.Core[Fingerprint] {
-	return det.core.Get(func() *detector.Core[Fingerprint] {
+func (det *Detector) c() *detector.Core[Fingerprint, neardup.Document, neardup.Match] {
+	return det.core.Get(func() *detector.Core[Fingerprint, neardup.Document, neardup.Match] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		ix, err := newIndex(o)
 		if err != nil {
@@ -371,6 +374,3 @@ func (st *store) Delete(h detector.Handle) error {
 	delete(st.pos, h)
 	return nil
 }
-
-// The Detector implements every interface of a method (detector.Full).
-var _ detector.Full = (*Detector)(nil)

@@ -61,3 +61,6 @@ func TestConformancePartitioned(t *testing.T) {
 		Other:      newPartitioned(1500), // other size buckets: pages kept elsewhere
 	})
 }
+
+// The Detector implements every interface of a method.
+var _ detectortest.Full = (*Detector)(nil)

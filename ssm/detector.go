@@ -139,7 +139,7 @@ func TableOf(d *neardup.Document, n int) (Table, error) {
 // to use with the default Options.
 type Detector struct {
 	opts        Options // resolved
-	core        detector.Lazy[Table]
+	core        detector.Lazy[Table, neardup.Document, neardup.Match]
 	comparisons atomic.Int64
 }
 
@@ -156,12 +156,17 @@ func New(opts Options) (*Detector, error) {
 }
 
 // build makes the Core for resolved options o.
-func (det *Detector) build(o Options) *detector.Core[Table] {
+func (det *Detector) build(o Options) *detector.Core[Table, neardup.Document, neardup.Match] {
 	det.opts = o
-	return detector.NewCore(detector.Config[Table]{
-		Name:    "ssm",
-		Measure: AbsSSM,
-		Extract: func(d *neardup.Document) (Table, error) { return TableOf(d, o.N) },
+	return detector.NewCore(detector.Config[Table, neardup.Document, neardup.Match]{
+		Name:  "ssm",
+		Check: neardup.Check,
+		ID:    func(d *neardup.Document) string { return d.ID },
+		Match: func(id string, dist float64) neardup.Match {
+			return neardup.Match{ID: id, Score: dist, Measure: AbsSSM}
+		},
+		Candidate: func(m neardup.Match) string { return m.ID },
+		Extract:   func(d *neardup.Document) (Table, error) { return TableOf(d, o.N) },
 		NewStore: func() detector.Store[Table] {
 			return &store{opts: o, index: make(map[uint64][]detector.Handle), count: &det.comparisons}
 		},
@@ -215,8 +220,8 @@ func decodeTable(sr *snapshot.Reader, n int) Table {
 
 // c returns the detector's Core, made with the default Options for a zero
 // Detector.
-func (det *Detector) c() *detector.Core[Table] {
-	return det.core.Get(func() *detector.Core[Table] {
+func (det *Detector) c() *detector.Core[Table, neardup.Document, neardup.Match] {
+	return det.core.Get(func() *detector.Core[Table, neardup.Document, neardup.Match] {
 		o, _ := Options{}.resolve() // the defaults are valid
 		return det.build(o)
 	})
@@ -396,6 +401,3 @@ func (st *store) Delete(h detector.Handle) error {
 	st.terms[h] = nil
 	return nil
 }
-
-// The Detector implements every interface of a method (detector.Full).
-var _ detector.Full = (*Detector)(nil)

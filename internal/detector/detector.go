@@ -6,7 +6,13 @@
 // extracted (Extract, usually cached per Document with neardup.Feature), and a
 // Store that keeps features under handles and finds the near ones. Core does
 // the rest the same way for every method, so every Detector of the module has
-// the same contracts:
+// the same contracts.
+//
+// The package is a foundation: it imports no package of the module outside
+// internal/. Core is generic in the document type D and the match type M
+// (neardup.Document and neardup.Match), which a method binds in its Config
+// (ID, Match, Candidate), so that package neardup can be built on it rather
+// than below it. The contracts:
 //
 //   - Match, Verify: read lock; results sorted by distance then ID, each ID
 //     once, each carrying the method's neardup.Measure.
@@ -23,7 +29,7 @@
 //     return no matches and added = true (see neardup.MatchAdder).
 //   - Errors: the document's own errors (neardup.ErrNilDocument,
 //     neardup.ErrNoFeatures) from Extract; neardup.ErrInvalidID,
-//     neardup.ErrDuplicateID and neardup.ErrUnknownID from the ID map; each
+//     sentinel.ErrDuplicateID and sentinel.ErrUnknownID from the ID map; each
 //     wrapped with the method's name and the ID (at most its first 64
 //     bytes: QuoteID).
 package detector
@@ -37,25 +43,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/docid"
+	"github.com/neardup/neardup/internal/sentinel"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // Handle is the key a Core gives a kept document in its Store: 0, 1, 2, ...,
 // and the handle of a removed document is given to a later one.
 type Handle uint64
-
-// Full is every interface of package neardup a method's Detector implements
-// through a Core; each package asserts it (var _ detector.Full = ...).
-type Full interface {
-	neardup.Detector
-	neardup.Verifier
-	neardup.Remover
-	neardup.MatchAdder
-	neardup.Replacer
-	neardup.Persister
-}
 
 // Found is a kept handle a Store's Search found, with its distance.
 type Found struct {
@@ -88,15 +83,25 @@ type Store[F any] interface {
 	Feature(h Handle) F
 }
 
-// Config is what a method supplies to NewCore.
-type Config[F any] struct {
+// Config is what a method supplies to NewCore: F is its feature, D and M
+// the module's document and match types (neardup.Document, neardup.Match).
+type Config[F, D, M any] struct {
 	// Name prefixes error messages: "simhash", "sentence", ...
 	Name string
-	// Measure is the unit of every Match's Score.
-	Measure neardup.Measure
-	// Extract returns d's feature; d has passed neardup.Check. Its errors are
-	// returned as they are, so they should name the method and the document.
-	Extract func(d *neardup.Document) (F, error)
+	// Check returns an error for a document no method can read (nil, or
+	// without a page: neardup.Check); Core prefixes it with Name.
+	Check func(d *D) error
+	// Extract returns the feature of d, which has passed Check. Its errors
+	// are returned as they are, so they should name the method and the
+	// document.
+	Extract func(d *D) (F, error)
+	// ID returns the ID of a document that has passed Check.
+	ID func(d *D) string
+	// Match returns the match of the kept ID id at distance dist, in the
+	// method's measure.
+	Match func(id string, dist float64) M
+	// Candidate returns the ID of a match given to Verify.
+	Candidate func(m M) string
 	// NewStore returns an empty Store (Core makes one at the start and one
 	// for every snapshot it reads).
 	NewStore func() Store[F]
@@ -131,11 +136,9 @@ type Rejecter[F any] interface {
 // Core implements the neardup.Detector family of interfaces over a Store. It
 // is safe for concurrent use as described in the package documentation. Make
 // it with NewCore.
-type Core[F any] struct {
-	name    string
-	measure neardup.Measure
-	extract func(*neardup.Document) (F, error)
-	cfg     Config[F]
+type Core[F, D, M any] struct {
+	name string
+	cfg  Config[F, D, M]
 
 	mu    sync.RWMutex
 	store Store[F]
@@ -147,17 +150,16 @@ type Core[F any] struct {
 // NewCore returns an empty Core. It panics if cfg lacks a function: a method
 // package passes them as literals, so that is a programming error in the
 // package, not a caller's.
-func NewCore[F any](cfg Config[F]) *Core[F] {
-	if cfg.Extract == nil || cfg.NewStore == nil || cfg.Encode == nil || cfg.Decode == nil {
-		panic("detector: NewCore without Extract, NewStore, Encode or Decode")
+func NewCore[F, D, M any](cfg Config[F, D, M]) *Core[F, D, M] {
+	if cfg.Check == nil || cfg.Extract == nil || cfg.ID == nil || cfg.Match == nil || cfg.Candidate == nil ||
+		cfg.NewStore == nil || cfg.Encode == nil || cfg.Decode == nil {
+		panic("detector: NewCore without Check, Extract, ID, Match, Candidate, NewStore, Encode or Decode")
 	}
-	return &Core[F]{
-		name:    cfg.Name,
-		measure: cfg.Measure,
-		extract: cfg.Extract,
-		cfg:     cfg,
-		store:   cfg.NewStore(),
-		ids:     make(map[string]Handle),
+	return &Core[F, D, M]{
+		name:  cfg.Name,
+		cfg:   cfg,
+		store: cfg.NewStore(),
+		ids:   make(map[string]Handle),
 	}
 }
 
@@ -177,23 +179,23 @@ func CheckID(name, op, id string) error {
 }
 
 // Feature checks d and returns its feature.
-func (c *Core[F]) Feature(d *neardup.Document) (F, error) {
-	if err := neardup.Check(d); err != nil {
+func (c *Core[F, D, M]) Feature(d *D) (F, error) {
+	if err := c.cfg.Check(d); err != nil {
 		var zero F
 		return zero, fmt.Errorf("%s: %w", c.name, err)
 	}
-	return c.extract(d)
+	return c.cfg.Extract(d)
 }
 
 // Len returns the number of kept documents.
-func (c *Core[F]) Len() int {
+func (c *Core[F, D, M]) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.ids)
 }
 
 // Contains reports whether id is kept.
-func (c *Core[F]) Contains(id string) bool {
+func (c *Core[F, D, M]) Contains(id string) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	_, ok := c.ids[id]
@@ -201,7 +203,7 @@ func (c *Core[F]) Contains(id string) bool {
 }
 
 // Handle returns the handle of the kept id, and whether id is kept.
-func (c *Core[F]) Handle(id string) (Handle, bool) {
+func (c *Core[F, D, M]) Handle(id string) (Handle, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	h, ok := c.ids[id]
@@ -209,7 +211,7 @@ func (c *Core[F]) Handle(id string) (Handle, bool) {
 }
 
 // Match returns the kept documents near d, closest first (ties by ID).
-func (c *Core[F]) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
+func (c *Core[F, D, M]) Match(ctx context.Context, d *D) ([]M, error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, err
@@ -221,92 +223,98 @@ func (c *Core[F]) Match(ctx context.Context, d *neardup.Document) ([]neardup.Mat
 
 // MatchFeature returns the kept documents near a document whose feature is
 // f, as Match does.
-func (c *Core[F]) MatchFeature(f F) []neardup.Match {
+func (c *Core[F, D, M]) MatchFeature(f F) []M {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.match(f)
 }
 
-// match searches the store for f. The caller holds c.mu.
-func (c *Core[F]) match(f F) []neardup.Match {
-	found := c.store.Search(f, nil)
-	if len(found) == 0 {
-		return nil
-	}
-	// Sort the small Found records (by distance, then ID; a handle found
-	// twice scores the same, so its copies end up adjacent) before making
-	// the Matches.
+// match searches the store for f and returns the matches. The caller holds
+// c.mu.
+func (c *Core[F, D, M]) match(f F) []M { return c.matches(c.search(f)) }
+
+// search returns the handles the store finds near f, closest first (ties by
+// ID), each once. The caller holds c.mu.
+func (c *Core[F, D, M]) search(f F) []Found {
+	return c.sortUnique(c.store.Search(f, nil))
+}
+
+// sortUnique sorts found (by distance, then ID) and keeps one record per
+// handle: a store may report a handle twice; its copies score the same, so
+// they are adjacent. The small Found records are sorted before any M is
+// made. The caller holds c.mu.
+func (c *Core[F, D, M]) sortUnique(found []Found) []Found {
 	slices.SortFunc(found, func(a, b Found) int {
 		if a.Dist != b.Dist {
 			return cmp.Compare(a.Dist, b.Dist)
 		}
 		return strings.Compare(c.names[a.H], c.names[b.H])
 	})
-	found = slices.CompactFunc(found, func(a, b Found) bool { return a.H == b.H })
-	ms := make([]neardup.Match, len(found))
-	for i, x := range found {
-		ms[i] = neardup.Match{ID: c.names[x.H], Score: x.Dist, Measure: c.measure}
-	}
-	return ms
+	return slices.CompactFunc(found, func(a, b Found) bool { return a.H == b.H })
 }
 
-// sortUnique sorts ms best first and keeps one match per ID (a Store may
-// report a handle twice; its copies score the same, so they are adjacent).
-func sortUnique(ms []neardup.Match) []neardup.Match {
-	neardup.SortMatches(ms)
-	return slices.CompactFunc(ms, func(a, b neardup.Match) bool { return a.ID == b.ID })
+// matches makes the matches of found, in its order. The caller holds c.mu.
+func (c *Core[F, D, M]) matches(found []Found) []M {
+	if len(found) == 0 {
+		return nil
+	}
+	ms := make([]M, len(found))
+	for i, x := range found {
+		ms[i] = c.cfg.Match(c.names[x.H], x.Dist)
+	}
+	return ms
 }
 
 // Verify returns those of candidates that are kept and near d, with this
 // method's scores, closest first, each ID once. The candidates' own scores are
 // not read; candidates that are not kept are dropped.
-func (c *Core[F]) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
+func (c *Core[F, D, M]) Verify(ctx context.Context, d *D, candidates []M) ([]M, error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	var ms []neardup.Match
+	var found []Found
 	for _, cand := range candidates {
-		h, ok := c.ids[cand.ID]
+		h, ok := c.ids[c.cfg.Candidate(cand)]
 		if !ok {
 			continue
 		}
 		if dist, ok := c.store.Score(f, h); ok {
-			ms = append(ms, neardup.Match{ID: cand.ID, Score: dist, Measure: c.measure})
+			found = append(found, Found{H: h, Dist: dist})
 		}
 	}
-	return sortUnique(ms), nil
+	return c.matches(c.sortUnique(found)), nil
 }
 
 // Add keeps d. An ID already kept returns an error wrapping
-// neardup.ErrDuplicateID.
-func (c *Core[F]) Add(ctx context.Context, d *neardup.Document) error {
+// sentinel.ErrDuplicateID.
+func (c *Core[F, D, M]) Add(ctx context.Context, d *D) error {
 	f, err := c.Feature(d)
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.add(d.ID, f)
+	return c.add(c.cfg.ID(d), f)
 }
 
 // AddFeature keeps f under id, as Add does for a document whose feature is f.
 // It lets a caller that stored a feature (a fingerprint, say) keep it again
 // without the document.
-func (c *Core[F]) AddFeature(id string, f F) error {
+func (c *Core[F, D, M]) AddFeature(id string, f F) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.add(id, f)
 }
 
-func (c *Core[F]) add(id string, f F) error {
+func (c *Core[F, D, M]) add(id string, f F) error {
 	if err := CheckID(c.name, "Add", id); err != nil {
 		return err
 	}
 	if _, ok := c.ids[id]; ok {
-		return fmt.Errorf("%s: Add %s: %w", c.name, QuoteID(id), neardup.ErrDuplicateID)
+		return fmt.Errorf("%s: Add %s: %w", c.name, QuoteID(id), sentinel.ErrDuplicateID)
 	}
 	h := Handle(len(c.names))
 	if n := len(c.free); n > 0 {
@@ -329,26 +337,27 @@ func (c *Core[F]) add(id string, f F) error {
 // other change in between, and reports added = true. When d.ID is kept with
 // d's own page (distance 0) it changes nothing and reports added = true;
 // when it is kept with another page, the matches are returned, or, when
-// there are none, an error wrapping neardup.ErrDuplicateID
+// there are none, an error wrapping sentinel.ErrDuplicateID
 // (neardup.MatchAdder).
-func (c *Core[F]) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
+func (c *Core[F, D, M]) MatchOrAdd(ctx context.Context, d *D) (matches []M, added bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := CheckID(c.name, "MatchOrAdd", d.ID); err != nil {
+	id := c.cfg.ID(d)
+	if err := CheckID(c.name, "MatchOrAdd", id); err != nil {
 		return nil, false, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.own(d.ID, f) {
+	if c.own(id, f) {
 		return nil, true, nil
 	}
-	if ms := c.match(f); len(ms) > 0 {
-		c.reject(f, ms[0])
-		return ms, false, nil
+	if found := c.search(f); len(found) > 0 {
+		c.reject(f, found[0])
+		return c.matches(found), false, nil
 	}
-	if err := c.add(d.ID, f); err != nil {
+	if err := c.add(id, f); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -356,7 +365,7 @@ func (c *Core[F]) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches 
 
 // own reports whether id is kept with a feature at distance 0 from f: a
 // page offered again under its own ID (c.mu held).
-func (c *Core[F]) own(id string, f F) bool {
+func (c *Core[F, D, M]) own(id string, f F) bool {
 	h, ok := c.ids[id]
 	if !ok {
 		return false
@@ -367,11 +376,9 @@ func (c *Core[F]) own(id string, f F) bool {
 
 // reject tells a Rejecter store the first match of a document not kept
 // (c.mu held for writing).
-func (c *Core[F]) reject(f F, m neardup.Match) {
+func (c *Core[F, D, M]) reject(f F, first Found) {
 	if r, ok := c.store.(Rejecter[F]); ok {
-		if h, ok := c.ids[m.ID]; ok {
-			r.Reject(f, h, m.Score)
-		}
+		r.Reject(f, first.H, first.Dist)
 	}
 }
 
@@ -382,46 +389,47 @@ func (c *Core[F]) reject(f F, m neardup.Match) {
 // whatever mix of MatchOrAdd, Replace and Remove runs at once. When d.ID is
 // kept with d's own page (distance 0) it changes nothing and reports kept =
 // true.
-func (c *Core[F]) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
+func (c *Core[F, D, M]) Replace(ctx context.Context, d *D) (matches []M, kept bool, err error) {
 	f, err := c.Feature(d)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := CheckID(c.name, "Replace", d.ID); err != nil {
+	id := c.cfg.ID(d)
+	if err := CheckID(c.name, "Replace", id); err != nil {
 		return nil, false, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.own(d.ID, f) {
+	if c.own(id, f) {
 		return nil, true, nil
 	}
-	if _, ok := c.ids[d.ID]; ok {
-		if err := c.remove(d.ID); err != nil {
+	if _, ok := c.ids[id]; ok {
+		if err := c.remove(id); err != nil {
 			return nil, false, err
 		}
 	}
-	if ms := c.match(f); len(ms) > 0 {
-		c.reject(f, ms[0])
-		return ms, false, nil
+	if found := c.search(f); len(found) > 0 {
+		c.reject(f, found[0])
+		return c.matches(found), false, nil
 	}
-	if err := c.add(d.ID, f); err != nil {
+	if err := c.add(id, f); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
 }
 
 // Remove forgets id. An ID that is not kept returns an error wrapping
-// neardup.ErrUnknownID.
-func (c *Core[F]) Remove(ctx context.Context, id string) error {
+// sentinel.ErrUnknownID.
+func (c *Core[F, D, M]) Remove(ctx context.Context, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.remove(id)
 }
 
-func (c *Core[F]) remove(id string) error {
+func (c *Core[F, D, M]) remove(id string) error {
 	h, ok := c.ids[id]
 	if !ok {
-		return fmt.Errorf("%s: Remove %s: %w", c.name, QuoteID(id), neardup.ErrUnknownID)
+		return fmt.Errorf("%s: Remove %s: %w", c.name, QuoteID(id), sentinel.ErrUnknownID)
 	}
 	if err := c.store.Delete(h); err != nil {
 		return fmt.Errorf("%s: Remove %s: %w", c.name, QuoteID(id), err)
@@ -433,7 +441,7 @@ func (c *Core[F]) remove(id string) error {
 }
 
 // Lookup returns the feature kept under id, and whether id is kept.
-func (c *Core[F]) Lookup(id string) (F, bool) {
+func (c *Core[F, D, M]) Lookup(id string) (F, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	h, ok := c.ids[id]
@@ -447,7 +455,7 @@ func (c *Core[F]) Lookup(id string) (F, bool) {
 // Read calls f with the store under the read lock, for a method's own
 // measurements of its store (memory, sizes). f must not keep the store nor
 // call back into the Core.
-func (c *Core[F]) Read(f func(s Store[F])) {
+func (c *Core[F, D, M]) Read(f func(s Store[F])) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	f(c.store)
@@ -456,7 +464,7 @@ func (c *Core[F]) Read(f func(s Store[F])) {
 // Inspect calls f with the store and the handle of the kept id under the
 // read lock, and reports whether id is kept (f is not called when it is
 // not). f must not keep the store nor call back into the Core.
-func (c *Core[F]) Inspect(id string, f func(s Store[F], h Handle)) bool {
+func (c *Core[F, D, M]) Inspect(id string, f func(s Store[F], h Handle)) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	h, ok := c.ids[id]
@@ -470,7 +478,7 @@ func (c *Core[F]) Inspect(id string, f func(s Store[F], h Handle)) bool {
 // then each kept ID with its feature, in handle order. The IDs
 // and features are copied under the read lock and written after it, so a
 // slow w does not hold up Adds; the snapshot is the state at one instant.
-func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
+func (c *Core[F, D, M]) WriteTo(w io.Writer) (int64, error) {
 	c.mu.RLock()
 	ids := make([]string, 0, len(c.ids))
 	fs := make([]F, 0, len(c.ids))
@@ -509,7 +517,7 @@ func (c *Core[F]) WriteTo(w io.Writer) (int64, error) {
 // with other Params, or keeps an ID that Add refuses (empty, longer than
 // neardup.MaxIDLen) or one ID twice, Restore returns an error (wrapping snapshot.ErrCorrupt,
 // ErrVersion or ErrMismatch) and nothing to install.
-func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
+func (c *Core[F, D, M]) Restore(r io.Reader) (install func(), n int64, err error) {
 	sr, err := snapshot.NewReader(r, c.cfg.Kind, c.cfg.Params)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", c.name, err)
@@ -554,7 +562,7 @@ func (c *Core[F]) Restore(r io.Reader) (install func(), n int64, err error) {
 }
 
 // ReadFrom is Restore, installed at once.
-func (c *Core[F]) ReadFrom(r io.Reader) (int64, error) {
+func (c *Core[F, D, M]) ReadFrom(r io.Reader) (int64, error) {
 	install, n, err := c.Restore(r)
 	if err == nil {
 		install()
@@ -564,33 +572,33 @@ func (c *Core[F]) ReadFrom(r io.Reader) (int64, error) {
 
 // Lazy holds a *Core that is built on first use, so that a method's zero
 // Detector works with the method's default options. Its zero value is ready.
-type Lazy[F any] struct {
+type Lazy[F, D, M any] struct {
 	once sync.Once
-	core *Core[F]
+	core *Core[F, D, M]
 }
 
 // Set makes c the Core of l; it must be called before any Get (a
 // constructor calls it).
-func (l *Lazy[F]) Set(c *Core[F]) { l.once.Do(func() { l.core = c }) }
+func (l *Lazy[F, D, M]) Set(c *Core[F, D, M]) { l.once.Do(func() { l.core = c }) }
 
 // Get returns the Core of l, building it with build the first time when Set
 // was not called.
-func (l *Lazy[F]) Get(build func() *Core[F]) *Core[F] {
+func (l *Lazy[F, D, M]) Get(build func() *Core[F, D, M]) *Core[F, D, M] {
 	l.once.Do(func() { l.core = build() })
 	return l.core
 }
 
-// Among returns the matches of ms whose ID is among candidates', in ms's
-// order, reusing ms: the Verify of a detector that can only Match (a
+// Among returns the matches of ms whose ID (id) is among candidates', in
+// ms's order, reusing ms: the Verify of a detector that can only Match (a
 // repository kept in a server).
-func Among(ms, candidates []neardup.Match) []neardup.Match {
+func Among[M any](ms, candidates []M, id func(M) string) []M {
 	want := make(map[string]bool, len(candidates))
 	for _, c := range candidates {
-		want[c.ID] = true
+		want[id(c)] = true
 	}
 	out := ms[:0]
 	for _, m := range ms {
-		if want[m.ID] {
+		if want[id(m)] {
 			out = append(out, m)
 		}
 	}

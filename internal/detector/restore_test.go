@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/docid"
 	"github.com/neardup/neardup/internal/snapshot"
 )
 
@@ -19,15 +19,28 @@ func (s mapStore) Insert(h Handle, f uint64) error      { s[h] = f; return nil }
 func (s mapStore) Delete(h Handle) error                { delete(s, h); return nil }
 func (s mapStore) Feature(h Handle) uint64              { return s[h] }
 
-func testCore() *Core[uint64] {
-	return NewCore(Config[uint64]{
-		Name:     "test",
-		Measure:  neardup.Measure("test"),
-		Extract:  func(*neardup.Document) (uint64, error) { return 1, nil },
-		NewStore: func() Store[uint64] { return mapStore{} },
-		Kind:     "detector.test",
-		Encode:   func(sw *snapshot.Writer, f uint64) { sw.Uint64(f) },
-		Decode:   func(sr *snapshot.Reader) uint64 { return sr.Uint64() },
+// doc and match stand for neardup.Document and neardup.Match, which this
+// package does not import.
+type (
+	doc   struct{ id string }
+	match struct {
+		id   string
+		dist float64
+	}
+)
+
+func testCore() *Core[uint64, doc, match] {
+	return NewCore(Config[uint64, doc, match]{
+		Name:      "test",
+		Check:     func(d *doc) error { return nil },
+		ID:        func(d *doc) string { return d.id },
+		Match:     func(id string, dist float64) match { return match{id, dist} },
+		Candidate: func(m match) string { return m.id },
+		Extract:   func(*doc) (uint64, error) { return 1, nil },
+		NewStore:  func() Store[uint64] { return mapStore{} },
+		Kind:      "detector.test",
+		Encode:    func(sw *snapshot.Writer, f uint64) { sw.Uint64(f) },
+		Decode:    func(sr *snapshot.Reader) uint64 { return sr.Uint64() },
 	})
 }
 
@@ -54,12 +67,12 @@ func snapshotOf(t *testing.T, ids ...string) []byte {
 // the first two cases.
 func TestRestoreIDs(t *testing.T) {
 	c := testCore()
-	if _, err := c.ReadFrom(bytes.NewReader(snapshotOf(t, "a", strings.Repeat("x", neardup.MaxIDLen)))); err != nil {
+	if _, err := c.ReadFrom(bytes.NewReader(snapshotOf(t, "a", strings.Repeat("x", docid.MaxLen)))); err != nil {
 		t.Fatalf("valid snapshot: %v", err)
 	}
 	for name, ids := range map[string][]string{
 		"empty":    {"a", ""},
-		"too long": {strings.Repeat("y", neardup.MaxIDLen+1)},
+		"too long": {strings.Repeat("y", docid.MaxLen+1)},
 		"twice":    {"b", "b"},
 	} {
 		_, err := c.ReadFrom(bytes.NewReader(snapshotOf(t, ids...)))

@@ -91,6 +91,18 @@ type Suite struct {
 
 type lener interface{ Len() int }
 
+// Full is every interface of package neardup a method's Detector implements
+// through the module's Core; each method package's tests assert it
+// (var _ detectortest.Full = (*Detector)(nil)).
+type Full interface {
+	neardup.Detector
+	neardup.Verifier
+	neardup.Remover
+	neardup.MatchAdder
+	neardup.Replacer
+	neardup.Persister
+}
+
 // Run runs the conformance suite.
 func Run(t *testing.T, s Suite) {
 	t.Helper()

@@ -24,8 +24,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/internal/sentinel"
+	"github.com/neardup/neardup/internal/snapshot"
 )
 
 // Defaults of Config.
@@ -58,7 +59,7 @@ var ErrRedis = errors.New("redisindex: redis")
 var ErrNotReplicated = errors.New("redisindex: write not acknowledged by enough replicas")
 
 // errNotMade is the error of a method of a Detector not made by New.
-var errNotMade = fmt.Errorf("redisindex: Detector not made by New: %w", neardup.ErrInvalidOption)
+var errNotMade = fmt.Errorf("redisindex: Detector not made by New: %w", sentinel.ErrInvalidOption)
 
 // Config is the options every fleet backend takes (each backend's Options
 // documents them for its users).
@@ -84,7 +85,7 @@ type Core struct{ Config }
 // not contact Redis.
 func New(c Config) (*Core, error) {
 	bad := func(format string, a ...any) (*Core, error) {
-		return nil, fmt.Errorf("redisindex: New: "+format+": %w", append(a, neardup.ErrInvalidOption)...)
+		return nil, fmt.Errorf("redisindex: New: "+format+": %w", append(a, sentinel.ErrInvalidOption)...)
 	}
 	switch {
 	case c.Client == nil:
@@ -176,7 +177,7 @@ func CheckID(op, id string) error { return detector.CheckID("redisindex", op, id
 var codes = [...]struct {
 	code string
 	err  error
-}{{"NDCFG ", neardup.ErrInvalidOption}, {"NDK ", neardup.ErrInvalidOption}, {"NDCORRUPT ", neardup.ErrCorrupt}}
+}{{"NDCFG ", sentinel.ErrInvalidOption}, {"NDK ", sentinel.ErrInvalidOption}, {"NDCORRUPT ", snapshot.ErrCorrupt}}
 
 // Wrap names op and the document's ID in err: a script's coded error as
 // what its code stands for, an error wrapping ErrRedis,
@@ -191,7 +192,7 @@ func Wrap(op, id string, err error) error {
 			return fmt.Errorf("redisindex: %s %s: %s: %w", op, detector.QuoteID(id), msg, c.err)
 		}
 	}
-	if errors.Is(err, ErrRedis) || errors.Is(err, neardup.ErrCorrupt) || errors.Is(err, neardup.ErrDuplicateID) || errors.Is(err, neardup.ErrUnknownID) {
+	if errors.Is(err, ErrRedis) || errors.Is(err, snapshot.ErrCorrupt) || errors.Is(err, sentinel.ErrDuplicateID) || errors.Is(err, sentinel.ErrUnknownID) {
 		return fmt.Errorf("redisindex: %s %s: %w", op, detector.QuoteID(id), err)
 	}
 	return fmt.Errorf("redisindex: %s %s: %w: %w", op, detector.QuoteID(id), ErrRedis, err)

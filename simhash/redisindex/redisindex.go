@@ -398,7 +398,7 @@ func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates
 	if err != nil {
 		return nil, err
 	}
-	return detector.Among(ms, candidates), nil
+	return detector.Among(ms, candidates, func(m neardup.Match) string { return m.ID }), nil
 }
 
 // Add keeps d whatever is kept; an ID already kept returns an error
