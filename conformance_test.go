@@ -58,11 +58,11 @@ func (twoParts) Partition(*neardup.Document) ([]int, error) { return []int{0, 1}
 func TestPartitionedConformance(t *testing.T) {
 	detectortest.Run(t, detectortest.Suite{
 		New: func() (neardup.Detector, error) {
-			return neardup.NewPartitioned(twoParts{}, func(int) (neardup.Detector, error) { return simhash.New(simhash.Options{}) })
+			return partitioned(twoParts{}, func(int) (neardup.Detector, error) { return simhash.New(simhash.Options{}) })
 		},
 		Groups:   detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 5}),
 		Measure:  simhash.Bits,
-		Zero:     new(neardup.Partitioned),
+		Zero:     new(cluster.Detector),
 		ZeroErrs: true,
 	})
 }
@@ -87,10 +87,4 @@ var (
 	_ complete = (*cluster.Detector)(nil)
 	_ complete = (*neardup.Cascade)(nil)
 	_ complete = (*neardup.Window)(nil)
-	_ interface {
-		neardup.Remover
-		neardup.MatchAdder
-		neardup.Replacer
-		neardup.Persister
-	} = (*neardup.Partitioned)(nil)
 )

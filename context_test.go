@@ -115,7 +115,7 @@ func compositions(t *testing.T) map[string]func() (composition, []neardup.Detect
 		},
 		"Partitioned": func() (composition, []neardup.Detector) {
 			a := newStage()
-			p, err := neardup.NewPartitioned(onePart{}, func(int) (neardup.Detector, error) { return a, nil })
+			p, err := partitioned(onePart{}, func(int) (neardup.Detector, error) { return a, nil })
 			if err != nil {
 				t.Fatal(err)
 			}

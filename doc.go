@@ -12,9 +12,9 @@
 //     elsewhere), Remover, MatchAdder (an atomic "add if new"), Replacer (a
 //     page fetched again) and Persister (save and read back what is kept);
 //   - combinators over any detectors: Cascade (the first stage finds
-//     candidates, the later ones verify them), Window (keep only the most
-//     recent pages) and Partitioned (one detector per part of the
-//     repository, chosen by a Partitioner);
+//     candidates, the later ones verify them) and Window (keep only the
+//     most recent pages); cluster.Detector keeps one detector per part of
+//     the repository (clusters it fits, or a caller's fixed partition);
 //   - persistence: SaveFile and LoadFile write and read a Persister's
 //     versioned, checksummed snapshot atomically, and WithSettings ties a
 //     snapshot to the preprocessing its features came from.
@@ -50,9 +50,9 @@
 // cluster are Verifiers, Removers, MatchAdders, Replacers and Persisters.
 // The fleet backends (simhash/pgindex, simhash/redisindex,
 // minhash/redisindex) are all but Persisters: what they keep is on the
-// server. A Cascade or Window has every one of these
-// methods, a Partitioned all but Verify, and each works when the detectors
-// it holds have the ability it needs (see each method).
+// server. A Cascade, a Window and a cluster.Detector have every one of these
+// methods, and each works when the detectors it holds have the ability it
+// needs (see each method).
 //
 // # Contracts
 //

@@ -33,7 +33,7 @@ func TestErrInvalidOptionShared(t *testing.T) {
 func TestErrorsNamePackageOnce(t *testing.T) {
 	inner, _ := neardup.NewCascade(newText(10), verifyOnly{newText(10)})
 	outer, _ := neardup.NewCascade(newText(10), inner)
-	pd, _ := neardup.NewPartitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return newText(10), nil })
+	pd, _ := partitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return newText(10), nil })
 	w, _ := neardup.NewWindow(newText(10), neardup.WindowOptions{})
 	_, _, replaceErr := outer.Replace(t.Context(), doc("a", "text"))
 	_ = pd.Add(t.Context(), doc("a", "x"))

@@ -1,9 +1,11 @@
 package neardup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -197,8 +199,8 @@ func (m Match) String() string {
 // block and may ignore it. When a method returns the context's error, the
 // method's contract on a failed call applies (for a server backend: the
 // write may or may not have happened). Pass context.Background() rather
-// than nil. Cascade, Window and Partitioned pass the context to each stage,
-// window or part detector and check it before each one, so a cancelled call
+// than nil. Cascade, Window and cluster.Detector pass the context to each
+// stage, window or part detector and check it before each one, so a cancelled call
 // stops at the next stage; a Cascade's best-effort rollback of a failed Add
 // removes the page without the context's cancellation
 // (context.WithoutCancel), so that a cancelled call cannot leave a
@@ -281,7 +283,7 @@ func checkDoc(op string, d *Document) error {
 
 // OwnPage reports whether ms, the matches of a document with ID id, hold the
 // page kept under id itself: a match under id at distance 0. A MatchAdder
-// built from other detectors (Cascade, Window, Partitioned, or a caller's
+// built from other detectors (Cascade, Window, cluster.Detector, or a caller's
 // own) answers "added" when it does (see MatchAdder).
 func OwnPage(id string, ms []Match) bool {
 	for _, m := range ms {
@@ -290,4 +292,15 @@ func OwnPage(id string, ms []Match) bool {
 		}
 	}
 	return false
+}
+
+// SortMatches orders ms best first for methods whose Score is a distance:
+// ascending Score, then ascending ID, so results are deterministic.
+func SortMatches(ms []Match) {
+	slices.SortFunc(ms, func(a, b Match) int {
+		if c := cmp.Compare(a.Score, b.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -261,15 +262,20 @@ type lenPartitioner struct{ probe bool }
 
 func (p lenPartitioner) Partition(d *neardup.Document) ([]int, error) {
 	n := len(d.Page.Text) / 10
-	if p.probe {
+	if p.probe && n > 0 {
 		return []int{n, n + 1, n - 1}, nil
+	}
+	if p.probe {
+		return []int{n, n + 1}, nil
 	}
 	return []int{n}, nil
 }
 
+// TestPartitioned: a cluster.Detector with a fixed Partitioner keeps a page
+// in its home part and compares it within every part it is given.
 func TestPartitioned(t *testing.T) {
 	for _, probe := range []bool{false, true} {
-		pd, err := neardup.NewPartitioned(lenPartitioner{probe}, func(int) (neardup.Detector, error) { return newText(1000), nil })
+		pd, err := partitioned(lenPartitioner{probe}, func(int) (neardup.Detector, error) { return newText(1000), nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,9 +307,21 @@ func TestPartitioned(t *testing.T) {
 			t.Errorf("Remove twice err = %v", err)
 		}
 	}
-	if _, err := neardup.NewPartitioned(nil, nil); !errors.Is(err, neardup.ErrInvalidOption) {
-		t.Errorf("NewPartitioned(nil) err = %v", err)
+	if _, err := partitioned(lenPartitioner{}, nil); !errors.Is(err, neardup.ErrInvalidOption) {
+		t.Errorf("no NewDetector: err = %v", err)
 	}
+}
+
+// partitioned returns a cluster.Detector that keeps a detector made by
+// newDetector in each part of p.
+func partitioned(p interface {
+	Partition(*neardup.Document) ([]int, error)
+}, newDetector func(part int) (neardup.Detector, error)) (*cluster.Detector, error) {
+	o := cluster.Options{Partitioner: p}
+	if newDetector != nil {
+		o.NewDetector = func(part, _ int) (neardup.Detector, error) { return newDetector(part) }
+	}
+	return cluster.New(o)
 }
 
 // NewDocument refuses a nil Analyzer, and a page over the analyzer's

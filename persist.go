@@ -38,7 +38,7 @@ var (
 // with other options, returns an error (ErrCorrupt, ErrUnsupportedSnapshot,
 // ErrSnapshotMismatch) and changes nothing. Restore reads like ReadFrom but
 // installs the state only when the returned function is called, so that a
-// composite (a Cascade, a Partitioned) installs all of its parts or none.
+// composite (a Cascade, a cluster.Detector) installs all of its parts or none.
 //
 // A snapshot holds features, not pages: read it back into a detector whose
 // documents come from the same preprocessing.

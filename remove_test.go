@@ -89,7 +89,7 @@ func (g *gated) Add(ctx context.Context, d *neardup.Document) error {
 // what it kept.
 func TestPartitionedRemoveWaitsForMatchOrAdd(t *testing.T) {
 	g := &gated{textDetector: newText(1000), entered: make(chan struct{}), release: make(chan struct{})}
-	pd, err := neardup.NewPartitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return g, nil })
+	pd, err := partitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return g, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestPartitionedRemoveWaitsForMatchOrAdd(t *testing.T) {
 func TestPartitionedRemoveRacesMatchOrAdd(t *testing.T) {
 	const ids, rounds = 4, 50
 	part := newText(10) // each page matches only itself, and has a part of its own
-	pd, err := neardup.NewPartitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return part, nil })
+	pd, err := partitioned(lenPartitioner{}, func(int) (neardup.Detector, error) { return part, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,25 @@ const DefaultGrowth = 2.0
 // field means its default: KModes at its defaults, the first fit at
 // DefaultFitAt pages and a refit at every doubling.
 type Options struct {
+	// Partitioner, when set, gives the parts of the repository a page goes
+	// to in place of fitted clusters: a fixed partition (an
+	// ssm.Partitioner's domain × size buckets, a KModes fitted on a
+	// sample, a site's sections). The
+	// first part is the page's home, where it is kept; the others are only
+	// probed by Match (a neighbouring size bucket, a second-nearest
+	// cluster), trading speed for recall. Parts are numbered from 0 to
+	// 65,535; a part out of that range, or no part, is an error (wrapping
+	// neardup.ErrInvalidOption, or neardup.ErrNoFeatures for none).
+	// Partition is called without the Detector's lock, possibly from
+	// several goroutines at once. A Partitioner that is a
+	// neardup.Persister (KModes, ssm.Partitioner) is saved in the
+	// Detector's snapshots and read back with them, so that a snapshot is
+	// read back only by a Partitioner that places pages the same way. With
+	// a Partitioner there is nothing to fit: KModes, FitAt, Growth,
+	// Incremental and Source must be zero, and Refit does nothing.
+	Partitioner interface {
+		Partition(d *neardup.Document) ([]int, error)
+	}
 	// KModes configures the clustering: K, Keywords (f), ModeKeywords,
 	// Similarity, Init, NInit, Seed, MaxIter, and Probes (p), the number of
 	// clusters of each generation a new page is compared within.
@@ -74,8 +93,20 @@ type Options struct {
 	Source func(id string) (*neardup.Document, error)
 }
 
+// maxParts bounds the part numbers of Options.Partitioner.
+const maxParts = 1 << 16
+
 // resolve fills in defaults and validates o.
 func (o Options) resolve() (Options, error) {
+	if o.Partitioner != nil {
+		if o.KModes != (KModesOptions{}) || o.FitAt != 0 || o.Growth != 0 || o.Incremental || o.Source != nil {
+			return o, fmt.Errorf("cluster: Options.Partitioner with KModes, FitAt, Growth, Incremental or Source (a fixed partition is not fitted): %w", neardup.ErrInvalidOption)
+		}
+		if o.NewDetector == nil {
+			return o, fmt.Errorf("cluster: Options.NewDetector is nil (want the factory of the parts' detectors): %w", neardup.ErrInvalidOption)
+		}
+		return o, nil
+	}
 	km, err := o.KModes.resolve()
 	if err != nil {
 		return o, err
@@ -114,6 +145,12 @@ func (o Options) resolve() (Options, error) {
 // where its original was sent. The generations partition the repository:
 // a page meets about p·n/k kept pages whatever their number (each
 // generation adds one placing, k·f bit tests).
+//
+// With Options.Partitioner the parts are fixed instead: a page is kept in the
+// first part Partition gives it and compared within all of them, one
+// detector per part, made on first use; nothing is fitted or moved. This is
+// how a partition of another package (ssm.Partitioner's domain × size
+// buckets, a KModes fitted on a sample) keeps a detector per part.
 //
 // Scores and Measures are those of the cluster detectors. A Detector
 // implements neardup.Detector, Verifier, Remover, MatchAdder, Replacer and
@@ -224,19 +261,54 @@ func newState(o Options) (*state, error) {
 	return s, nil
 }
 
-// keywords checks d and returns its keywords.
-func (s *state) keywords(d *neardup.Document) ([]string, error) {
-	if err := neardup.Check(d); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
-	return KeywordsOf(d, s.o.KModes.Keywords)
+// loc is what places a page: its keywords, or with Options.Partitioner its
+// parts.
+type loc struct {
+	words []string
+	parts []int
 }
 
-// probes returns the places a page with these keywords is compared within:
-// its p nearest clusters in each generation, the latest generation first, so
+// locate checks d and returns its keywords, or its parts (each once, in
+// the order Partition gave them).
+func (s *state) locate(d *neardup.Document) (loc, error) {
+	if err := neardup.Check(d); err != nil {
+		return loc{}, fmt.Errorf("cluster: %w", err)
+	}
+	if s.o.Partitioner == nil {
+		words, err := KeywordsOf(d, s.o.KModes.Keywords)
+		return loc{words: words}, err
+	}
+	parts, err := s.o.Partitioner.Partition(d)
+	if err != nil {
+		return loc{}, fmt.Errorf("cluster: Options.Partitioner: %w", err)
+	}
+	if len(parts) == 0 {
+		return loc{}, fmt.Errorf("cluster: Options.Partitioner gave page %s no part: %w", detector.QuoteID(d.ID), neardup.ErrNoFeatures)
+	}
+	var out []int
+	for _, p := range parts {
+		if p < 0 || p >= maxParts {
+			return loc{}, fmt.Errorf("cluster: Options.Partitioner gave page %s part %d, want 0..%d: %w", detector.QuoteID(d.ID), p, maxParts-1, neardup.ErrInvalidOption)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return loc{parts: out}, nil
+}
+
+// probes returns the places a page is compared within: its parts, or its p
+// nearest clusters in each generation, the latest generation first, so
 // that the first place is the page's home. The caller holds s.mu.
-func (s *state) probes(words []string) []place {
-	it := s.words.lookupItem(words)
+func (s *state) probes(l loc) []place {
+	if s.o.Partitioner != nil {
+		out := make([]place, len(l.parts))
+		for i, p := range l.parts {
+			out[i] = place{0, p}
+		}
+		return out
+	}
+	it := s.words.lookupItem(l.words)
 	var out []place
 	for g := len(s.gens) - 1; g >= 0; g-- {
 		if md := s.gens[g].md; md != nil {
@@ -250,13 +322,42 @@ func (s *state) probes(words []string) []place {
 	return out
 }
 
-func (s *state) part(at place) neardup.Detector { return s.gens[at.gen].parts[at.cluster] }
+// part returns the detector at a place; nil for a part of Options.Partitioner
+// that no page was kept in yet.
+func (s *state) part(at place) neardup.Detector {
+	if parts := s.gens[at.gen].parts; at.cluster < len(parts) {
+		return parts[at.cluster]
+	}
+	return nil
+}
+
+// grow makes the detectors of Options.Partitioner's parts up to the one at
+// (parts are dense: an empty detector costs little). The caller holds s.mu
+// for writing.
+func (s *state) grow(at place) error {
+	g := s.gens[at.gen]
+	for j := len(g.parts); j <= at.cluster; j++ {
+		p, err := s.newPart(j, 0)
+		if err != nil {
+			return err
+		}
+		g.parts = append(g.parts, p)
+	}
+	return nil
+}
 
 // match returns d's matches in the probed places. The caller holds s.mu.
 func (s *state) match(ctx context.Context, d *neardup.Document, probes []place) ([]neardup.Match, error) {
 	var all []neardup.Match
 	for _, at := range probes {
-		ms, err := s.part(at).Match(ctx, d)
+		part := s.part(at)
+		if part == nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("cluster: %w", err)
+		}
+		ms, err := part.Match(ctx, d)
 		if err != nil {
 			return nil, err
 		}
@@ -274,13 +375,13 @@ func (s *state) match(ctx context.Context, d *neardup.Document, probes []place) 
 // wrapping neardup.ErrNoFeatures.
 func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.Match, error) {
 	s := det.get()
-	words, err := s.keywords(d)
+	l, err := s.locate(d)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.match(ctx, d, s.probes(words))
+	return s.match(ctx, d, s.probes(l))
 }
 
 // Verify returns those of candidates that d nearly duplicates by the cluster
@@ -289,14 +390,14 @@ func (det *Detector) Match(ctx context.Context, d *neardup.Document) ([]neardup.
 // never reach them); the cluster detectors must be Verifiers.
 func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates []neardup.Match) ([]neardup.Match, error) {
 	s := det.get()
-	words, err := s.keywords(d)
+	l, err := s.locate(d)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	byPlace := make(map[place][]neardup.Match)
-	for _, at := range s.probes(words) {
+	for _, at := range s.probes(l) {
 		byPlace[at] = nil
 	}
 	for _, c := range candidates {
@@ -315,6 +416,9 @@ func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates
 		if !ok {
 			return nil, fmt.Errorf("cluster: Verify: cluster detector %T is not a Verifier: %w", s.part(at), neardup.ErrInvalidOption)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("cluster: %w", err)
+		}
 		ms, err := v.Verify(ctx, d, group)
 		if err != nil {
 			return nil, err
@@ -332,24 +436,30 @@ func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates
 // fail the Add (Stats reports it).
 func (det *Detector) Add(ctx context.Context, d *neardup.Document) error {
 	s := det.get()
-	words, err := s.keywords(d)
+	l, err := s.locate(d)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.add(ctx, d, words, s.probes(words)[0])
+	return s.add(ctx, d, l, s.probes(l)[0])
 }
 
 // add keeps d at home. The caller holds s.mu for writing.
-func (s *state) add(ctx context.Context, d *neardup.Document, words []string, home place) error {
+func (s *state) add(ctx context.Context, d *neardup.Document, l loc, home place) error {
 	if _, dup := s.kept[d.ID]; dup {
-		return fmt.Errorf("cluster: Add %q: %w", d.ID, neardup.ErrDuplicateID)
+		return fmt.Errorf("cluster: Add %s: %w", detector.QuoteID(d.ID), neardup.ErrDuplicateID)
+	}
+	if err := s.grow(home); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cluster: %w", err)
 	}
 	if err := s.part(home).Add(ctx, d); err != nil {
 		return err
 	}
-	it := s.words.internItem(words)
+	it := s.words.internItem(l.words)
 	k := &kept{at: home, ids: it.ids}
 	if s.retain {
 		k.doc = d
@@ -373,7 +483,7 @@ func (s *state) add(ctx context.Context, d *neardup.Document, words []string, ho
 // no other change in between.
 func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (matches []neardup.Match, added bool, err error) {
 	s := det.get()
-	words, err := s.keywords(d)
+	l, err := s.locate(d)
 	if err != nil {
 		return nil, false, err
 	}
@@ -382,7 +492,7 @@ func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (match
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	probes := s.probes(words)
+	probes := s.probes(l)
 	ms, err := s.match(ctx, d, probes)
 	if err == nil && neardup.OwnPage(d.ID, ms) {
 		return nil, true, nil // its own page (neardup.MatchAdder)
@@ -390,7 +500,7 @@ func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (match
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := s.add(ctx, d, words, probes[0]); err != nil {
+	if err := s.add(ctx, d, l, probes[0]); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -402,7 +512,7 @@ func (det *Detector) MatchOrAdd(ctx context.Context, d *neardup.Document) (match
 // duplicates another kept page within its p most similar clusters.
 func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches []neardup.Match, kept bool, err error) {
 	s := det.get()
-	words, err := s.keywords(d)
+	l, err := s.locate(d)
 	if err != nil {
 		return nil, false, err
 	}
@@ -414,12 +524,12 @@ func (det *Detector) Replace(ctx context.Context, d *neardup.Document) (matches 
 	if err := s.remove(ctx, d.ID); err != nil && !errors.Is(err, neardup.ErrUnknownID) {
 		return nil, false, err
 	}
-	probes := s.probes(words)
+	probes := s.probes(l)
 	ms, err := s.match(ctx, d, probes)
 	if err != nil || len(ms) > 0 {
 		return ms, false, err
 	}
-	if err := s.add(ctx, d, words, probes[0]); err != nil {
+	if err := s.add(ctx, d, l, probes[0]); err != nil {
 		return nil, false, err
 	}
 	return nil, true, nil
@@ -444,6 +554,9 @@ func (s *state) remove(ctx context.Context, id string) error {
 	if !ok {
 		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.part(k.at), neardup.ErrInvalidOption)
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
 	if err := r.Remove(ctx, id); err != nil {
 		return err
 	}
@@ -465,7 +578,8 @@ func (det *Detector) Len() int {
 	return len(s.kept)
 }
 
-// Refit fits KModes again on the keywords of every kept page (ordered by ID,
+// Refit fits KModes again (with Options.Partitioner it does nothing) on the
+// keywords of every kept page (ordered by ID,
 // so the result does not depend on the order pages arrived in), with k =
 // min(K, the number of distinct keyword sets) clusters. When every kept page
 // is at hand (kept since the start, before the first fit, or read back
@@ -489,7 +603,7 @@ func (det *Detector) Refit(ctx context.Context) error {
 
 func (s *state) refit(ctx context.Context) error {
 	n := len(s.kept)
-	if n == 0 {
+	if n == 0 || s.o.Partitioner != nil {
 		return nil
 	}
 	ids := make([]string, 0, n)
@@ -543,6 +657,9 @@ func (s *state) refit(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
 			}
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("cluster: Refit: %w", err)
 		}
 		if err := parts[labels[i]].Add(ctx, d); err != nil {
 			return fmt.Errorf("cluster: Refit: moving %q: %w", id, err)

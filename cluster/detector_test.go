@@ -14,10 +14,10 @@ import (
 	"github.com/neardup/neardup/simhash"
 )
 
-// TestPartitionedKModes: a fitted KModes is a neardup.Partitioner, and a
-// neardup.Partitioned of sentence → SimHash cascades (Kumar and Govindarajulu) over it passes the conformance
-// suite (its snapshot carries the KModes's).
-func TestPartitionedKModes(t *testing.T) {
+// TestPartitionerKModes: a KModes fitted on a sample, as the Partitioner of a
+// Detector of sentence → SimHash cascades (Kumar and Govindarajulu), passes
+// the conformance suite (its snapshot carries the KModes's).
+func TestPartitionerKModes(t *testing.T) {
 	groups := detectortest.Groups(t, nil, detectortest.GroupSpec{Seed: 21, Groups: 8})
 	var firsts []*neardup.Document
 	for _, g := range groups {
@@ -43,7 +43,7 @@ func TestPartitionedKModes(t *testing.T) {
 			}
 			detectortest.Run(t, detectortest.Suite{
 				New: func() (neardup.Detector, error) {
-					return neardup.NewPartitioned(newKM(), func(int) (neardup.Detector, error) { return newCascade(0) })
+					return New(Options{Partitioner: newKM(), NewDetector: func(int, int) (neardup.Detector, error) { return newCascade(0) }})
 				},
 				Groups:  groups,
 				Measure: simhash.Bits,

@@ -23,13 +23,12 @@
 // until no document moves or MaxIter passes have run; Update folds one new
 // document into the modes.
 //
-// A KModes fitted on a sample is a neardup.Partitioner:
-// neardup.NewPartitioned(km, newDetector) keeps a detector per cluster and
-// compares a new page within its Probes (p) most similar clusters. The
-// Detector is the paper's clustered detector for a repository that grows
-// from empty, which a Partitioned cannot be (its parts are fixed and it never
-// moves a kept page): it keeps every page in one detector until FitAt pages,
-// then fits KModes and moves each page into a new detector of its cluster,
+// The Detector keeps a detector per part of the repository. Given a fixed
+// partition (Options.Partitioner: a KModes fitted on a sample, an
+// ssm.Partitioner's domain × size buckets), it compares a new page within
+// the parts the partition gives it. Without one it is the paper's clustered
+// detector for a repository that grows from empty: it keeps every page in
+// one detector until FitAt pages, then fits KModes and moves each page into a new detector of its cluster,
 // and fits again at every doubling (in generations, or moving every page
 // when Options.Source gives kept pages back). The detector each cluster
 // keeps is the caller's (Options.NewDetector): the paper uses the cascade of

@@ -109,13 +109,13 @@ func placeOf(det *Detector, id string) (place, bool) {
 // would keep it.
 func probesOf(det *Detector, d *neardup.Document) ([]place, error) {
 	s := det.get()
-	words, err := s.keywords(d)
+	l, err := s.locate(d)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.probes(words), nil
+	return s.probes(l), nil
 }
 
 func termOf(w string, n int) preprocess.Term { return preprocess.Term{Text: w, Count: n} }

@@ -13,9 +13,8 @@ import (
 // new documents, Update folds them into the modes as they arrive, and Stats
 // reports the fit (labels, modes, sizes, cost).
 //
-// KModes implements neardup.Partitioner, so a KModes fitted on a sample
-// splits a repository for neardup.NewPartitioned: each cluster keeps its own
-// detector (the sentence-count → SimHash cascade, say) and a new page is
+// A KModes fitted on a sample, as a Detector's Options.Partitioner, splits
+// a repository into fixed clusters: each cluster keeps its own detector (the sentence-count → SimHash cascade, say) and a new page is
 // compared only within its Probes most similar clusters. For a repository
 // that grows from empty, use a Detector, which fits as it grows.
 //
@@ -108,8 +107,8 @@ func (km *KModes) model() (*fitted, error) {
 }
 
 // Partition returns the KModesOptions.Probes (p) clusters most similar to d,
-// most similar first, ties to the lowest index (neardup.Partitioner): the
-// first is d's home, where neardup.Partitioned keeps it, and for a fitted
+// most similar first, ties to the lowest index: the first is d's home,
+// where a Detector partitioned by the KModes keeps it, and for a fitted
 // document its label (Stats.Labels). A document that shares no keyword with
 // any mode has cluster 0 first. Errors: those of KeywordsOf, and
 // ErrNotFitted.
@@ -192,4 +191,6 @@ func (km *KModes) Stats() Stats {
 	return st
 }
 
-var _ neardup.Partitioner = (*KModes)(nil)
+var _ interface {
+	Partition(*neardup.Document) ([]int, error)
+} = (*KModes)(nil)

@@ -180,8 +180,8 @@ func (km *KModes) ReadFrom(r io.Reader) (int64, error) {
 }
 
 // Restore reads a snapshot as ReadFrom does and returns the function that
-// installs it (neardup.Persister): a neardup.Partitioned restores its parts
-// and its KModes before it installs any.
+// installs it (neardup.Persister): a Detector partitioned by the KModes
+// restores its parts and its KModes before it installs any.
 func (km *KModes) Restore(r io.Reader) (install func(), n int64, err error) {
 	o := km.options()
 	sr, err := snapshot.NewReader(r, "cluster.KModes", o.params())
@@ -221,7 +221,11 @@ func (km *KModes) Restore(r io.Reader) (install func(), n int64, err error) {
 // params are the options that give a Detector's snapshot its meaning, and
 // the type of its cluster detectors.
 func (s *state) params(inner neardup.Detector) []snapshot.Param {
-	return append(s.o.KModes.params(), snapshot.Param{Name: "detector", Value: fmt.Sprintf("%T", inner)})
+	ps := s.o.KModes.params()
+	if s.o.Partitioner != nil {
+		ps = []snapshot.Param{{Name: "partitioner", Value: fmt.Sprintf("%T", s.o.Partitioner)}}
+	}
+	return append(ps, snapshot.Param{Name: "detector", Value: fmt.Sprintf("%T", inner)})
 }
 
 func persister(d neardup.Detector) (neardup.Persister, error) {
@@ -232,7 +236,8 @@ func persister(d neardup.Detector) (neardup.Persister, error) {
 	return p, nil
 }
 
-// WriteTo writes a snapshot of the Detector to w: its vocabulary, and for
+// WriteTo writes a snapshot of the Detector to w: its Partitioner's when
+// that is a neardup.Persister, its vocabulary, and for
 // each generation its model and, per cluster, its pages' IDs and keyword ids
 // and its detector's snapshot (the cluster detectors must be
 // neardup.Persisters). Pages held for the first fit are not written: a
@@ -246,6 +251,11 @@ func (det *Detector) WriteTo(w io.Writer) (int64, error) {
 		byPlace[k.at] = append(byPlace[k.at], id)
 	}
 	sw := snapshot.NewWriter(w, "cluster.Detector", s.params(s.gens[0].parts[0]))
+	if pp, ok := s.o.Partitioner.(neardup.Persister); ok {
+		if _, err := pp.WriteTo(sw.Nested()); err != nil {
+			return 0, fmt.Errorf("cluster: Detector.WriteTo: Partitioner: %w", err)
+		}
+	}
 	sw.Uvarint(uint64(len(s.words.keys)))
 	for _, w := range s.words.keys {
 		sw.Text(w)
@@ -305,6 +315,14 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: %w", err)
 	}
+	var installs []func()
+	if pp, ok := s.o.Partitioner.(neardup.Persister); ok {
+		in, _, err := pp.Restore(sr)
+		if err != nil {
+			return nil, 0, fmt.Errorf("cluster: Partitioner: %w", err)
+		}
+		installs = append(installs, in)
+	}
 	words := newVocab[string]()
 	nv := sr.Count()
 	for i := uint64(0); sr.Err() == nil && i < nv; i++ {
@@ -322,15 +340,25 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 	}
 	keptBy := make(map[string]*kept)
 	var gens []*generation
-	var installs []func()
 	for g := 0; sr.Err() == nil && uint64(g) < ngens; g++ {
 		gen := new(generation)
 		want := uint64(1)
-		if sr.Uvarint() == 1 {
+		hasModel := sr.Uvarint() == 1
+		switch {
+		case hasModel && s.o.Partitioner == nil:
 			gen.md = readModel(sr, s.o.KModes.Similarity, s.o.KModes.ModeKeywords, s.o.KModes.K, words.len())
 			want = uint64(len(gen.md.centres))
+		case hasModel:
+			sr.Fail("a model in a fixed partition")
 		}
-		if nparts := sr.Count(); sr.Err() == nil && nparts != want {
+		nparts := sr.Count()
+		if s.o.Partitioner != nil {
+			want = nparts // the parts some page was kept in, and those below
+			if sr.Err() == nil && (nparts == 0 || nparts > maxParts || ngens != 1) {
+				sr.Fail("fixed partition of %d generations, %d parts", ngens, nparts)
+			}
+		}
+		if sr.Err() == nil && nparts != want {
 			sr.Fail("generation %d: %d cluster detectors for %d clusters", g, nparts, want)
 		}
 		for j := 0; sr.Err() == nil && uint64(j) < want; j++ {
@@ -338,7 +366,7 @@ func (det *Detector) Restore(r io.Reader) (install func(), n int64, err error) {
 			for i := uint64(0); sr.Err() == nil && i < nids; i++ {
 				id := sr.Text()
 				ids := readIDs(sr, words.len(), s.o.KModes.Keywords)
-				if sr.Err() == nil && len(ids) == 0 {
+				if sr.Err() == nil && len(ids) == 0 && s.o.Partitioner == nil {
 					sr.Fail("page %q without keywords", id)
 				}
 				if _, dup := keptBy[id]; dup && sr.Err() == nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/internal/detectortest"
 	"github.com/neardup/neardup/preprocess"
 )
@@ -50,7 +51,7 @@ func TestConformancePartitioned(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			return neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return New(Options{}) })
+			return cluster.New(cluster.Options{Partitioner: p, NewDetector: func(int, int) (neardup.Detector, error) { return New(Options{}) }})
 		}
 	}
 	detectortest.Run(t, detectortest.Suite{

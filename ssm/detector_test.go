@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
 )
 
 // TestIndexComparesSharers: a new page is compared only with the kept pages
@@ -49,8 +50,8 @@ func TestIndexComparesSharers(t *testing.T) {
 // into one with the same domains and sizes (any margin), and not into one
 // with other vocabularies.
 func TestPartitionedSnapshot(t *testing.T) {
-	newPD := func(p *Partitioner) *neardup.Partitioned {
-		pd, err := neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return New(Options{}) })
+	newPD := func(p *Partitioner) *cluster.Detector {
+		pd, err := cluster.New(cluster.Options{Partitioner: p, NewDetector: func(int, int) (neardup.Detector, error) { return New(Options{}) }})
 		if err != nil {
 			t.Fatal(err)
 		}

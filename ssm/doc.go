@@ -55,8 +55,8 @@
 //
 // Partitioner splits the repository by domain (each a keyword vocabulary the
 // caller supplies) and by the raw page's size (1–64 KB, 65–128 KB, ≥ 129 KB
-// by default), and neardup.NewPartitioned keeps a detector of any method in
-// each part. A page within Margin bytes of a size boundary also probes the
+// by default), and a cluster.Detector with it as Options.Partitioner keeps a
+// detector of any method in each part. A page within Margin bytes of a size boundary also probes the
 // neighbouring bucket. Partitions cut the comparisons per page and cost
 // recall: a near-duplicate whose keywords lean to another domain than its
 // original's, or whose size crosses a boundary, is never compared with it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/preprocess"
 	"github.com/neardup/neardup/ssm"
 )
@@ -65,7 +66,7 @@ func ExampleDetector() {
 }
 
 // A Partitioner splits the repository by domain and page size (§4); with
-// neardup.NewPartitioned each part keeps its own Detector.
+// a cluster.Detector each part keeps its own Detector.
 func ExamplePartitioner() {
 	var pipe preprocess.Pipeline
 	software, _ := ssm.AnalyzeKeywords(&pipe, "software", "code", "compiler", "testing", "bug")
@@ -82,7 +83,7 @@ func ExamplePartitioner() {
 	dom, bucket := p.Split(parts[0])
 	fmt.Println(p.DomainName(dom), bucket, len(parts))
 
-	det, _ := neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return ssm.New(ssm.Options{}) })
+	det, _ := cluster.New(cluster.Options{Partitioner: p, NewDetector: func(int, int) (neardup.Detector, error) { return ssm.New(ssm.Options{}) }})
 	_ = det.Add(context.Background(), d)
 	ms, _ := det.Match(context.Background(), d) // the part of d's domain and size keeps it
 	fmt.Println(ms)

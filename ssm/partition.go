@@ -60,8 +60,8 @@ type PartitionOptions struct {
 
 // Partitioner splits the repository by domain and by page size (§4), so a new
 // page is compared only within its part: 1/15 of the repository with five
-// domains and three sizes when pages spread evenly. It implements
-// neardup.Partitioner, so neardup.NewPartitioned keeps a detector of any
+// domains and three sizes when pages spread evenly. As the Partitioner of a
+// cluster.Detector (cluster.Options.Partitioner) it keeps a detector of any
 // method in each part.
 //
 // A page's domain is the one whose vocabulary holds the most of its top N
@@ -231,7 +231,7 @@ func size(d *neardup.Document) int {
 
 // Partition returns d's home part, domain·len(Sizes) + bucket, and with a
 // Margin the part of the neighbouring bucket of the same domain when d's size
-// is within Margin bytes of the boundary between them (neardup.Partitioner).
+// is within Margin bytes of the boundary between them.
 // Errors are TableOf's.
 func (p *Partitioner) Partition(d *neardup.Document) ([]int, error) {
 	dom, err := p.Domain(d)
@@ -312,9 +312,10 @@ func (p *Partitioner) params() []snapshot.Param {
 }
 
 // WriteTo writes a snapshot that records what places pages in parts (N, the
-// size buckets, a digest of the vocabularies), so that a neardup.Partitioned
-// snapshot is read back only by a Partitioned whose Partitioner places pages
-// the same way (neardup.Persister). The Partitioner has no other state.
+// size buckets, a digest of the vocabularies), so that the snapshot of a
+// cluster.Detector partitioned by it is read back only by one whose
+// Partitioner places pages the same way (neardup.Persister). The
+// Partitioner has no other state.
 func (p *Partitioner) WriteTo(w io.Writer) (int64, error) {
 	return snapshot.NewWriter(w, "ssm.Partitioner", p.params()).Close()
 }
@@ -339,7 +340,4 @@ func (p *Partitioner) Restore(r io.Reader) (install func(), n int64, err error) 
 	return func() {}, n, nil
 }
 
-var (
-	_ neardup.Partitioner = (*Partitioner)(nil)
-	_ neardup.Persister   = (*Partitioner)(nil)
-)
+var _ neardup.Persister = (*Partitioner)(nil)

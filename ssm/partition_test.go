@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/preprocess"
 )
 
@@ -126,13 +127,13 @@ func TestPartitionerErrors(t *testing.T) {
 	}
 }
 
-// TestPartitioned runs the Partitioner under neardup.NewPartitioned with an
+// TestPartitioned runs the Partitioner under a cluster.Detector with an
 // ssm Detector in each part: a near-duplicate is found in its part, and a
 // twin across a size boundary only with a margin.
 func TestPartitioned(t *testing.T) {
 	for _, margin := range []int{0, 4096} {
 		p := testPartitioner(t, margin)
-		det, err := neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return New(Options{}) })
+		det, err := cluster.New(cluster.Options{Partitioner: p, NewDetector: func(int, int) (neardup.Detector, error) { return New(Options{}) }})
 		if err != nil {
 			t.Fatal(err)
 		}

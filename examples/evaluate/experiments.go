@@ -148,11 +148,11 @@ func ssmPartitions(all methodSet, fs *flag.FlagSet, pages source, w io.Writer) e
 			return err
 		}
 		var dets []neardup.Detector
-		pd, err := neardup.NewPartitioned(part, func(int) (neardup.Detector, error) {
+		pd, err := cluster.New(cluster.Options{Partitioner: part, NewDetector: func(int, int) (neardup.Detector, error) {
 			d, err := m.new()
 			dets = append(dets, d)
 			return d, err
-		})
+		}})
 		if err != nil {
 			return err
 		}

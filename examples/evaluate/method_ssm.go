@@ -54,7 +54,7 @@ func ssmMethods(fs *flag.FlagSet) []method {
 		if err != nil {
 			return nil, err
 		}
-		return neardup.NewPartitioned(p, func(int) (neardup.Detector, error) { return at(*cut) })
+		return cluster.New(cluster.Options{Partitioner: p, NewDetector: func(int, int) (neardup.Detector, error) { return at(*cut) }})
 	}
 	values := fixed(1, 2, 3, 4, 5, 5.5, 6, 6.5, 7, 7.5, 8, 9, 10, 12, 15, 20, 30, 40, 52.64)
 	return []method{
