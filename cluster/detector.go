@@ -36,10 +36,9 @@ type Options struct {
 	// Partitioner, when set, gives the parts of the repository a page goes
 	// to in place of fitted clusters: a fixed partition (an
 	// ssm.Partitioner's domain × size buckets, a KModes fitted on a
-	// sample, a site's sections). The
-	// first part is the page's home, where it is kept; the others are only
-	// probed by Match (a neighbouring size bucket, a second-nearest
-	// cluster), trading speed for recall. Parts are numbered from 0 to
+	// sample, a site's sections). The first part is the page's home, where
+	// it is kept; the others are only probed by Match (a neighbouring size
+	// bucket, a second-nearest cluster), trading speed for recall. Parts are numbered from 0 to
 	// 65,535; a part out of that range, or no part, is an error (wrapping
 	// neardup.ErrInvalidOption, or neardup.ErrNoFeatures for none).
 	// Partition is called without the Detector's lock, possibly from
