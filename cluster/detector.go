@@ -33,21 +33,21 @@ const DefaultGrowth = 2.0
 // field means its default: KModes at its defaults, the first fit at
 // DefaultFitAt pages and a refit at every doubling.
 type Options struct {
-	// Partitioner, when set, gives the parts of the repository a page goes
-	// to in place of fitted clusters: a fixed partition (an
-	// ssm.Partitioner's domain × size buckets, a KModes fitted on a
-	// sample, a site's sections). The first part is the page's home, where
-	// it is kept; the others are only probed by Match (a neighbouring size
-	// bucket, a second-nearest cluster), trading speed for recall. Parts are numbered from 0 to
-	// 65,535; a part out of that range, or no part, is an error (wrapping
-	// neardup.ErrInvalidOption, or neardup.ErrNoFeatures for none).
-	// Partition is called without the Detector's lock, possibly from
-	// several goroutines at once. A Partitioner that is a
-	// neardup.Persister (KModes, ssm.Partitioner) is saved in the
-	// Detector's snapshots and read back with them, so that a snapshot is
-	// read back only by a Partitioner that places pages the same way. With
-	// a Partitioner there is nothing to fit: KModes, FitAt, Growth,
-	// Incremental and Source must be zero, and Refit does nothing.
+	// Partitioner, when set, gives the parts of the repository a page goes to
+	// in place of fitted clusters: a fixed partition (an ssm.Partitioner's
+	// domain × size buckets, a KModes fitted on a sample, a site's sections).
+	// The first part is the page's home, where it is kept; the others are only
+	// probed by Match (a neighbouring size bucket, a second-nearest cluster),
+	// trading speed for recall. Parts are numbered from 0 to 65,535; a part out
+	// of that range, or no part, is an error (wrapping
+	// neardup.ErrInvalidOption, or neardup.ErrNoFeatures for none). Partition
+	// is called without the Detector's lock, possibly from several goroutines
+	// at once. A Partitioner that is a neardup.Persister (KModes,
+	// ssm.Partitioner) is saved in the Detector's snapshots and read back with
+	// them, so that a snapshot is read back only by a Partitioner that places
+	// pages the same way. With a Partitioner there is nothing to fit: KModes,
+	// FitAt, Growth, Incremental and Source must be zero, and Refit does
+	// nothing.
 	Partitioner interface {
 		Partition(d *neardup.Document) ([]int, error)
 	}
