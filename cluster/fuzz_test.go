@@ -157,8 +157,38 @@ func FuzzReadFrom(f *testing.F) {
 	}
 	f.Add(bytes.Clone(buf.Bytes()))
 	f.Add([]byte("NEARDUP\x00\x01"))
+	fixedOpts := Options{NewDetector: cascades, Partitioner: termParts{}}
+	fixed, err := New(fixedOpts)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, g := range groups {
+		if err := fixed.Add(f.Context(), g[0]); err != nil {
+			f.Fatal(err)
+		}
+	}
+	buf.Reset()
+	if _, err := fixed.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bytes.Clone(buf.Bytes()))
 
 	f.Fuzz(func(t *testing.T, in []byte) {
+		fd, err := New(fixedOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fd.ReadFrom(bytes.NewReader(in)); err == nil {
+			for _, g := range groups {
+				if _, err := fd.Match(t.Context(), g[1]); err != nil {
+					t.Fatalf("Match after ReadFrom (fixed parts): %v", err)
+				}
+			}
+			fd.Stats()
+			_ = fd.Add(t.Context(), groups[3][1])
+		} else if fd.Len() != 0 {
+			t.Fatalf("a failed ReadFrom kept %d pages", fd.Len())
+		}
 		d, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
@@ -193,4 +223,13 @@ func FuzzReadFrom(f *testing.F) {
 			_, _ = k.Update(kwDoc("u", codeWords(2, 3, 5)...))
 		}
 	})
+}
+
+// termParts sends a page to part (number of terms mod 3), and probes the
+// next part.
+type termParts struct{}
+
+func (termParts) Partition(d *neardup.Document) ([]int, error) {
+	n := len(d.Page.Terms) % 3
+	return []int{n, n + 1}, nil
 }
