@@ -113,3 +113,53 @@ func ExampleDetector() {
 	// drop glacier-copy: near-duplicate of glacier
 	// fits: 1 pages per cluster: [2 2]
 }
+
+// byHost sends a page to its host's part: a fixed partition, so a page is
+// compared only with the pages of its own site.
+type byHost map[string]int
+
+func (p byHost) Partition(d *neardup.Document) ([]int, error) { return []int{p[d.Host]}, nil }
+
+// A Detector with a Partitioner keeps one detector per fixed part (here a
+// site) and compares a page only within its part: the copy of a page on
+// another site is not compared with it.
+func ExampleOptions_partitioner() {
+	var pipe preprocess.Pipeline
+	page := func(id, url, text string) *neardup.Document {
+		d, err := neardup.NewDocument(&pipe, id, url, "", []byte(text))
+		if err != nil {
+			panic(err)
+		}
+		return d
+	}
+	det, err := cluster.New(cluster.Options{
+		Partitioner: byHost{"a.example": 0, "b.example": 1},
+		NewDetector: func(part, _ int) (neardup.Detector, error) { return simhash.New(simhash.Options{}) },
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	text := "Glaciers flow slowly down the valley. Glacier ice traps air in bubbles. Ice cores record the climate of the past."
+	for _, d := range []*neardup.Document{
+		page("a/1", "https://a.example/1", text),
+		page("a/2", "https://a.example/2", text+" Updated."),
+		page("b/1", "https://b.example/1", text),
+	} {
+		ms, added, err := det.MatchOrAdd(context.Background(), d)
+		switch {
+		case err != nil:
+			fmt.Println(err)
+		case added:
+			fmt.Println("kept", d.ID)
+		default:
+			fmt.Printf("drop %s: near-duplicate of %s\n", d.ID, ms[0].ID)
+		}
+	}
+	fmt.Println("pages per part:", det.Stats().Sizes[0])
+	// Output:
+	// kept a/1
+	// drop a/2: near-duplicate of a/1
+	// kept b/1
+	// pages per part: [1 1]
+}
