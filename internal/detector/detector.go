@@ -29,7 +29,7 @@
 //     return no matches and added = true (see neardup.MatchAdder).
 //   - Errors: the document's own errors (neardup.ErrNilDocument,
 //     neardup.ErrNoFeatures) from Extract; neardup.ErrInvalidID,
-//     sentinel.ErrDuplicateID and sentinel.ErrUnknownID from the ID map; each
+//     neardup.ErrDuplicateID and neardup.ErrUnknownID (internal/sentinel's) from the ID map; each
 //     wrapped with the method's name and the ID (at most its first 64
 //     bytes: QuoteID).
 package detector
@@ -289,7 +289,7 @@ func (c *Core[F, D, M]) Verify(ctx context.Context, d *D, candidates []M) ([]M, 
 }
 
 // Add keeps d. An ID already kept returns an error wrapping
-// sentinel.ErrDuplicateID.
+// neardup.ErrDuplicateID.
 func (c *Core[F, D, M]) Add(ctx context.Context, d *D) error {
 	f, err := c.Feature(d)
 	if err != nil {
@@ -337,7 +337,7 @@ func (c *Core[F, D, M]) add(id string, f F) error {
 // other change in between, and reports added = true. When d.ID is kept with
 // d's own page (distance 0) it changes nothing and reports added = true;
 // when it is kept with another page, the matches are returned, or, when
-// there are none, an error wrapping sentinel.ErrDuplicateID
+// there are none, an error wrapping neardup.ErrDuplicateID
 // (neardup.MatchAdder).
 func (c *Core[F, D, M]) MatchOrAdd(ctx context.Context, d *D) (matches []M, added bool, err error) {
 	f, err := c.Feature(d)
@@ -419,7 +419,7 @@ func (c *Core[F, D, M]) Replace(ctx context.Context, d *D) (matches []M, kept bo
 }
 
 // Remove forgets id. An ID that is not kept returns an error wrapping
-// sentinel.ErrUnknownID.
+// neardup.ErrUnknownID.
 func (c *Core[F, D, M]) Remove(ctx context.Context, id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
