@@ -29,9 +29,9 @@
 //     return no matches and added = true (see neardup.MatchAdder).
 //   - Errors: the document's own errors (neardup.ErrNilDocument,
 //     neardup.ErrNoFeatures) from Extract; neardup.ErrInvalidID,
-//     neardup.ErrDuplicateID and neardup.ErrUnknownID (internal/sentinel's) from the ID map; each
-//     wrapped with the method's name and the ID (at most its first 64
-//     bytes: QuoteID).
+//     neardup.ErrDuplicateID and neardup.ErrUnknownID (internal/sentinel's)
+//     from the ID map; each wrapped with the method's name and the ID (at
+//     most its first 64 bytes: QuoteID).
 package detector
 
 import (
