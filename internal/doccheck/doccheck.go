@@ -24,6 +24,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -83,11 +84,43 @@ func Check(root string) ([]Problem, error) {
 	return problems, err
 }
 
+// parsed is a package's non-test files, parsed with comments.
+type parsed struct {
+	name  string
+	files []*ast.File
+}
+
+// parseDir parses the non-test Go files of dir, by package name, in the
+// order of the names (as parser.ParseDir, which is deprecated, did).
+func parseDir(fset *token.FileSet, dir string) ([]parsed, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []parsed
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(pkgs, func(p parsed) bool { return p.name == f.Name.Name })
+		if i < 0 {
+			pkgs = append(pkgs, parsed{name: f.Name.Name})
+			i = len(pkgs) - 1
+		}
+		pkgs[i].files = append(pkgs[i].files, f)
+	}
+	return pkgs, nil
+}
+
 // checkDir checks the package in dir, if there is one.
 func checkDir(root, dir string) ([]Problem, error) {
 	fset := token.NewFileSet()
-	notTest := func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
-	pkgs, err := parser.ParseDir(fset, dir, notTest, parser.ParseComments)
+	pkgs, err := parseDir(fset, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +136,7 @@ func checkDir(root, dir string) ([]Problem, error) {
 	}
 	for _, pkg := range pkgs {
 		lines, first := 0, token.NoPos
-		for _, f := range pkg.Files {
+		for _, f := range pkg.files {
 			if f.Doc == nil {
 				continue
 			}
@@ -113,9 +146,9 @@ func checkDir(root, dir string) ([]Problem, error) {
 			}
 		}
 		if lines > MaxPackageDocLines {
-			problems = append(problems, Problem{pos(first, 0), "too long", fmt.Sprintf("package %s: %d lines of package comment, want at most %d", pkg.Name, lines, MaxPackageDocLines)})
+			problems = append(problems, Problem{pos(first, 0), "too long", fmt.Sprintf("package %s: %d lines of package comment, want at most %d", pkg.name, lines, MaxPackageDocLines)})
 		}
-		for _, f := range pkg.Files {
+		for _, f := range pkg.files {
 			for _, g := range shown(f) {
 				for _, c := range g.List {
 					for i, line := range strings.Split(c.Text, "\n") {

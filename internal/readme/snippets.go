@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/neardup/neardup"
@@ -28,8 +30,12 @@ func snippets(pipe *preprocess.Pipeline) error {
 	bySentences, _ := sentence.New(sentence.Options{}) // T_s = 24, or 0.6 of the longer page
 	cascade, _ := neardup.NewCascade(byPrint, bySentences)
 	state := neardup.WithSettings(cascade, pipe.Settings()) // also record the preprocessing
-	err := neardup.LoadFile("state.snap", state)            // errors.Is(err, fs.ErrNotExist) on the first run
+	if err := neardup.LoadFile("state.snap", state); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err // damaged, or saved with other settings: ErrCorrupt, ErrSnapshotMismatch
+	}
 	// ... crawl ...
-	err = neardup.SaveFile("state.snap", state) // atomic; follows a symbolic link and keeps the file's mode
-	return err
+	return neardup.SaveFile("state.snap", state) // atomic; follows a symbolic link and keeps the file's mode
 }
+
+// The snippets are compiled with the program, never run.
+var _ = snippets
