@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"math/bits"
+	"runtime"
 	"slices"
 
 	"github.com/neardup/neardup/minhash/internal/judge"
@@ -37,9 +38,11 @@ func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32
 	for len(keys) > 0 {
 		batch := keys[:min(len(keys), len(lists))]
 		keys = keys[len(batch):]
+		runtime.KeepAlive(x.touchHomes(batch))
 		for i, k := range batch {
 			lists[i] = x.listOf(k)
 		}
+		runtime.KeepAlive(x.touchBlocks(lists[:len(batch)]))
 		for _, l := range lists[:len(batch)] {
 			var filed int
 			if dst, filed = x.appendList(dst, l); filed > 0 && filed <= rare {
@@ -79,6 +82,31 @@ func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32
 	}
 	slices.Sort(dst[n:out])
 	return dst[:out]
+}
+
+// touchHomes reads the home slot of each of keys, all before any is
+// searched: a search branches on what it reads, and a branch mispredicted
+// on a cache miss would hold the next key's miss back until the first is
+// served. It returns what it read.
+func (x *index) touchHomes(keys []uint32) uint64 {
+	var sum uint64
+	for _, k := range keys {
+		sum += x.slots[x.home(k)]
+	}
+	return sum
+}
+
+// touchBlocks reads the first entry of the blocks of lists (the length of
+// each list of two or more IDs), all before any is read in full, for the
+// same reason, and returns what it read.
+func (x *index) touchBlocks(lists []uint32) uint32 {
+	var sum uint32
+	for _, l := range lists {
+		if l >= blockList && l != stoppedList {
+			sum += x.ids[l-blockList]
+		}
+	}
+	return sum
 }
 
 // countSlots is the size of candidatesShared's count table: it counts up

@@ -44,6 +44,8 @@ type store struct {
 	// whatever the template model has learnt since: a re-crawl does not
 	// change its mind.
 	verdicts map[uint64]verdict
+	// slabs allocates the kept pages' slabs.
+	slabs slabs
 }
 
 // verdict is the first match of a page not kept.
@@ -97,12 +99,14 @@ func (st *store) feature(e *kept) judge.Feature {
 // keys returns the index keys e is filed under.
 func (e *kept) keys() []uint32 { return e.data[e.fixed():] }
 
-// setKeys files e under keys from now on (the caller updates the index).
-func (e *kept) setKeys(keys []uint32) {
+// setKeys files e under keys from now on (the caller updates the index),
+// taking a new slab from a when their number changes.
+func (e *kept) setKeys(keys []uint32, a *slabs) {
 	n := e.fixed()
 	if len(keys) != len(e.data)-n {
-		d := make([]uint32, n+len(keys))
+		d := a.alloc(n + len(keys))
 		copy(d, e.data[:n])
+		a.free(len(e.data))
 		e.data = d
 	}
 	copy(e.data[n:], keys)
@@ -137,7 +141,8 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 			}
 		}
 	}
-	fc := st.content(&f, st.model(f.Host))
+	var fbuf, kbuf [judge.DefaultSketchSize]uint32
+	fc := st.content(&f, st.model(f.Host), fbuf[:0])
 	var buf [DefaultKeys * 32]uint32
 	cands := st.index.candidatesShared(st.index.queryKeys(fc.S), judge.RareKey, buf[:0])
 	st.compared.Add(int64(len(cands)))
@@ -148,7 +153,7 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 			continue // found above, through the text's hash
 		}
 		ef := st.feature(e)
-		kc := st.content(&ef, &st.models[e.host])
+		kc := st.content(&ef, &st.models[e.host], kbuf[:0])
 		if d, ok := st.o.Near(&f, fc, &ef, kc); ok {
 			dst = append(dst, detector.Found{H: detector.Handle(h), Dist: d})
 		}
@@ -159,12 +164,27 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 // touch reads a word of each cache line of the kept pages hs, all before
 // any is compared, so that in a repository larger than the caches their
 // misses overlap rather than follow one another; it returns what it read.
+//
+// It reads in passes, each of one level (the pages' entries, then their
+// slabs and host models, then the models' template blocks), as a loop that
+// branches on what it reads would hold a page's misses back until the
+// previous page's are served.
 func (st *store) touch(hs []uint32) uint32 {
 	var sum uint32
 	for _, h := range hs {
-		d := st.entries[h].data
+		sum += uint32(st.entries[h].host)
+	}
+	for _, h := range hs {
+		e := &st.entries[h]
+		sum += uint32(len(st.models[e.host].tmpl))
+		d := e.data
 		for i := 0; i < len(d); i += 64 / 4 {
 			sum += d[i]
+		}
+	}
+	for _, h := range hs {
+		if t := st.models[st.entries[h].host].tmpl; len(t) > 0 {
+			sum += t[len(t)/2]
 		}
 	}
 	return sum
@@ -177,8 +197,9 @@ func (st *store) Score(f judge.Feature, h detector.Handle) (float64, bool) {
 	}
 	ef := st.feature(e)
 	st.compared.Add(1)
-	fc := st.content(&f, st.model(f.Host))
-	kc := st.content(&ef, &st.models[e.host])
+	var fbuf, kbuf [judge.DefaultSketchSize]uint32
+	fc := st.content(&f, st.model(f.Host), fbuf[:0])
+	kc := st.content(&ef, &st.models[e.host], kbuf[:0])
 	return st.o.Near(&f, fc, &ef, kc)
 }
 
@@ -209,9 +230,10 @@ func (st *store) Insert(h detector.Handle, f judge.Feature) error {
 	m.pages = append(m.pages, uint32(h))
 	m.sigs = append(m.sigs, blockSig(f.Blocks))
 	e := &st.entries[h]
-	keys := st.index.keysOf(st.content(&f, m).S)
+	var buf [judge.DefaultSketchSize]uint32
+	keys := st.index.keysOf(st.content(&f, m, buf[:0]).S)
 	np, nc, nb := len(f.Page), len(f.Content), len(f.Blocks)
-	*e = kept{data: make([]uint32, np+nc+nb+tagWords(nc)+len(keys)), exact: f.Exact, host: hi,
+	*e = kept{data: st.slabs.alloc(np + nc + nb + tagWords(nc) + len(keys)), exact: f.Exact, host: hi,
 		np: uint16(np), nc: uint16(nc), nb: uint16(nb), share: f.Share}
 	copy(e.data, f.Page)
 	copy(e.data[np:], f.Content)
@@ -225,7 +247,25 @@ func (st *store) Insert(h detector.Handle, f judge.Feature) error {
 	st.exact[f.Exact] = uint32(h)
 	st.rekey(m, changed, uint32(h))
 	st.rekeyTheme(themed, uint32(h))
+	st.compact()
 	return nil
+}
+
+// compact moves the kept pages' slabs to new chunks when the words freed in
+// the chunks outnumber the words in use (slabs).
+func (st *store) compact() {
+	if !st.slabs.wasteful() {
+		return
+	}
+	var a slabs
+	for i := range st.entries {
+		if e := &st.entries[i]; e.data != nil {
+			d := a.alloc(len(e.data))
+			copy(d, e.data)
+			e.data = d
+		}
+	}
+	st.slabs = a
 }
 
 // countTheme adds delta to the theme counts of blocks that have become (1)
@@ -321,9 +361,11 @@ func (st *store) Delete(h detector.Handle) error {
 	}
 	st.index.remove(uint32(h), e.keys())
 	st.dropExact(e.exact, uint32(h))
+	st.slabs.free(len(e.data))
 	*e = kept{}
 	st.rekey(m, changed, uint32(h))
 	st.rekeyTheme(themed, uint32(h))
+	st.compact()
 	return nil
 }
 
@@ -404,22 +446,24 @@ func (st *store) rekeyPage(m *hostModel, changed []uint32, h uint32) {
 	if !hit {
 		return
 	}
-	keys := st.index.keysOf(st.content(&ef, m).S)
+	var buf [judge.DefaultSketchSize]uint32
+	keys := st.index.keysOf(st.content(&ef, m, buf[:0]).S)
 	if slices.Equal(keys, e.keys()) {
 		return
 	}
 	st.index.remove(h, e.keys())
-	e.setKeys(keys)
+	e.setKeys(keys, &st.slabs)
 	st.index.insert(h, e.keys())
 }
 
 // content returns f's content sketch less the blocks that are template on
-// its host (m, possibly nil) and on every host (theme blocks) now.
-func (st *store) content(f *judge.Feature, m *hostModel) judge.Sample {
+// its host (m, possibly nil) and on every host (theme blocks) now, in buf's
+// memory when it has room.
+func (st *store) content(f *judge.Feature, m *hostModel, buf []uint32) judge.Sample {
 	if st.o.TemplatePages < 0 || (m == nil || len(m.tmpl) == 0) && len(st.themed) == 0 {
 		return st.o.Content(f)
 	}
-	return st.o.Strip(f, func(b uint32) bool {
+	return st.o.StripTo(buf, f, func(b uint32) bool {
 		return st.isThemed(b) || m != nil && m.template(b)
 	})
 }
@@ -428,8 +472,8 @@ func (st *store) content(f *judge.Feature, m *hostModel) judge.Sample {
 func (st *store) explain(f *judge.Feature, h detector.Handle) Explanation {
 	e := &st.entries[h]
 	ef := st.feature(e)
-	fc := st.content(f, st.model(f.Host))
-	kc := st.content(&ef, &st.models[e.host])
+	fc := st.content(f, st.model(f.Host), nil)
+	kc := st.content(&ef, &st.models[e.host], nil)
 	x := Explanation{Content: judge.ContentDistance(f, fc, st.o.Page(f), &ef, kc, st.o.Page(&ef)), Page: judge.Distance(st.o.Page(f), st.o.Page(&ef)), ContentHashes: len(fc.S), KeptContentHashes: len(kc.S),
 		ContentShare: float64(f.Share) / 255, KeptContentShare: float64(ef.Share) / 255}
 	x.Rule = st.o.Rule(x.Content, x.Page, f.Host == ef.Host)

@@ -28,12 +28,21 @@ func (o *Options) Content(f *Feature) Sample {
 // hashes, two generated pages of one template (the API pages of two
 // methods) look alike however different their own words.
 func (o *Options) Strip(f *Feature, template func(block uint32) bool) Sample {
+	return o.StripTo(nil, f, template)
+}
+
+// StripTo is Strip, keeping the hashes left in dst's memory when it has room
+// for them all.
+func (o *Options) StripTo(dst sketch.Sketch, f *Feature, template func(block uint32) bool) Sample {
 	whole := o.Content(f)
 	tmpl, any := templateTags(f, template)
 	if !any {
 		return whole
 	}
-	c := appendKept(make(sketch.Sketch, 0, len(f.Content)), f.Content, f, &tmpl, len(f.Content))
+	if cap(dst) < len(f.Content) {
+		dst = make(sketch.Sketch, 0, len(f.Content))
+	}
+	c := appendKept(dst[:0], f.Content, f, &tmpl, len(f.Content))
 	if len(c) == 0 {
 		return whole
 	}
