@@ -321,6 +321,16 @@ func (s *state) probes(l loc) []place {
 	return out
 }
 
+// done returns the context's error, prefixed "cluster: " and op, once ctx
+// is done: checked before each call to a cluster detector, so that a
+// cancelled call stops at the next one.
+func done(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cluster: %s%w", op, err)
+	}
+	return nil
+}
+
 // part returns the detector at a place; nil for a part of Options.Partitioner
 // that no page was kept in yet.
 func (s *state) part(at place) neardup.Detector {
@@ -353,8 +363,8 @@ func (s *state) match(ctx context.Context, d *neardup.Document, probes []place) 
 		if part == nil {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("cluster: %w", err)
+		if err := done(ctx, ""); err != nil {
+			return nil, err
 		}
 		ms, err := part.Match(ctx, d)
 		if err != nil {
@@ -415,8 +425,8 @@ func (det *Detector) Verify(ctx context.Context, d *neardup.Document, candidates
 		if !ok {
 			return nil, fmt.Errorf("cluster: Verify: cluster detector %T is not a Verifier: %w", s.part(at), neardup.ErrInvalidOption)
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("cluster: %w", err)
+		if err := done(ctx, ""); err != nil {
+			return nil, err
 		}
 		ms, err := v.Verify(ctx, d, group)
 		if err != nil {
@@ -452,8 +462,8 @@ func (s *state) add(ctx context.Context, d *neardup.Document, l loc, home place)
 	if err := s.grow(home); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("cluster: %w", err)
+	if err := done(ctx, ""); err != nil {
+		return err
 	}
 	if err := s.part(home).Add(ctx, d); err != nil {
 		return err
@@ -553,8 +563,8 @@ func (s *state) remove(ctx context.Context, id string) error {
 	if !ok {
 		return fmt.Errorf("cluster: Remove: cluster detector %T is not a Remover: %w", s.part(k.at), neardup.ErrInvalidOption)
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("cluster: %w", err)
+	if err := done(ctx, ""); err != nil {
+		return err
 	}
 	if err := r.Remove(ctx, id); err != nil {
 		return err
@@ -657,8 +667,8 @@ func (s *state) refit(ctx context.Context) error {
 				return fmt.Errorf("cluster: Refit: Source(%q): %w", id, err)
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("cluster: Refit: %w", err)
+		if err := done(ctx, "Refit: "); err != nil {
+			return err
 		}
 		if err := parts[labels[i]].Add(ctx, d); err != nil {
 			return fmt.Errorf("cluster: Refit: moving %q: %w", id, err)

@@ -39,10 +39,13 @@ func (a *slabs) alloc(n int) []uint32 {
 	return s
 }
 
-// free records that a slab of n words is no longer in use.
+// free records that a slab of n words is no longer in use. A slab too long
+// for a chunk was allocated alone and leaves no words behind.
 func (a *slabs) free(n int) {
 	a.live -= n
-	a.dead += n
+	if n <= chunkWords/4 {
+		a.dead += n
+	}
 }
 
 // wasteful reports whether the words freed outnumber those in use (and a
