@@ -15,25 +15,30 @@ func (x *index) queryKeys(s []uint32) []uint32 {
 }
 
 // candidatesShared appends to dst, once each and ascending, the IDs filed
-// under two or more of keys, or under one key filed under at most rare
-// IDs, and returns the extended slice.
+// under two or more of keys, and those filed under one key only, filed
+// under at most rare IDs, for which alone reports true (every one when
+// alone is nil), and returns the extended slice.
 //
-// A key most sketches do not share (a rare one) is evidence enough; a key
-// filed under many (a common phrase, boilerplate that is not yet
-// template) is shared by chance the more often the more sketches there are,
-// so through it a sketch is a candidate only with a second coincidence:
-// the chance candidates of a query do not grow with the index, as those of
-// any shared key do until each key reaches MaxPostings, while a near sketch
-// almost always shares several of its smallest hashes. With rare at least
-// the most IDs any of keys is filed under, the candidates are the IDs filed
-// under any of keys.
-func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32 {
+// A key filed under many sketches (a common phrase, boilerplate that is
+// not yet template) is shared by chance the more often the more sketches
+// there are, so through it a sketch is a candidate only with a second
+// coincidence: the chance candidates of a query do not grow with the
+// index, as those of any shared key do until each key reaches MaxPostings,
+// while a near sketch almost always shares several of its smallest hashes.
+// A key few sketches share (a rare one) is evidence enough where alone
+// says so: the Detector asks it for a page of the query's host, whose keys
+// the host's template shifts (store.Search). With rare at least the most
+// IDs any of keys is filed under and a nil alone, the candidates are the
+// IDs filed under any of keys.
+func (x *index) candidatesShared(keys []uint32, rare int, alone func(id uint32) bool, dst []uint32) []uint32 {
 	if x.n == 0 {
 		return dst
 	}
 	// Find every key's list before reading any, so that the slots' cache
 	// misses overlap rather than follow one another.
 	var lists [2 * judge.QueryWidth * DefaultKeys]uint32
+	var rbuf [2 * judge.QueryWidth * DefaultKeys]uint32
+	rares := rbuf[:0] // the IDs of the rare keys' lists
 	n := len(dst)
 	for len(keys) > 0 {
 		batch := keys[:min(len(keys), len(lists))]
@@ -46,16 +51,17 @@ func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32
 		for _, l := range lists[:len(batch)] {
 			var filed int
 			if dst, filed = x.appendList(dst, l); filed > 0 && filed <= rare {
-				dst = append(dst, dst[len(dst)-filed:]...) // rare: each counts twice
+				rares = append(rares, dst[len(dst)-filed:]...)
 			}
 		}
 	}
 	s := dst[n:]
 	if len(s) > countSlots/2 {
-		return sharedSorted(dst, n)
+		return sharedSorted(dst, n, rares, alone)
 	}
 	// Count the IDs in an open-addressing table of at least twice as many
-	// slots, then keep, in place, each ID counted twice or more once.
+	// slots, then keep, in place, each ID counted twice or more once, and
+	// each rare key's ID counted once that alone takes.
 	var ids [countSlots]uint32
 	var counts [countSlots]uint8 // 0: a free slot
 	logSlots := max(6, bits.Len(uint(2*len(s)-1)))
@@ -78,6 +84,15 @@ func (x *index) candidatesShared(keys []uint32, rare int, dst []uint32) []uint32
 			counts[i] = 3 // kept once
 			dst[out] = id
 			out++
+		}
+	}
+	for _, id := range rares {
+		if i := slot(id); counts[i] == 1 {
+			counts[i] = 3 // judged once
+			if alone == nil || alone(id) {
+				dst[out] = id
+				out++
+			}
 		}
 	}
 	slices.Sort(dst[n:out])
@@ -113,22 +128,30 @@ func (x *index) touchBlocks(lists []uint32) uint32 {
 // to countSlots/2 IDs in it, and sorts more.
 const countSlots = 2048
 
-// sharedSorted keeps, once each and ascending, the IDs of dst[n:] that
-// occur twice or more, by sorting them.
-func sharedSorted(dst []uint32, n int) []uint32 {
+// sharedSorted is candidatesShared's rule (the IDs of dst[n:] that occur
+// twice or more, and those of rares that occur once and alone takes), by
+// sorting them.
+func sharedSorted(dst []uint32, n int, rares []uint32, alone func(id uint32) bool) []uint32 {
 	s := dst[n:]
 	slices.Sort(s)
+	slices.Sort(rares)
 	out := n
 	for i := 0; i < len(s); {
 		j := i + 1
 		for j < len(s) && s[j] == s[i] {
 			j++
 		}
-		if j-i >= 2 {
+		if j-i >= 2 || j-i == 1 && isRare(rares, s[i]) && (alone == nil || alone(s[i])) {
 			dst[out] = s[i]
 			out++
 		}
 		i = j
 	}
 	return dst[:out]
+}
+
+// isRare reports whether the sorted rares hold id.
+func isRare(rares []uint32, id uint32) bool {
+	_, ok := slices.BinarySearch(rares, id)
+	return ok
 }

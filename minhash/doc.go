@@ -54,13 +54,15 @@
 // other candidates through an index of each kept page's eight smallest
 // content hashes (Options.Keys) in which a hash shared by more than 256
 // pages (Options.MaxPostings) stops being a key. A new page looks up its sixteen smallest: a kept page sharing two
-// of them is a candidate, and one sharing only one, when at most four
-// pages are filed under it. A phrase many pages share (a common phrase,
-// boilerplate not yet template) is among two unrelated pages' smallest
-// hashes by chance the more often the more pages there are; with a second
-// coincidence required, the pages a new page is compared with do not grow
-// with the repository (docs/BENCHMARKS.md has the measurements at 10⁴–10⁶
-// pages, on a crawl whose text recurs in 4-token phrases too).
+// of them is a candidate, and a page of its own host sharing only one,
+// when at most four pages are filed under it (as the host's template is
+// learnt, a page's keys shift, so two pages of one host may keep one key in
+// common). A phrase (a common phrase, boilerplate not yet template, or
+// a rarer one) is among two unrelated pages' smallest hashes by chance the
+// more often the more pages there are; with a second coincidence required,
+// the pages a new page is compared with do not grow with the repository
+// (docs/BENCHMARKS.md has the measurements at 10⁴–10⁶ pages, on a crawl
+// whose text recurs in 4-token phrases too).
 // When a block becomes template on a host, the host's kept pages holding it
 // are filed again under their new content.
 //

@@ -53,7 +53,7 @@ func TestIndex(t *testing.T) {
 			// Keys that passed the bound are no longer searched: leave them
 			// out of the expectation.
 			q := keys()
-			got := x.candidatesShared(q, math.MaxInt, nil)
+			got := x.candidatesShared(q, math.MaxInt, nil, nil)
 			var live []uint32
 			for _, k := range q {
 				if !x.stoppedKey(k) {

@@ -18,8 +18,11 @@
 // the index keys of its 16 smallest content hashes (Judge.QueryKeys,
 // with the default Options.Keys; it is filed under the first 8,
 // Judge.Keys), and a kept page is a
-// candidate when it is filed under two of them, or under one that at most
-// judge.RareKey (4) pages are filed under. A MatchOrAdd reads in one script
+// candidate when it is filed under two of them, or, when it is of the
+// page's host or filed under one key, under one that at most judge.RareKey
+// (4) pages are filed under (the scripts gather every page filed under
+// one such key; the client leaves out those of other hosts). A MatchOrAdd
+// reads in one script
 // (the page's exact copies, remembered verdict and template counts, the
 // keys they give it, and its candidates with their hosts' templates),
 // judges in the client, and, when nothing is near, adds in a second script
@@ -567,6 +570,23 @@ func (t *themeSet) flags(blocks []uint32) string {
 	return string(b)
 }
 
+// candidate reports whether the kept page of entry f is a candidate of
+// rd's page by the Detector's rule (minhash store.Search): a page the
+// scripts found through one rare key only (it shares one of its keys with
+// rd.query) is one when it is of rd's host or is filed under one key.
+func (rd *read) candidate(f entryFields) bool {
+	if f.host == rd.rec.Host() || len(f.keys) < 8 {
+		return true
+	}
+	shared := 0
+	for p := 0; p+4 <= len(f.keys); p += 4 {
+		if slices.Contains(rd.query, binary.BigEndian.Uint32([]byte(f.keys[p:p+4]))) {
+			shared++
+		}
+	}
+	return shared >= 2
+}
+
 // judgeEntries judges rd's page against the kept pages whose entries are
 // given (but those in found, and copies of its text when not replacing),
 // with their hosts' templates (tmpl, or when it is nil those
@@ -586,6 +606,9 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 		blocks = map[string][]uint32{}
 	}
 	for i, e := range entries {
+		if f, ok := splitEntry(e); ok && !rd.candidate(f) {
+			continue
+		}
 		id, kr, err := det.parseEntry(e)
 		if err != nil {
 			return err

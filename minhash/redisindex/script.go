@@ -181,15 +181,16 @@ end
 -- gather returns the entries of the candidates of a page looked up under
 -- keys (4-byte strings, judge.Judge.QueryKeys) but handle skip: the kept
 -- pages filed under two of keys, or under one filed under at most RARE
--- pages (judge.RareKey; its postings, not its bucket's), as the
--- Detector's candidates are; their distinct hosts, each host's template
+-- pages (judge.RareKey; its postings, not its bucket's): the Detector's
+-- candidates and, of pages of other hosts that share one key only, those
+-- the client leaves out (read.candidate); their distinct hosts, each host's template
 -- blocks (the string P:m3:T:<host>), the entries' handles, the theme set's
 -- version, and the theme set when its version is not tver (else false);
 -- and, as a second value, the postings it read by key (false for none).
 -- v, when given, is the theme set's version as the script read it; with
 -- no entry gathered the version is not read (tver is returned).
 --
--- Every page of a rare key's postings is a candidate (the key counts as
+-- Every page of a rare key's postings is gathered (the key counts as
 -- two); the postings of keys filed under more pages (up to MaxPostings
 -- each) are counted handle by handle only when two or more such keys are
 -- read, for a page is a candidate through them only when filed under two.

@@ -37,7 +37,7 @@ import (
 //     beside each; fleet.Attempt.Lease).
 //  3. Under the leases, read the pages kept with its text, its remembered
 //     verdict and its candidates (the pages filed under two of its query
-//     keys, or under one rare key, as in the Detector), aborting every
+//     keys, or under one rare key of its host, as in the Detector), aborting every
 //     pending page found among them, and judge.
 //  4. A new page: write its record as pending; file its handle under its
 //     keys, text hash and ID, each by a script that checks the lease's
@@ -475,7 +475,8 @@ func (det *Detector) applyTheme(ctx context.Context, host, t string) error {
 // page looked up under keys (Judge.QueryKeys), but skip's (records: under
 // the call's leases when leased): the pages filed
 // under two of keys, or under one filed under at most judge.RareKey
-// pages (as the one-slot scripts' gather).
+// pages (as the one-slot scripts' gather; judgeEntries leaves out those
+// of the latter that are not candidates: read.candidate).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64, leased bool) ([]string, []int64, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
 	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {

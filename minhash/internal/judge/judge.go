@@ -189,8 +189,8 @@ func (j *Judge) Keys(r *Record, t Template) []uint32 {
 }
 
 // RareKey is the most records a key may be filed under for one key in
-// common to make a candidate (QueryKeys), in a repository as in the
-// Detector's index. Larger values compare more pages per page for no pair
+// common to make a candidate of a record of the query's host (QueryKeys),
+// in a repository as in the Detector's index. Larger values compare more pages per page for no pair
 // found on the generated crawls, and looking up only Keys hashes of a
 // query instead of QueryWidth × Keys loses pairs found through one common
 // key (docs/BENCHMARKS.md, "minhash: candidates on a crawl whose phrases
@@ -207,10 +207,12 @@ const QueryWidth = 2
 // host's template: as Keys, of its QueryWidth × Options.Keys (16 by
 // default) smallest content hashes; Keys(r, t) is their start. A kept
 // record is a candidate for Near, as in the Detector, when two of its Keys
-// are among them, or one is that is the key of at most RareKey kept
-// records: a phrase many pages share is among two unrelated pages'
-// smallest hashes by chance the more often the more pages are kept, two
-// such coincidences far less often, and a near record shares several.
+// are among them, or when one is that is the key of at most RareKey kept
+// records and the record is of the query's host (whose template shifts
+// its pages' keys as it is learnt) or has one key: a phrase is among two
+// unrelated pages' smallest hashes by chance the more often the more
+// pages are kept, two such coincidences far less often, and a near record
+// shares several.
 // It returns nil when Keys does.
 func (j *Judge) QueryKeys(r *Record, t Template) []uint32 {
 	if j.zero() {
