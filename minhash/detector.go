@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -143,6 +144,13 @@ func (det *Detector) build(o Options) *detector.Core[judge.Feature, neardup.Docu
 		ReadExtra: func(sr *snapshot.Reader, s detector.Store[judge.Feature]) { s.(*store).readVerdicts(sr) },
 	})
 }
+
+// ErrFull is returned (wrapped) by a Detector's Add and MatchOrAdd when its
+// candidate index holds as many entries as it can address, about 2.7 × 10⁸
+// pages at the default Options.Keys: the page is not kept. Pages beyond
+// that belong in more than one Detector (cluster.Detector) or in a
+// repository (minhash/redisindex).
+var ErrFull = errors.New("minhash: candidate index full")
 
 func (o Options) params() []snapshot.Param {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -42,7 +42,19 @@ type index struct {
 	// first entry is the next one), or noBlock.
 	free           [33]uint32
 	filed, stopped int
+	// limit is the most entries ids may hold before a page more is refused
+	// (full): maxEntries less a reserve for the pages a template change
+	// files again.
+	limit int
 }
+
+// maxEntries is the most entries index.ids can address (a block's offset is
+// below stoppedList − blockList), and entryReserve the entries kept free
+// for filing pages again.
+const (
+	maxEntries   = int(stoppedList - blockList)
+	entryReserve = 1 << 28
+)
 
 // A list, the low half of a key's slot, is one of:
 //
@@ -79,7 +91,7 @@ func mix(k uint32) uint32 {
 // init empties x for keys and maxPostings (Options.Keys and
 // Options.MaxPostings, resolved).
 func (x *index) init(keys, maxPostings int) {
-	*x = index{keys: keys, maxPostings: maxPostings}
+	*x = index{keys: keys, maxPostings: maxPostings, limit: maxEntries - entryReserve}
 	for c := range x.free {
 		x.free[c] = noBlock
 	}
@@ -313,7 +325,9 @@ func (x *index) newBlock(c int) uint32 {
 		return b
 	}
 	b := len(x.ids)
-	if b+1<<c > int(stoppedList-blockList) {
+	if b+1<<c > maxEntries {
+		// store.Insert refuses a page once full: what a template change
+		// files again would have to outgrow entryReserve to get here.
 		panic("minhash: candidate index of more than 2^31 entries")
 	}
 	x.ids = append(x.ids, make([]uint32, 1<<c)...)
@@ -325,6 +339,10 @@ func (x *index) freeBlock(b uint32, c int) {
 	x.ids[b] = x.free[c]
 	x.free[c] = b
 }
+
+// full reports whether x holds so many entries that it takes no page more:
+// about 2.7 × 10⁸ pages at the default eight keys.
+func (x *index) full() bool { return len(x.ids) > x.limit }
 
 // stoppedKey reports whether k passed MaxPostings.
 func (x *index) stoppedKey(k uint32) bool { return x.listOf(k) == stoppedList }

@@ -1,10 +1,15 @@
 package minhash
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
+
+	"github.com/neardup/neardup/internal/detector"
+	"github.com/neardup/neardup/minhash/internal/judge"
 )
 
 // The index returns exactly the IDs filed under a query's keys, once each
@@ -78,5 +83,36 @@ func TestIndex(t *testing.T) {
 		if x.n != x.stopped || x.filed != 0 {
 			t.Errorf("MaxPostings %d, emptied: %d keys (%d stopped), %d filed", c.maxPostings, x.n, x.stopped, x.filed)
 		}
+	}
+}
+
+// A store whose index is full refuses a page more with an error wrapping
+// ErrFull and keeps what it holds. Catches an index that grows past what
+// its offsets address (a panic at about 2.7 × 10⁸ pages).
+func TestStoreFull(t *testing.T) {
+	o, err := judge.Options{}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(o, new(atomic.Int64))
+	st.index.limit = 64
+	page := func(i int) judge.Feature {
+		c := []uint32{uint32(i), 1000 + uint32(i)}
+		return judge.Feature{Host: "a.example", Exact: uint64(i) + 1, Page: c, Content: c, Tags: []uint8{0, 0}, Blocks: []uint32{7}, Share: 255}
+	}
+	var i int
+	for ; i < 1000; i++ {
+		if err = st.Insert(detector.Handle(i), page(i%40)); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrFull) {
+		t.Fatalf("%d pages in an index of 64 entries: error %v, want ErrFull", i, err)
+	}
+	if n := len(st.index.ids); n > 64+64 {
+		t.Errorf("index of %d entries past its limit of 64", n)
+	}
+	if got := st.Search(page(3), nil); len(got) == 0 {
+		t.Error("a kept page is no longer found once the index is full")
 	}
 }

@@ -2,6 +2,7 @@ package minhash
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -217,6 +218,9 @@ func (st *store) Feature(h detector.Handle) judge.Feature {
 }
 
 func (st *store) Insert(h detector.Handle, f judge.Feature) error {
+	if st.index.full() {
+		return fmt.Errorf("%w: %d index entries", ErrFull, len(st.index.ids))
+	}
 	if int(h) >= len(st.entries) {
 		st.entries = append(st.entries, make([]kept, int(h)+1-len(st.entries))...)
 	}
