@@ -142,13 +142,17 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 			}
 		}
 	}
+	host, known := st.hosts[f.Host]
+	var m *hostModel
+	if known {
+		m = &st.models[host]
+	}
 	var fbuf, kbuf [judge.DefaultSketchSize]uint32
-	fc := st.content(&f, st.model(f.Host), fbuf[:0])
+	fc := st.content(&f, m, fbuf[:0])
 	var buf [DefaultKeys * 32]uint32
 	// One rare key in common makes a candidate of a page of the query's
 	// host, whose keys its template shifts as the host's model learns, or
 	// of a page filed under one key, which cannot share two.
-	host, known := st.hosts[f.Host]
 	cands := st.index.candidatesShared(st.index.queryKeys(fc.S), judge.RareKey, func(h uint32) bool {
 		e := &st.entries[h]
 		return known && e.host == host || len(e.data)-e.fixed() < 2

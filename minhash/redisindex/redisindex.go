@@ -322,8 +322,18 @@ func checkLengths(id string, r *judge.Record) error {
 func (det *Detector) parseEntry(e string) (string, *judge.Record, error) {
 	f, ok := splitEntry(e)
 	if !ok {
-		return "", nil, fmt.Errorf("redisindex: %w: entry of %d bytes cut short", neardup.ErrCorrupt, len(e))
+		return "", nil, cutShort(e)
 	}
+	return det.parseFields(f)
+}
+
+// cutShort is the error of an entry e that splitEntry finds cut short.
+func cutShort(e string) error {
+	return fmt.Errorf("redisindex: %w: entry of %d bytes cut short", neardup.ErrCorrupt, len(e))
+}
+
+// parseFields returns the ID and the record of an entry split into f.
+func (det *Detector) parseFields(f entryFields) (string, *judge.Record, error) {
 	r, err := det.judge.ParseRecord([]byte(f.rec))
 	if err != nil {
 		return "", nil, fmt.Errorf("redisindex: entry of %s: %w", detector.QuoteID(f.id), err) // wraps neardup.ErrCorrupt
@@ -606,10 +616,14 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 		blocks = map[string][]uint32{}
 	}
 	for i, e := range entries {
-		if f, ok := splitEntry(e); ok && !rd.candidate(f) {
+		f, ok := splitEntry(e)
+		if !ok {
+			return cutShort(e)
+		}
+		if !rd.candidate(f) {
 			continue
 		}
-		id, kr, err := det.parseEntry(e)
+		id, kr, err := det.parseFields(f)
 		if err != nil {
 			return err
 		}
