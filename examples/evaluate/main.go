@@ -97,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *holdout {
 		m, ok := all.lookup(*sweepName)
 		if !ok || *synthetic != 0 || *corpus == "" {
-			return fmt.Errorf("-holdout needs -sweep METHOD and -corpus DIR,DIR,...")
+			return errors.New("-holdout needs -sweep METHOD and -corpus DIR[,DIR]")
 		}
 		return runHoldout(m, strings.Split(*corpus, ","), *limit, stdout)
 	}

@@ -18,4 +18,4 @@ func minhashRedisDoc() string {
 // redisHint is how to build evaluate with the Redis methods: they pull in
 // github.com/redis/go-redis, which the other methods do not need, so they
 // are built only with the redis build tag.
-const redisHint = "needs the redis build tag: go run -tags redis ./examples/evaluate ..."
+const redisHint = "needs the redis build tag (go run -tags redis ./examples/evaluate)"

@@ -9,4 +9,4 @@ type series struct {
 // plotHint is how to build evaluate with -plot working: plotting pulls in
 // gonum.org/v1/plot, which a table does not need, so it is built only with
 // the plot build tag.
-const plotHint = "-plot needs the plot build tag: go run -tags plot ./examples/evaluate ..."
+const plotHint = "-plot needs the plot build tag (go run -tags plot ./examples/evaluate)"
