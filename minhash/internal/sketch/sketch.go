@@ -92,17 +92,23 @@ func DistanceT(a, b Sketch, ta, tb uint32) float64 {
 // Builder is not safe for concurrent use; Reset makes it ready for the next
 // set.
 type Builder struct {
-	k, w   int
-	window []uint64 // hashes of the last w-1 tokens, oldest first
+	k, w int
+	// window holds the hashes of the last w-1 tokens: oldest first while
+	// fewer have come, then twice over, so that window[p:p+w-1] holds them
+	// oldest first and a token replaces the oldest without moving the rest.
+	window []uint64
+	p      int
 	tokens int
 	tag    uint32
-	heap   []entry // max-heap of the k smallest hashes so far
-	in     set32   // the hashes in heap
+	// heap is a max-heap of the k smallest hashes so far, each as
+	// hash<<32 | its slot in tags and keys (the hashes are distinct, so
+	// the order is the hashes'); a heap of words moves less than one of
+	// the hashes with their tags and keys.
+	heap       []uint64
+	tags, keys []uint32 // by slot: the tag a hash was added under, its element's index key
+	sorted     []uint64 // Tagged's copy of heap
+	in         set32    // the hashes in heap
 }
-
-// entry is a hash with the tag it was added under and its element's index
-// key (IndexKey).
-type entry struct{ hash, tag, key uint32 }
 
 // NewBuilder returns a Builder of sketches of k hashes whose Add takes
 // tokens and sketches their w-token shingles. k is clamped to 1..MaxSize
@@ -110,12 +116,12 @@ type entry struct{ hash, tag, key uint32 }
 // a sketch of MaxSize hashes. With w = 1 every token is an element.
 func NewBuilder(k, w int) *Builder {
 	k, w = min(max(k, 1), MaxSize), max(w, 1)
-	return &Builder{k: k, w: w, heap: make([]entry, 0, k), in: newSet32(k)}
+	return &Builder{k: k, w: w, heap: make([]uint64, 0, k), tags: make([]uint32, k), keys: make([]uint32, k), in: newSet32(k)}
 }
 
 // Reset empties b for a new set.
 func (b *Builder) Reset() {
-	b.window = b.window[:0]
+	b.window, b.p = b.window[:0], 0
 	b.tokens = 0
 	b.tag = 0
 	b.heap = b.heap[:0]
@@ -132,15 +138,25 @@ func (b *Builder) Add(token string) { b.AddHash(xxhash.Sum64String(token)) }
 // AddHash is Add for a token given by its 64-bit hash.
 func (b *Builder) AddHash(t uint64) {
 	b.tokens++
-	if len(b.window) < b.w-1 {
+	m := b.w - 1
+	if len(b.window) < m {
 		b.window = append(b.window, t)
+		if len(b.window) == m {
+			b.window = append(b.window, b.window...)
+		}
 		return
 	}
-	b.push(ShingleHash(b.window, t))
-	if len(b.window) > 0 {
-		copy(b.window, b.window[1:])
-		b.window[len(b.window)-1] = t
+	if m == 0 {
+		b.push(ShingleHash(nil, t))
+		return
 	}
+	p := b.p
+	b.push(ShingleHash(b.window[p:p+m], t))
+	b.window[p], b.window[p+m] = t, t
+	if p++; p == m {
+		p = 0
+	}
+	b.p = p
 }
 
 // Count returns the number of tokens added since the last Reset.
@@ -169,27 +185,31 @@ func IndexKey(h uint64) uint32 { return uint32((h * 0xff51afd7ed558ccd) >> 32) }
 func (b *Builder) push(x uint64) {
 	v := fold(x)
 	h := b.heap
-	if len(h) == b.k && v >= h[0].hash {
+	if len(h) == b.k && v >= uint32(h[0]>>32) {
 		return
 	}
 	if !b.in.add(v) {
 		return
 	}
-	e := entry{v, b.tag, IndexKey(x)}
 	if len(h) == b.k {
-		b.in.remove(h[0].hash)
-		h[0] = e
+		slot := uint32(h[0])
+		b.in.remove(uint32(h[0] >> 32))
+		b.tags[slot], b.keys[slot] = b.tag, IndexKey(x)
+		h[0] = uint64(v)<<32 | uint64(slot)
 		down(h, 0)
 		return
 	}
-	b.heap = append(h, e)
-	up(b.heap, len(b.heap)-1)
+	slot := len(h)
+	b.tags[slot], b.keys[slot] = b.tag, IndexKey(x)
+	b.heap = append(h, uint64(v)<<32|uint64(slot))
+	up(b.heap, slot)
 }
 
 // flush makes a stream shorter than w tokens one shingle of all its tokens.
 func (b *Builder) flush() {
 	if b.tokens > 0 && b.tokens < b.w && len(b.heap) == 0 {
-		b.push(ShingleHash(b.window[:len(b.window)-1], b.window[len(b.window)-1]))
+		win := b.window[:b.tokens] // every token, oldest first
+		b.push(ShingleHash(win[:len(win)-1], win[len(win)-1]))
 	}
 }
 
@@ -200,7 +220,7 @@ func (b *Builder) Sketch() Sketch {
 	b.flush()
 	s := make(Sketch, 0, len(b.heap))
 	for _, e := range b.heap {
-		s = append(s, e.hash)
+		s = append(s, uint32(e>>32))
 	}
 	slices.Sort(s)
 	return s
@@ -211,30 +231,23 @@ func (b *Builder) Sketch() Sketch {
 // each hash's element.
 func (b *Builder) Tagged() (s Sketch, tags, keys []uint32) {
 	b.flush()
-	es := slices.Clone(b.heap)
-	slices.SortFunc(es, func(x, y entry) int {
-		if x.hash < y.hash {
-			return -1
-		}
-		if x.hash > y.hash {
-			return 1
-		}
-		return 0
-	})
+	es := append(b.sorted[:0], b.heap...)
+	slices.Sort(es)
+	b.sorted = es
 	n := len(es)
 	buf := make([]uint32, 2*n) // the sketch and its keys, kept together
 	s, tags, keys = Sketch(buf[:n:n]), make([]uint32, n), buf[n:]
 	for i, e := range es {
-		s[i], tags[i], keys[i] = e.hash, e.tag, e.key
+		s[i], tags[i], keys[i] = uint32(e>>32), b.tags[uint32(e)], b.keys[uint32(e)]
 	}
 	return s, tags, keys
 }
 
-// up and down keep a max-heap of entries by hash (the largest kept on top).
-func up(h []entry, i int) {
+// up and down keep a max-heap of words (the largest kept on top).
+func up(h []uint64, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if h[p].hash >= h[i].hash {
+		if h[p] >= h[i] {
 			return
 		}
 		h[p], h[i] = h[i], h[p]
@@ -242,17 +255,17 @@ func up(h []entry, i int) {
 	}
 }
 
-func down(h []entry, i int) {
+func down(h []uint64, i int) {
 	for {
 		l := 2*i + 1
 		if l >= len(h) {
 			return
 		}
 		c := l
-		if r := l + 1; r < len(h) && h[r].hash > h[l].hash {
+		if r := l + 1; r < len(h) && h[r] > h[l] {
 			c = r
 		}
-		if h[i].hash >= h[c].hash {
+		if h[i] >= h[c] {
 			return
 		}
 		h[i], h[c] = h[c], h[i]
