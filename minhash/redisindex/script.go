@@ -140,17 +140,18 @@ local function kept(h, what)
   return e
 end
 -- The postings' buckets (above): 2^LB + SB of them, for the last handle
--- given NEXT; buckets sets them, lastHandle reads NEXT once per script.
+-- given NEXT (M is 2^LB, made by doubling: Lua's ^ is a call to pow);
+-- buckets sets them, lastHandle reads NEXT once per script.
 -- MINB is 65,536 but where the options (ARGV[2]) end in "|buckets=<n>"
 -- (tests: the buckets grow from n).
 local MINB, PER = tonumber(string.match(ARGV[2], '|buckets=(%d+)$')) or 65536, 4
-local NEXT, LB, SB
+local NEXT, LB, SB, M
 local function buckets(n)
   NEXT = n
   local b = math.max(MINB, math.floor(n / PER))
-  local l = 0
-  while 2 ^ (l + 1) <= b do l = l + 1 end
-  LB, SB = l, b - 2 ^ l
+  local l, m = 0, 1
+  while m * 2 <= b do l, m = l + 1, m * 2 end
+  LB, SB, M = l, b - m, m
 end
 local function lastHandle()
   if not NEXT then buckets(tonumber(redis.call('GET', P .. ':next')) or 0) end
@@ -165,8 +166,8 @@ local function keyfield(k)
   if b then return b, k end
   lastHandle()
   local v = struct.unpack('>I4', k)
-  local i = v % 2 ^ LB
-  if i < SB then i = v % 2 ^ (LB + 1) end
+  local i = v % M
+  if i < SB then i = v % (2 * M) end
   b = kbucket(i)
   KB[k] = b
   return b, k
