@@ -119,12 +119,13 @@ func newStore(o judge.Options, compared *atomic.Int64) *store {
 	return st
 }
 
-// model returns the template model of host, or nil.
-func (st *store) model(host string) *hostModel {
+// model returns the template model of host and its index in models, or
+// nil and -1 for a host with no page kept.
+func (st *store) model(host string) (*hostModel, int32) {
 	if i, ok := st.hosts[host]; ok {
-		return &st.models[i]
+		return &st.models[i], i
 	}
-	return nil
+	return nil, -1
 }
 
 func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found {
@@ -142,11 +143,7 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 			}
 		}
 	}
-	host, known := st.hosts[f.Host]
-	var m *hostModel
-	if known {
-		m = &st.models[host]
-	}
+	m, host := st.model(f.Host)
 	var fbuf, kbuf [judge.DefaultSketchSize]uint32
 	fc := st.content(&f, m, fbuf[:0])
 	var buf [DefaultKeys * 32]uint32
@@ -155,7 +152,7 @@ func (st *store) Search(f judge.Feature, dst []detector.Found) []detector.Found 
 	// of a page filed under one key, which cannot share two.
 	cands := st.index.candidatesShared(st.index.queryKeys(fc.S), judge.RareKey, func(h uint32) bool {
 		e := &st.entries[h]
-		return known && e.host == host || len(e.data)-e.fixed() < 2
+		return e.host == host || len(e.data)-e.fixed() < 2
 	}, buf[:0])
 	st.compared.Add(int64(len(cands)))
 	runtime.KeepAlive(st.touch(cands))
@@ -210,7 +207,8 @@ func (st *store) Score(f judge.Feature, h detector.Handle) (float64, bool) {
 	ef := st.feature(e)
 	st.compared.Add(1)
 	var fbuf, kbuf [judge.DefaultSketchSize]uint32
-	fc := st.content(&f, st.model(f.Host), fbuf[:0])
+	m, _ := st.model(f.Host)
+	fc := st.content(&f, m, fbuf[:0])
 	kc := st.content(&ef, &st.models[e.host], kbuf[:0])
 	return st.o.Near(&f, fc, &ef, kc)
 }
@@ -487,7 +485,8 @@ func (st *store) content(f *judge.Feature, m *hostModel, buf []uint32) judge.Sam
 func (st *store) explain(f *judge.Feature, h detector.Handle) Explanation {
 	e := &st.entries[h]
 	ef := st.feature(e)
-	fc := st.content(f, st.model(f.Host), nil)
+	m, _ := st.model(f.Host)
+	fc := st.content(f, m, nil)
 	kc := st.content(&ef, &st.models[e.host], nil)
 	x := Explanation{Content: judge.ContentDistance(f, fc, st.o.Page(f), &ef, kc, st.o.Page(&ef)), Page: judge.Distance(st.o.Page(f), st.o.Page(&ef)), ContentHashes: len(fc.S), KeptContentHashes: len(kc.S),
 		ContentShare: float64(f.Share) / 255, KeptContentShare: float64(ef.Share) / 255}

@@ -404,15 +404,15 @@ end
 -- is one more, it splits bucket SB, moving its keys whose bit LB is set to
 -- bucket SB + 2^LB.
 local function grow(h)
-  local l, s = LB, SB
+  local l, s, m = LB, SB, M
   buckets(h)
   if LB == l and SB == s then return end
   KB = {}
-  local from, to = kbucket(s), kbucket(s + 2 ^ l)
+  local from, to = kbucket(s), kbucket(s + m)
   local all = redis.call('HGETALL', from)
   local move, fields = {}, {}
   for i = 1, #all, 2 do
-    if struct.unpack('>I4', all[i]) % 2 ^ (l + 1) ~= s then
+    if struct.unpack('>I4', all[i]) % (2 * m) ~= s then
       move[#move + 1] = all[i]; move[#move + 1] = all[i + 1]; fields[#fields + 1] = all[i]
     end
   end
