@@ -55,7 +55,7 @@ func TestDeps(t *testing.T) {
 // with it (and no -redis) saying that it needs a server.
 func TestRedisMethodsNamed(t *testing.T) {
 	dir := writeCorpus(t)
-	for _, m := range []string{"minhash-redis", "minhash-redis-spread"} {
+	for _, m := range []string{"minhash-redis", "minhash-redis-spread", "simhash-redis", "simhash-redis-spread"} {
 		var out, errs strings.Builder
 		err := run([]string{"-corpus", dir, "-methods", m}, &out, &errs)
 		if err == nil || !strings.Contains(err.Error(), "go run -tags redis ./examples/evaluate") && !strings.Contains(err.Error(), "needs -redis ADDR") {

@@ -9,6 +9,7 @@ require (
 	github.com/markusmobius/go-trafilatura v1.12.2
 	github.com/neardup/neardup v0.0.0-00010101000000-000000000000
 	github.com/neardup/neardup/minhash/redisindex v0.0.0-00010101000000-000000000000
+	github.com/neardup/neardup/simhash/redisindex v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 	gonum.org/v1/plot v0.17.0
 )

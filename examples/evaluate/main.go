@@ -9,6 +9,7 @@
 //	go run ./examples/evaluate -corpus DIR -methods ... -trials N
 //	go run -tags plot ./examples/evaluate -corpus DIR -methods ... -trials N -plot FILE.png
 //	go run -tags redis ./examples/evaluate -corpus DIR -methods minhash,minhash-redis,minhash-redis-spread -redis ADDR
+//	go run -tags redis ./examples/evaluate -corpus DIR -methods simhash,simhash-redis,simhash-redis-spread -redis ADDR
 //	go run ./examples/evaluate -synthetic N [-seed S] [-methods ...]
 //	go run ./examples/evaluate -corpus DIR -claims | -partitions
 //	go run ./examples/evaluate -corpus DIR -digests > FILE
@@ -44,9 +45,16 @@
 //
 // Two build tags add what a table does not need, so that a plain go run
 // compiles neither: plot builds -plot (gonum.org/v1/plot), redis builds the
-// minhash-redis and minhash-redis-spread methods (package
-// minhash/redisindex and github.com/redis/go-redis). Without its tag, -plot
-// or either method fails at once, saying which tag to add.
+// minhash-redis, minhash-redis-spread, simhash-redis and
+// simhash-redis-spread methods (packages minhash/redisindex and
+// simhash/redisindex, and github.com/redis/go-redis). Without its tag,
+// -plot or any of these methods fails at once, saying which tag to add.
+//
+// A Redis method offers the pages through several clients at once, each
+// taking the pages of its hosts in corpus order, as a crawler fleet's
+// fetchers would: which page of a group is kept first can differ from the
+// corpus order, and from run to run, so its counts can differ from the
+// in-process method's by the few pages whose verdict depends on it.
 //
 // -synthetic N evaluates on the first N pages of a generated crawl
 // (internal/synth at its defaults and -seed: long-tail hosts with heavy

@@ -34,7 +34,7 @@ func kumarMethods(fs *flag.FlagSet) []method {
 		return neardup.NewCascade(s, h)
 	}
 	bits := fixed(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16)
-	return []method{
+	return append([]method{
 		{
 			name:  "simhash",
 			doc:   "SimHash alone (Kumar & Govindarajulu §3.2b)",
@@ -47,5 +47,5 @@ func kumarMethods(fs *flag.FlagSet) []method {
 			new:   func() (neardup.Detector, error) { return cascade(*tb) },
 			sweep: &sweep{param: "T_B", values: bits, at: func(v float64) (neardup.Detector, error) { return cascade(int(v)) }},
 		},
-	}
+	}, simhashFleetMethods(fs, tb)...)
 }

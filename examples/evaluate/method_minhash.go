@@ -37,6 +37,6 @@ func minhashMethods(fs *flag.FlagSet) []method {
 	alias := m
 	alias.name, alias.doc = "recommended", "the minhash method under its earlier name"
 	// The methods with the repository in Redis: built only with the redis
-	// build tag (method_minhash_redis.go).
+	// build tag (method_redis.go).
 	return append([]method{m, alias}, minhashFleetMethods(fs, opts, rc)...)
 }
