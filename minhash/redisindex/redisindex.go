@@ -580,21 +580,13 @@ func (t *themeSet) flags(blocks []uint32) string {
 	return string(b)
 }
 
-// candidate reports whether the kept page of entry f is a candidate of
-// rd's page by the Detector's rule (minhash store.Search): a page the
-// scripts found through one rare key only (it shares one of its keys with
-// rd.query) is one when it is of rd's host or is filed under one key.
-func (rd *read) candidate(f entryFields) bool {
-	if f.host == rd.rec.Host() || len(f.keys) < 8 {
-		return true
-	}
-	shared := 0
-	for p := 0; p+4 <= len(f.keys); p += 4 {
-		if slices.Contains(rd.query, binary.BigEndian.Uint32([]byte(f.keys[p:p+4]))) {
-			shared++
-		}
-	}
-	return shared >= 2
+// alone reports whether the kept page of entry f is a candidate of rd's
+// page through one key in common, by the Detector's rule (minhash
+// store.Search): the scripts gather a page filed under one of rd.query
+// only when that key is rare, and such a page is a candidate when it is of
+// rd's host or is filed under one key (it cannot share two).
+func (rd *read) alone(f entryFields) bool {
+	return f.host == rd.rec.Host() || len(f.keys) < 8
 }
 
 // judgeEntries judges rd's page against the kept pages whose entries are
@@ -609,9 +601,10 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 		id     string
 		rec    *judge.Record
 		handle int64
+		alone  bool // a candidate through one rare key (read.alone)
 	}
-	var kept []cand
-	var blocks map[string][]uint32 // by host: the blocks of its candidates, for spreadTemplates
+	var gathered []cand
+	var blocks map[string][]uint32 // by host: the blocks of its pages, for spreadTemplates
 	if tmpl == nil {
 		blocks = map[string][]uint32{}
 	}
@@ -620,9 +613,6 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 		if !ok {
 			return cutShort(e)
 		}
-		if !rd.candidate(f) {
-			continue
-		}
 		id, kr, err := det.parseFields(f)
 		if err != nil {
 			return err
@@ -630,21 +620,35 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 		if found[id] || kr.TextHash() == rd.rec.TextHash() && !replacing {
 			continue
 		}
-		found[id] = true
-		c := cand{id: id, rec: kr}
+		c := cand{id: id, rec: kr, alone: rd.alone(f)}
 		if i < len(handles) {
 			c.handle = handles[i]
 		}
-		kept = append(kept, c)
+		gathered = append(gathered, c)
 		if blocks != nil {
 			blocks[kr.Host()] = append(blocks[kr.Host()], kr.Blocks()...)
 		}
 	}
-	if len(kept) > 0 {
+	if len(gathered) > 0 {
 		if tmpl == nil {
 			var err error
 			if tmpl, err = det.spreadTemplates(ctx, blocks); err != nil {
 				return err
+			}
+		}
+		// A page gathered through two keys, or one rare key (the scripts'
+		// rule), is a candidate when it shares two keys with rd's page as
+		// the Detector files it now: the Detector files a kept page again
+		// when its host's template changes, the repository keeps the keys
+		// it was filed under when kept.
+		kept := gathered[:0]
+		for _, c := range gathered {
+			if found[c.id] {
+				continue
+			}
+			if c.alone || det.judge.SharedKeys(rd.rec, rd.tmpl, c.rec, tmpl[c.rec.Host()]) >= 2 {
+				found[c.id] = true
+				kept = append(kept, c)
 			}
 		}
 		for _, c := range kept {

@@ -184,7 +184,7 @@ end
 -- pages filed under two of keys, or under one filed under at most RARE
 -- pages (judge.RareKey; its postings, not its bucket's): the Detector's
 -- candidates and, of pages of other hosts that share one key only, those
--- the client leaves out (read.candidate); their distinct hosts, each host's template
+-- the client leaves out (read.alone, Judge.SharedKeys); their distinct hosts, each host's template
 -- blocks (the string P:m3:T:<host>), the entries' handles, the theme set's
 -- version, and the theme set when its version is not tver (else false);
 -- and, as a second value, the postings it read by key (false for none).

@@ -476,7 +476,7 @@ func (det *Detector) applyTheme(ctx context.Context, host, t string) error {
 // the call's leases when leased): the pages filed
 // under two of keys, or under one filed under at most judge.RareKey
 // pages (as the one-slot scripts' gather; judgeEntries leaves out those
-// of the latter that are not candidates: read.candidate).
+// of the latter that are not candidates: read.alone, Judge.SharedKeys).
 func (det *Detector) spreadCandidates(ctx context.Context, keys []uint32, skip uint64, leased bool) ([]string, []int64, error) {
 	cmds := make([]*redis.StringCmd, len(keys))
 	_, err := det.fc.ReadPipelined(ctx, func(p redis.Pipeliner) error {

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/neardup/neardup"
@@ -219,6 +220,31 @@ func (j *Judge) QueryKeys(r *Record, t Template) []uint32 {
 		return nil
 	}
 	return j.keys(r, t, QueryWidth*j.o.Keys)
+}
+
+// SharedKeys returns how many of the keys the Detector files kept record k
+// under now, when kt is its host's template, are among the keys it looks
+// q up under, when qt is q's host's template: the Options.Keys smallest
+// hashes of k's content less its template among the QueryWidth ×
+// Options.Keys smallest of q's, counted by hash as the Detector's index
+// counts them. The Detector files a kept page again when its host's
+// template changes; a repository that files a page once (a fleet's) counts
+// with it what the Detector's index would hold. A nil record, or a nil or
+// zero Judge, shares none.
+func (j *Judge) SharedKeys(q *Record, qt Template, k *Record, kt Template) int {
+	if j.zero() || q == nil || k == nil {
+		return 0
+	}
+	qs := j.content(q, qt).S
+	qs = qs[:min(len(qs), QueryWidth*j.o.Keys)]
+	ks := j.content(k, kt).S
+	n := 0
+	for _, v := range ks[:min(len(ks), j.o.Keys)] {
+		if _, ok := slices.BinarySearch(qs, v); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // keys returns the index keys of r's first n content hashes whose block t

@@ -652,6 +652,58 @@ func TestQueryKeys(t *testing.T) {
 	}
 }
 
+// SharedKeys counts the hashes of k's first Keys content hashes less its
+// template that are among q's first 2 × Keys less q's: a record shares all
+// its keys with itself, a template that takes a record's first hashes out
+// moves its keys to later hashes (its first keys are no longer among its
+// query's), and a SharedKeys that ignored either
+// template, or counted Keys of q, fails.
+func TestSharedKeys(t *testing.T) {
+	j, _ := judge.NewJudge(judge.Options{Keys: 4})
+	tmpl := func(b uint32) bool { return b%3 == 0 }
+	stripped := func(r *judge.Record, tt judge.Template) []uint32 {
+		c, tags := r.Content()
+		var s []uint32
+		for i, v := range c {
+			if tt == nil || !tt(r.Blocks()[tags[i]]) {
+				s = append(s, v)
+			}
+		}
+		if len(s) == 0 {
+			s = c
+		}
+		return s
+	}
+	recs := crawlRecords(t, j, 40)
+	moved := 0
+	for _, q := range recs {
+		for _, k := range recs {
+			for _, tt := range [][2]judge.Template{{nil, nil}, {tmpl, nil}, {nil, tmpl}, {tmpl, tmpl}} {
+				qs, ks := stripped(q, tt[0]), stripped(k, tt[1])
+				qs, ks = qs[:min(len(qs), 8)], ks[:min(len(ks), 4)]
+				want := 0
+				for _, v := range ks {
+					if slices.Contains(qs, v) {
+						want++
+					}
+				}
+				if got := j.SharedKeys(q, tt[0], k, tt[1]); got != want {
+					t.Fatalf("SharedKeys(%v, %v) = %d, want %d", q.Host(), k.Host(), got, want)
+				}
+			}
+		}
+		if n := j.SharedKeys(q, tmpl, q, tmpl); n != min(4, len(stripped(q, tmpl))) {
+			t.Errorf("a record shares %d keys with itself, want all", n)
+		}
+		if j.SharedKeys(q, tmpl, q, nil) < min(4, len(stripped(q, nil))) {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("no record's template moved its keys")
+	}
+}
+
 // crawlRecords returns j's records of the first n pages of the generated
 // crawl (seed 1).
 func crawlRecords(tb testing.TB, j *judge.Judge, n int) []*judge.Record {
