@@ -355,3 +355,33 @@ local g = gather(split4(ARGV[2]), 0, '0')
 if #g[1] > 0 then return redis.error_reply('found') end
 return 1
 `)
+
+// BenchmarkScriptLibrary measures, in the server (redis-us/op, INFO
+// commandstats), what a script call costs before its own work: a script
+// that returns at once (empty), and one that first defines the write
+// scripts' library (writeLib: its functions are made again at every call
+// of a script, as Redis runs a script's whole text each time).
+//
+//	cd minhash/redisindex && go test -run '^$' -bench ScriptLibrary -benchtime 50000x -count 3
+func BenchmarkScriptLibrary(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		s    *redis.Script
+	}{{"empty", redis.NewScript(`return 1`)}, {"writeLib", redis.NewScript(writeLib + `
+return 1`)}} {
+		b.Run(c.name, func(b *testing.B) {
+			cl, prefix := client(b)
+			ctx := context.Background()
+			if err := cl.ConfigResetStat(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+			args := []any{prefix, "cfg", "0123456789abcdef", 1000, 3, 256, 4096}
+			for b.Loop() {
+				if err := c.s.Run(ctx, cl, nil, args...).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(serverTime(b, cl).Nanoseconds())/1e3/float64(b.N), "redis-us/op")
+		})
+	}
+}
