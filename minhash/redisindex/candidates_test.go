@@ -36,11 +36,7 @@ func TestCandidateRule(t *testing.T) {
 	}
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
-			c, prefix := client(t)
-			det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
-			if err != nil {
-				t.Fatal(err)
-			}
+			det := repository(t, spread)
 			i, differ := 0, 0
 			for _, d := range benchtest.CrawlOf(t, crawl.Opts) {
 				_, added, err := det.MatchOrAdd(context.Background(), d)

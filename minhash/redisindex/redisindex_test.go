@@ -44,6 +44,18 @@ func client(t testing.TB) (*redis.Client, string) {
 	return c, fmt.Sprintf("test-%s-%d", t.Name(), time.Now().UnixNano())
 }
 
+// repository returns a Detector over a fresh repository of the test's
+// server, its keys spread over slots or not.
+func repository(t testing.TB, spread bool) *Detector {
+	t.Helper()
+	c, prefix := client(t)
+	det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return det
+}
+
 func TestConformance(t *testing.T) {
 	c, prefix := client(t)
 	n := 0

@@ -57,25 +57,31 @@ func TestRefiledKeys(t *testing.T) {
 	add("b1", "https://b.example/1", page(words(r, 8), text))
 
 	ctx := context.Background()
+	var pipe preprocess.Pipeline
+	// matched offers the pages to det in order and returns the page each
+	// was matched to.
+	matched := func(t *testing.T, det neardup.MatchAdder) map[string]string {
+		got := map[string]string{}
+		for _, o := range offers {
+			d, err := neardup.NewDocument(&pipe, o.id, o.url, "", raw[o.id])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms, _, err := det.MatchOrAdd(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ms) > 0 {
+				got[o.id] = ms[0].ID
+			}
+		}
+		return got
+	}
 	in, err := minhash.New(minhash.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pipe preprocess.Pipeline
-	want := map[string]string{}
-	for _, o := range offers {
-		d, err := neardup.NewDocument(&pipe, o.id, o.url, "", raw[o.id])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, _, err := in.MatchOrAdd(ctx, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ms) > 0 {
-			want[o.id] = ms[0].ID
-		}
-	}
+	want := matched(t, in)
 	if want["b1"] != "a1" {
 		t.Fatalf("the Detector matched b1 to %q, want a1 (the test's pages no longer make the case): %v", want["b1"], want)
 	}
@@ -109,26 +115,11 @@ func TestRefiledKeys(t *testing.T) {
 	}
 	for _, spread := range []bool{false, true} {
 		t.Run(fmt.Sprint("spread=", spread), func(t *testing.T) {
-			c, prefix := client(t)
-			det, err := New(Options{Client: c, Prefix: prefix, Spread: spread})
-			if err != nil {
-				t.Fatal(err)
-			}
+			det := repository(t, spread)
+			got := matched(t, det)
 			for _, o := range offers {
-				d, err := neardup.NewDocument(&pipe, o.id, o.url, "", raw[o.id])
-				if err != nil {
-					t.Fatal(err)
-				}
-				ms, _, err := det.MatchOrAdd(ctx, d)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := ""
-				if len(ms) > 0 {
-					got = ms[0].ID
-				}
-				if got != want[o.id] {
-					t.Errorf("%s matched %q, the Detector %q", o.id, got, want[o.id])
+				if got[o.id] != want[o.id] {
+					t.Errorf("%s matched %q, the Detector %q", o.id, got[o.id], want[o.id])
 				}
 			}
 		})
