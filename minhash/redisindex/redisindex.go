@@ -641,12 +641,13 @@ func (det *Detector) judgeEntries(ctx context.Context, rd *read, entries []strin
 		// the Detector files it now: the Detector files a kept page again
 		// when its host's template changes, the repository keeps the keys
 		// it was filed under when kept.
+		query := det.judge.QueryHashes(rd.rec, rd.tmpl)
 		kept := gathered[:0]
 		for _, c := range gathered {
 			if found[c.id] {
 				continue
 			}
-			if c.alone || det.judge.SharedKeys(rd.rec, rd.tmpl, c.rec, tmpl[c.rec.Host()]) >= 2 {
+			if c.alone || det.judge.SharedKeys(query, c.rec, tmpl[c.rec.Host()]) >= 2 {
 				found[c.id] = true
 				kept = append(kept, c)
 			}

@@ -222,25 +222,34 @@ func (j *Judge) QueryKeys(r *Record, t Template) []uint32 {
 	return j.keys(r, t, QueryWidth*j.o.Keys)
 }
 
-// SharedKeys returns how many of the keys the Detector files kept record k
-// under now, when kt is its host's template, are among the keys it looks
-// q up under, when qt is q's host's template: the Options.Keys smallest
-// hashes of k's content less its template among the QueryWidth ×
-// Options.Keys smallest of q's, counted by hash as the Detector's index
-// counts them. The Detector files a kept page again when its host's
-// template changes; a repository that files a page once (a fleet's) counts
-// with it what the Detector's index would hold. A nil record, or a nil or
-// zero Judge, shares none.
-func (j *Judge) SharedKeys(q *Record, qt Template, k *Record, kt Template) int {
-	if j.zero() || q == nil || k == nil {
-		return 0
+// QueryHashes returns the hashes the Detector's index looks q up under
+// when qt is its host's template: the QueryWidth × Options.Keys smallest
+// hashes of its content less its template, ascending (SharedKeys takes
+// them). A nil record, or a nil or zero Judge, gives nil.
+func (j *Judge) QueryHashes(q *Record, qt Template) []uint32 {
+	if j.zero() || q == nil {
+		return nil
 	}
 	qs := j.content(q, qt).S
-	qs = qs[:min(len(qs), QueryWidth*j.o.Keys)]
+	return qs[:min(len(qs), QueryWidth*j.o.Keys)]
+}
+
+// SharedKeys returns how many of the keys the Detector files kept record k
+// under now, when kt is its host's template, are among query (a record's
+// QueryHashes): the Options.Keys smallest hashes of k's content less its
+// template, counted by hash as the Detector's index counts them. The
+// Detector files a kept page again when its host's template changes; a
+// repository that files a page once (a fleet's) counts with it what the
+// Detector's index would hold. A nil record, or a nil or zero Judge,
+// shares none.
+func (j *Judge) SharedKeys(query []uint32, k *Record, kt Template) int {
+	if j.zero() || k == nil {
+		return 0
+	}
 	ks := j.content(k, kt).S
 	n := 0
 	for _, v := range ks[:min(len(ks), j.o.Keys)] {
-		if _, ok := slices.BinarySearch(qs, v); ok {
+		if _, ok := slices.BinarySearch(query, v); ok {
 			n++
 		}
 	}

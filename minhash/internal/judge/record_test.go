@@ -687,15 +687,15 @@ func TestSharedKeys(t *testing.T) {
 						want++
 					}
 				}
-				if got := j.SharedKeys(q, tt[0], k, tt[1]); got != want {
+				if got := j.SharedKeys(j.QueryHashes(q, tt[0]), k, tt[1]); got != want {
 					t.Fatalf("SharedKeys(%v, %v) = %d, want %d", q.Host(), k.Host(), got, want)
 				}
 			}
 		}
-		if n := j.SharedKeys(q, tmpl, q, tmpl); n != min(4, len(stripped(q, tmpl))) {
+		if n := j.SharedKeys(j.QueryHashes(q, tmpl), q, tmpl); n != min(4, len(stripped(q, tmpl))) {
 			t.Errorf("a record shares %d keys with itself, want all", n)
 		}
-		if j.SharedKeys(q, tmpl, q, nil) < min(4, len(stripped(q, nil))) {
+		if j.SharedKeys(j.QueryHashes(q, tmpl), q, nil) < min(4, len(stripped(q, nil))) {
 			moved++
 		}
 	}

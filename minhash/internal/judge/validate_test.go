@@ -35,11 +35,11 @@ func TestJudgeNil(t *testing.T) {
 		}
 	}
 	for name, jj := range map[string]*Judge{"nil judge": nil, "zero judge": {}} {
-		if n := jj.SharedKeys(r, nil, r, nil); n != 0 {
+		if n := jj.SharedKeys(jj.QueryHashes(r, nil), r, nil); n != 0 {
 			t.Errorf("%s: SharedKeys(r, r) = %d, want 0", name, n)
 		}
 	}
-	if n := j.SharedKeys(nil, nil, r, nil) + j.SharedKeys(r, nil, nil, nil); n != 0 {
+	if n := j.SharedKeys(j.QueryHashes(nil, nil), r, nil) + j.SharedKeys(j.QueryHashes(r, nil), nil, nil); n != 0 {
 		t.Errorf("SharedKeys with a nil record = %d, want 0", n)
 	}
 	if k := (&Judge{}).Keys(r, nil); k != nil {
